@@ -1,0 +1,15 @@
+//! vsr2d: a simulator of 2-D voxel-based soft robots on rapier2d, with snapshots as the single
+//! interface between the physics and everything downstream (metrics, recorders, renderers, reports).
+
+pub mod body;
+pub mod controller;
+pub mod material;
+pub mod metrics;
+pub mod robot;
+pub mod scaffolding;
+pub mod scenario;
+pub mod sensors;
+pub mod snapshot;
+pub mod terrain;
+pub mod voxel;
+pub mod world;

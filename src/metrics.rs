@@ -1,0 +1,122 @@
+//! Locomotion metrics (spec §10), computed by a snapshot listener.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::snapshot::{Snapshot, SnapshotListener};
+
+/// Metrics of one robot over a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct LocomotionMetrics {
+    pub label: String,
+    /// (x_c(T) − x_c(0)) / T, m/s.
+    pub x_velocity: f64,
+    /// x_velocity over the larger side of the bounding box at placement, body lengths per second.
+    pub relative_x_velocity: f64,
+    /// Mean centre height over steps 1…N, m.
+    pub center_avg_y: f64,
+    /// Mean over control calls and voxels of the squared clipped control value, in [0, 1].
+    pub control_effort: f64,
+    /// Mean over control calls 2…K and voxels of the squared change of the control value.
+    pub control_change: f64,
+    /// Distance travelled along x, m.
+    pub x_distance: f64,
+    /// Simulated time, s.
+    pub duration: f64,
+    pub steps: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+struct RobotAccumulator {
+    label: String,
+    x0: f64,
+    size0: f64,
+    x_last: f64,
+    y_sum: f64,
+    effort_sum: f64,
+    change_sum: f64,
+    calls: u64,
+    voxels: usize,
+    previous: Vec<f64>,
+}
+
+/// Accumulates locomotion metrics for every robot of a world.
+#[derive(Debug, Clone)]
+pub struct LocomotionListener {
+    control_period: u64,
+    legacy_first_control: bool,
+    robots: Vec<RobotAccumulator>,
+    steps: u64,
+    t: f64,
+}
+
+impl LocomotionListener {
+    /// `control_interval` is c (the controller runs every c + 1 steps).
+    pub fn new(control_interval: u32, legacy_first_control: bool) -> Self {
+        LocomotionListener { control_period: control_interval as u64 + 1, legacy_first_control, robots: Vec::new(), steps: 0, t: 0.0 }
+    }
+
+    /// Metrics per robot, in creation order.
+    pub fn metrics(&self) -> Vec<LocomotionMetrics> {
+        self.robots
+            .iter()
+            .map(|r| {
+                let duration = self.t;
+                let dx = r.x_last - r.x0;
+                let x_velocity = if duration > 0.0 { dx / duration } else { 0.0 };
+                let effort_norm = (r.calls as f64) * r.voxels as f64;
+                let change_norm = (r.calls.saturating_sub(1) as f64) * r.voxels as f64;
+                LocomotionMetrics {
+                    label: r.label.clone(),
+                    x_velocity,
+                    relative_x_velocity: if r.size0 > 0.0 { x_velocity / r.size0 } else { 0.0 },
+                    center_avg_y: if self.steps > 0 { r.y_sum / self.steps as f64 } else { 0.0 },
+                    control_effort: if effort_norm > 0.0 { r.effort_sum / effort_norm } else { 0.0 },
+                    control_change: if change_norm > 0.0 { r.change_sum / change_norm } else { 0.0 },
+                    x_distance: dx,
+                    duration,
+                    steps: self.steps,
+                }
+            })
+            .collect()
+    }
+}
+
+impl SnapshotListener for LocomotionListener {
+    fn on_snapshot(&mut self, s: &Arc<Snapshot>) {
+        if s.step == 0 {
+            self.robots = s
+                .robots
+                .iter()
+                .map(|r| RobotAccumulator {
+                    label: r.label.clone(),
+                    x0: r.center.x,
+                    x_last: r.center.x,
+                    size0: r.bbox.width().max(r.bbox.height()),
+                    voxels: r.voxels.len(),
+                    ..Default::default()
+                })
+                .collect();
+            return;
+        }
+        self.steps = s.step;
+        self.t = s.t;
+        // The snapshot after step k carries the values of a control call made at step k.
+        let k = s.step - 1;
+        let control_call = k % self.control_period == 0 && !(self.legacy_first_control && k == 0);
+        for (acc, r) in self.robots.iter_mut().zip(&s.robots) {
+            acc.x_last = r.center.x;
+            acc.y_sum += r.center.y;
+            if control_call {
+                let values: Vec<f64> = r.voxels.iter().map(|v| v.control).collect();
+                acc.effort_sum += values.iter().map(|f| f * f).sum::<f64>();
+                if acc.calls > 0 {
+                    acc.change_sum += values.iter().zip(&acc.previous).map(|(a, b)| (a - b) * (a - b)).sum::<f64>();
+                }
+                acc.previous = values;
+                acc.calls += 1;
+            }
+        }
+    }
+}

@@ -1,0 +1,506 @@
+//! The simulation: a rapier world holding terrain, walls and robots, stepped as spec §7 orders it,
+//! emitting a snapshot to every listener after each step.
+
+use std::sync::Arc;
+
+use rapier2d::prelude::*;
+
+use crate::body::Body;
+use crate::controller::Controller;
+use crate::material::ActuationMode;
+use crate::robot::{decode_tag, v, Robot, RobotOptions};
+use crate::sensors::{self, VoxelPose};
+use crate::snapshot::{
+    ControllerIo, Polygon, RobotSnapshot, RopeSegment, SensorReadings, Snapshot, SnapshotDetail, SnapshotListener,
+    SpringSegment, Vec2 as V2, VoxelSnapshot,
+};
+use crate::terrain::Terrain;
+
+/// Terrain and walls: friction 0.2, restitution 0 (spec §2).
+const STATIC_FRICTION: f64 = 0.2;
+
+/// Solver substeps per step. Chosen by the cantilever convergence measurement (see README, "Solver").
+pub const DEFAULT_SOLVER_ITERATIONS: usize = 4;
+
+/// Global settings of a world.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WorldSettings {
+    pub dt: f64,
+    pub gravity: V2,
+    /// c: the controller runs every c + 1 steps.
+    pub control_interval: u32,
+    pub solver_iterations: usize,
+    /// `legacy-1.0` timing: the first control call happens after step c + 1, not at t = 0.
+    pub legacy_first_control: bool,
+    /// Optional snapshot content.
+    pub detail: SnapshotDetail,
+}
+
+impl Default for WorldSettings {
+    fn default() -> Self {
+        WorldSettings {
+            dt: 1.0 / 60.0,
+            gravity: V2::new(0.0, -9.8),
+            control_interval: 1,
+            solver_iterations: DEFAULT_SOLVER_ITERATIONS,
+            legacy_first_control: false,
+            detail: SnapshotDetail::default(),
+        }
+    }
+}
+
+/// A simulation that cannot go on.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SimError {
+    #[error(
+        "the simulation became unstable at step {step} (t = {t:.4} s): {what}; \
+         try a smaller dt, more solver iterations, softer springs or lower actuation forces"
+    )]
+    Unstable { step: u64, t: f64, what: String },
+    #[error("controller of robot {robot} returned {got} values, expected {expected} (one per voxel)")]
+    ControllerOutput { robot: usize, got: usize, expected: usize },
+}
+
+/// A constant force on one mass of a robot, applied at its centre on steps `from_step..until_step`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PointLoad {
+    pub robot: usize,
+    pub voxel: usize,
+    pub mass: usize,
+    pub force: V2,
+    pub from_step: u64,
+    pub until_step: u64,
+}
+
+/// Decides which collider pairs may touch (spec §6, collisions table).
+struct ContactFilter {
+    /// Per robot: self collisions on, and per voxel whether its diagonal masses collide (legacy without C).
+    robots: Vec<(bool, Vec<bool>)>,
+}
+
+impl PhysicsHooks for ContactFilter {
+    fn filter_contact_pair(&self, ctx: &PairFilterContext) -> Option<SolverFlags> {
+        let fixed = |h: Option<RigidBodyHandle>| h.is_none_or(|h| !ctx.bodies[h].is_dynamic());
+        if fixed(ctx.rigid_body1) && fixed(ctx.rigid_body2) {
+            return None;
+        }
+        let a = decode_tag(ctx.colliders[ctx.collider1].user_data);
+        let b = decode_tag(ctx.colliders[ctx.collider2].user_data);
+        if let (Some((ra, va, ma)), Some((rb, vb, mb))) = (a, b) {
+            if ra == rb {
+                let (self_collisions, diagonal) = &self.robots[ra];
+                let allowed = if va == vb { diagonal[va] && ma.abs_diff(mb) == 2 } else { *self_collisions };
+                if !allowed {
+                    return None;
+                }
+            }
+        }
+        Some(SolverFlags::COMPUTE_RIGID_IMPULSES)
+    }
+}
+
+/// A controller given as a closure (tests, scripted experiments).
+pub struct FnController<F>(pub F);
+
+impl<F: FnMut(f64, &[SensorReadings], &mut [f64]) + Send> Controller for FnController<F> {
+    fn control(&mut self, t: f64, readings: &[SensorReadings], outputs: &mut [f64]) {
+        (self.0)(t, readings, outputs)
+    }
+}
+
+struct RobotSlot {
+    robot: Robot,
+    controller: Option<Box<dyn Controller>>,
+    readings: Vec<SensorReadings>,
+    outputs: Vec<f64>,
+    touching: Vec<bool>,
+}
+
+/// A world of terrain, walls and robots.
+pub struct World {
+    physics: PhysicsWorld,
+    filter: ContactFilter,
+    slots: Vec<RobotSlot>,
+    terrain: Option<Polygon>,
+    statics: Vec<Polygon>,
+    loads: Vec<PointLoad>,
+    settings: WorldSettings,
+    step: u64,
+    touching_step: Option<u64>,
+    initial_sent: bool,
+}
+
+impl World {
+    pub fn new(settings: WorldSettings) -> World {
+        let mut physics = PhysicsWorld::new();
+        physics.gravity = Vector::new(settings.gravity.x as Real, settings.gravity.y as Real);
+        physics.integration_parameters.dt = settings.dt as Real;
+        physics.integration_parameters.num_solver_iterations = settings.solver_iterations.max(1);
+        World {
+            physics,
+            filter: ContactFilter { robots: Vec::new() },
+            slots: Vec::new(),
+            terrain: None,
+            statics: Vec::new(),
+            loads: Vec::new(),
+            settings,
+            step: 0,
+            touching_step: None,
+            initial_sent: false,
+        }
+    }
+
+    pub fn settings(&self) -> &WorldSettings {
+        &self.settings
+    }
+
+    /// Adds the terrain: one static body with a convex quadrilateral per profile segment.
+    pub fn add_terrain(&mut self, terrain: &Terrain) {
+        let body = self.physics.bodies.insert(RigidBodyBuilder::fixed());
+        for quad in terrain.segments() {
+            let points: Vec<Vector> = quad.iter().map(|p| v(*p)).collect();
+            if let Some(c) = ColliderBuilder::convex_hull(&points) {
+                self.physics.colliders.insert_with_parent(Self::static_material(c), body, &mut self.physics.bodies);
+            }
+        }
+        self.terrain = Some(terrain.outline());
+    }
+
+    /// Adds a static convex polygon (a wall).
+    pub fn add_wall(&mut self, polygon: Polygon) {
+        let body = self.physics.bodies.insert(RigidBodyBuilder::fixed());
+        let points: Vec<Vector> = polygon.iter().map(|p| v(*p)).collect();
+        if let Some(c) = ColliderBuilder::convex_hull(&points) {
+            self.physics.colliders.insert_with_parent(Self::static_material(c), body, &mut self.physics.bodies);
+        }
+        self.statics.push(polygon);
+    }
+
+    fn static_material(c: ColliderBuilder) -> ColliderBuilder {
+        c.friction(STATIC_FRICTION as Real)
+            .friction_combine_rule(CoefficientCombineRule::GeometricMean)
+            .restitution(0.0)
+            .restitution_combine_rule(CoefficientCombineRule::Max)
+    }
+
+    /// Builds a robot with its bottom-left grid corner at `origin`; returns its id.
+    pub fn add_robot(
+        &mut self,
+        label: impl Into<String>,
+        body: &Body,
+        origin: V2,
+        options: RobotOptions,
+        controller: Option<Box<dyn Controller>>,
+    ) -> usize {
+        let id = self.slots.len();
+        let robot = Robot::build(&mut self.physics, id, label.into(), body, origin, options, self.settings.dt);
+        let diagonal = robot
+            .voxels
+            .iter()
+            .map(|vx| vx.material.preset.is_legacy() && !vx.material.scaffolding.contains(crate::snapshot::SpringGroup::CentralCross))
+            .collect();
+        self.filter.robots.push((options.self_collisions, diagonal));
+        let n = robot.voxels.len();
+        self.slots.push(RobotSlot {
+            robot,
+            controller,
+            readings: vec![SensorReadings::default(); n],
+            outputs: vec![0.0; n],
+            touching: vec![false; n],
+        });
+        self.touching_step = None;
+        id
+    }
+
+    /// Adds a free rigid box (not a robot: it has no voxels and is not in snapshots' robot list).
+    /// Used for loading experiments such as the rope check of spec §4.
+    pub fn add_rigid_box(&mut self, centre: V2, half_extents: V2, mass: f64) {
+        let body = self.physics.bodies.insert(RigidBodyBuilder::dynamic().translation(v(centre)).can_sleep(false));
+        let collider = Self::static_material(ColliderBuilder::cuboid(half_extents.x as Real, half_extents.y as Real)).mass(mass as Real);
+        self.physics.colliders.insert_with_parent(collider, body, &mut self.physics.bodies);
+    }
+
+    /// Sets the velocity of every body of robot `id` and refreshes the cached state.
+    pub fn set_robot_velocity(&mut self, id: usize, velocity: V2) {
+        self.slots[id].robot.set_velocity(&mut self.physics, velocity);
+        self.slots[id].robot.read_state(&self.physics);
+    }
+
+    pub fn add_load(&mut self, load: PointLoad) {
+        self.loads.push(load);
+    }
+
+    pub fn robot_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn voxel_count(&self) -> usize {
+        self.slots.iter().map(|s| s.robot.voxels.len()).sum()
+    }
+
+    /// Steps done so far.
+    pub fn step_index(&self) -> u64 {
+        self.step
+    }
+
+    /// t = k·dt (never accumulated).
+    pub fn time(&self) -> f64 {
+        self.step as f64 * self.settings.dt
+    }
+
+    /// Centre and bounding box of robot `id` now.
+    pub fn robot_centre_and_bbox(&self, id: usize) -> (V2, crate::snapshot::Aabb) {
+        self.slots[id].robot.centre_and_bbox()
+    }
+
+    /// Total kinetic energy of the robots' bodies.
+    pub fn kinetic_energy(&self) -> f64 {
+        self.slots.iter().map(|s| s.robot.kinetic_energy(&self.physics)).sum()
+    }
+
+    /// Sensor readings of every voxel of robot `id`, now.
+    pub fn sensor_readings(&mut self, id: usize) -> Vec<SensorReadings> {
+        self.refresh_touching();
+        let slot = &self.slots[id];
+        (0..slot.robot.voxels.len()).map(|vi| Self::read_voxel(slot, vi)).collect()
+    }
+
+    /// Adjacent mass centre distances of every voxel of robot `id` (rope checks).
+    pub fn adjacent_mass_distances(&self, id: usize) -> Vec<f64> {
+        let r = &self.slots[id].robot;
+        (0..r.voxels.len())
+            .flat_map(|vi| crate::voxel::SIDES.map(|(a, b)| (r.mass_centre(vi, b) - r.mass_centre(vi, a)).length()))
+            .collect()
+    }
+
+    /// Runs `steps` steps, delivering the initial snapshot first if it has not been delivered yet.
+    pub fn run(&mut self, steps: u64, listeners: &mut [&mut dyn SnapshotListener]) -> Result<(), SimError> {
+        self.emit_initial(listeners);
+        for _ in 0..steps {
+            self.step(listeners)?;
+        }
+        Ok(())
+    }
+
+    /// Delivers the t = 0 snapshot (once).
+    pub fn emit_initial(&mut self, listeners: &mut [&mut dyn SnapshotListener]) {
+        if !self.initial_sent {
+            self.initial_sent = true;
+            self.emit(listeners);
+        }
+    }
+
+    fn is_control_step(&self) -> bool {
+        let period = self.settings.control_interval as u64 + 1;
+        self.step % period == 0 && !(self.settings.legacy_first_control && self.step == 0)
+    }
+
+    /// One step: control, actuation, physics, time advance, snapshot (spec §7).
+    pub fn step(&mut self, listeners: &mut [&mut dyn SnapshotListener]) -> Result<(), SimError> {
+        let t = self.time();
+        let mut forces_applied = false;
+        if self.is_control_step() {
+            self.control(t)?;
+            for slot in &self.slots {
+                forces_applied |= slot.robot.apply_force_actuation(&mut self.physics);
+            }
+        }
+        for load in &self.loads {
+            if (load.from_step..load.until_step).contains(&self.step) {
+                self.slots[load.robot].robot.push_mass(&mut self.physics, load.voxel, load.mass, load.force);
+                forces_applied = true;
+            }
+        }
+        let dt = self.settings.dt;
+        for slot in &mut self.slots {
+            slot.robot.update_rope_motors(&mut self.physics, dt);
+        }
+
+        self.physics.step_with_events(&self.filter, &());
+
+        if forces_applied {
+            for slot in &self.slots {
+                slot.robot.reset_forces(&mut self.physics);
+            }
+        }
+        self.step += 1;
+        for slot in &mut self.slots {
+            slot.robot.read_state(&self.physics);
+        }
+        self.check_stability()?;
+        if !listeners.is_empty() {
+            self.emit(listeners);
+        }
+        Ok(())
+    }
+
+    fn control(&mut self, t: f64) -> Result<(), SimError> {
+        let needs_readings = self.slots.iter().any(|s| s.controller.as_ref().is_some_and(|c| c.needs_sensors()));
+        if needs_readings {
+            self.refresh_touching();
+        }
+        for (ri, slot) in self.slots.iter_mut().enumerate() {
+            let Some(controller) = slot.controller.as_mut() else { continue };
+            if controller.needs_sensors() {
+                for vi in 0..slot.robot.voxels.len() {
+                    slot.readings[vi] = Self::read_voxel_parts(&slot.robot, &slot.touching, vi);
+                }
+            }
+            slot.outputs.iter_mut().for_each(|o| *o = 0.0);
+            controller.control(t, &slot.readings, &mut slot.outputs);
+            if slot.outputs.len() != slot.robot.voxels.len() {
+                return Err(SimError::ControllerOutput { robot: ri, got: slot.outputs.len(), expected: slot.robot.voxels.len() });
+            }
+            slot.robot.apply_control(&mut self.physics, &slot.outputs);
+        }
+        Ok(())
+    }
+
+    fn check_stability(&self) -> Result<(), SimError> {
+        let unstable = |what: String| SimError::Unstable { step: self.step, t: self.time(), what };
+        if !self.physics.quarantine().is_empty() {
+            return Err(unstable("the engine quarantined bodies whose state became non-finite".into()));
+        }
+        let limit = 0.99 * self.physics.integration_parameters.max_linear_velocity() as f64;
+        for slot in &self.slots {
+            for (bi, s) in slot.robot.states.iter().enumerate() {
+                if !(s.origin.is_finite() && s.linvel.is_finite() && s.angvel.is_finite()) {
+                    return Err(unstable(format!("robot {} body {bi} has a non-finite state", slot.robot.id)));
+                }
+                if s.linvel.length() >= limit {
+                    return Err(unstable(format!(
+                        "robot {} body {bi} reached the engine's speed limit ({:.0} m/s): the state is exploding",
+                        slot.robot.id,
+                        s.linvel.length()
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Marks the voxels with a mass in active contact with something outside their robot.
+    fn refresh_touching(&mut self) {
+        if self.touching_step == Some(self.step) {
+            return;
+        }
+        self.touching_step = Some(self.step);
+        for slot in &mut self.slots {
+            slot.touching.iter_mut().for_each(|t| *t = false);
+        }
+        if self.step == 0 {
+            return;
+        }
+        for pair in self.physics.narrow_phase.contact_pairs() {
+            if !pair.has_any_active_contact() {
+                continue;
+            }
+            let a = self.physics.colliders.get(pair.collider1).and_then(|c| decode_tag(c.user_data));
+            let b = self.physics.colliders.get(pair.collider2).and_then(|c| decode_tag(c.user_data));
+            for (this, other) in [(a, b), (b, a)] {
+                if let Some((r, vox, _)) = this {
+                    if other.is_none_or(|(r2, _, _)| r2 != r) {
+                        self.slots[r].touching[vox] = true;
+                    }
+                }
+            }
+        }
+    }
+
+    fn read_voxel(slot: &RobotSlot, vi: usize) -> SensorReadings {
+        Self::read_voxel_parts(&slot.robot, &slot.touching, vi)
+    }
+
+    fn voxel_pose(robot: &Robot, vi: usize) -> VoxelPose {
+        VoxelPose {
+            centres: [0, 1, 2, 3].map(|k| robot.mass_centre(vi, k)),
+            outer_corners: [0, 1, 2, 3].map(|k| robot.mass_square(vi, k).1),
+            velocities: [0, 1, 2, 3].map(|k| robot.mass_velocity(vi, k)),
+        }
+    }
+
+    fn read_voxel_parts(robot: &Robot, touching: &[bool], vi: usize) -> SensorReadings {
+        let mat = &robot.voxels[vi].material;
+        sensors::read(&Self::voxel_pose(robot, vi), mat.side, touching[vi], mat.preset.is_legacy())
+    }
+
+    fn emit(&mut self, listeners: &mut [&mut dyn SnapshotListener]) {
+        let snapshot = Arc::new(self.snapshot());
+        for l in listeners.iter_mut() {
+            l.on_snapshot(&snapshot);
+        }
+    }
+
+    /// The current state as plain data.
+    pub fn snapshot(&mut self) -> Snapshot {
+        self.refresh_touching();
+        let detail = self.settings.detail;
+        let robots = self
+            .slots
+            .iter()
+            .map(|slot| {
+                let r = &slot.robot;
+                let voxels: Vec<VoxelSnapshot> = (0..r.voxels.len())
+                    .map(|vi| {
+                        let squares = [0, 1, 2, 3].map(|k| r.mass_square(vi, k));
+                        let pose = Self::voxel_pose(r, vi);
+                        let sensors = Self::read_voxel_parts(r, &slot.touching, vi);
+                        VoxelSnapshot {
+                            cell: r.voxels[vi].cell,
+                            masses: squares.map(|(c, _)| c),
+                            outline: squares.map(|(_, o)| o),
+                            center: pose.centres.iter().fold(V2::ZERO, |s, p| s + *p) * 0.25,
+                            velocity: pose.velocities.iter().fold(V2::ZERO, |s, p| s + *p) * 0.25,
+                            area_ratio: sensors.area_ratio,
+                            control: r.control[vi],
+                            touching: slot.touching[vi],
+                            sensors,
+                        }
+                    })
+                    .collect();
+                let center = voxels.iter().fold(V2::ZERO, |s, vx| s + vx.center) * (1.0 / voxels.len() as f64);
+                let bbox = crate::snapshot::Aabb::from_points(voxels.iter().flat_map(|vx| vx.masses.iter().flatten().copied()));
+                RobotSnapshot {
+                    id: r.id,
+                    label: r.label.clone(),
+                    center,
+                    bbox,
+                    voxels,
+                    springs: detail.springs.then(|| {
+                        (0..r.springs.len())
+                            .map(|si| {
+                                let (a, b) = r.spring_anchors(si);
+                                SpringSegment { a, b, group: r.group_of_spring(si) }
+                            })
+                            .collect()
+                    }),
+                    ropes: detail.ropes.then(|| {
+                        r.ropes
+                            .iter()
+                            .map(|rope| {
+                                let (a, b) = (r.mass_centre(rope.voxel, rope.mass_a), r.mass_centre(rope.voxel, rope.mass_b));
+                                let max = crate::voxel::rope_bounds(&r.voxels[rope.voxel].material).1;
+                                let taut = !r.voxels[rope.voxel].material.preset.is_legacy() && (b - a).length() >= max - 1e-3;
+                                RopeSegment { a, b, active: rope.motor_on || taut }
+                            })
+                            .collect()
+                    }),
+                    welds: detail.welds.then(|| {
+                        r.welds.iter().map(|[(va, ma), (vb, mb)]| [r.mass_centre(*va, *ma), r.mass_centre(*vb, *mb)]).collect()
+                    }),
+                    controller: if detail.controller {
+                        slot.controller.as_ref().map(|c| c.io().unwrap_or_else(|| ControllerIo { inputs: vec![], outputs: slot.outputs.clone() }))
+                    } else {
+                        None
+                    },
+                }
+            })
+            .collect();
+        Snapshot { step: self.step, t: self.time(), robots, terrain: self.terrain.clone(), statics: self.statics.clone() }
+    }
+
+    /// Whether any robot uses force actuation (for callers that want to know the mode in use).
+    pub fn uses_force_actuation(&self) -> bool {
+        self.slots.iter().any(|s| s.robot.voxels.iter().any(|vx| vx.material.actuation == ActuationMode::Force))
+    }
+}

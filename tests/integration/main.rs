@@ -1,0 +1,4 @@
+//! The single integration-test binary (one link step for all suites).
+
+mod golden;
+mod physics;

@@ -1,0 +1,239 @@
+//! Physical facts the simulator must reproduce (spec §2–§8, issue "core" test list).
+
+use vsr2d::body::Body;
+use vsr2d::controller::ControllerSpec;
+use vsr2d::material::{Material, Preset};
+use vsr2d::robot::RobotOptions;
+use vsr2d::scaffolding::Scaffolding;
+use vsr2d::scenario::Scenario;
+use vsr2d::snapshot::{SnapshotRecorder, Vec2};
+use vsr2d::terrain::Terrain;
+use vsr2d::world::{FnController, World, WorldSettings};
+
+fn no_gravity() -> WorldSettings {
+    WorldSettings { gravity: Vec2::ZERO, ..WorldSettings::default() }
+}
+
+/// One free voxel held at control value `f` from t = 0.
+fn held_voxel(settings: WorldSettings, material: Material, f: f64) -> World {
+    let mut world = World::new(settings);
+    let body = Body::filled(1, 1, material).unwrap();
+    let controller = FnController(move |_t: f64, _r: &[_], out: &mut [f64]| out.fill(f));
+    world.add_robot("voxel", &body, Vec2::new(0.0, 5.0), RobotOptions::default(), Some(Box::new(controller)));
+    world
+}
+
+fn area_ratio(world: &mut World) -> f64 {
+    world.sensor_readings(0)[0].area_ratio
+}
+
+#[test]
+fn passive_voxel_on_flat_ground_keeps_its_area() {
+    let mut world = World::new(WorldSettings::default());
+    world.add_terrain(&Terrain::flat());
+    let body = Body::filled(1, 1, Material::default()).unwrap();
+    world.add_robot("voxel", &body, Vec2::new(11.0, 1.0), RobotOptions::default(), None);
+    world.run(600, &mut []).unwrap();
+    let r = world.sensor_readings(0)[0];
+    assert!((r.area_ratio - 1.0).abs() < 0.05, "area ratio after 10 s: {}", r.area_ratio);
+    assert_eq!(r.touching, 1.0, "the voxel must rest on the ground");
+    let (centre, _) = world.robot_centre_and_bbox(0);
+    assert!(centre.y > 1.0 && centre.y < 1.6, "resting centre height {}", centre.y);
+}
+
+#[test]
+fn held_voxel_reaches_the_documented_area_ratio() {
+    for f in [1.0, 0.5, 0.0, -0.5, -1.0] {
+        let mut world = held_voxel(no_gravity(), Material::default(), f);
+        world.run(300, &mut []).unwrap();
+        let ar = area_ratio(&mut world);
+        let expected = 1.0 - 0.2 * f;
+        assert!((ar - expected).abs() < 0.005, "f = {f}: area ratio {ar}, expected {expected}");
+    }
+}
+
+#[test]
+fn zero_command_restores_the_rest_area() {
+    let mut world = World::new(no_gravity());
+    let body = Body::filled(1, 1, Material::default()).unwrap();
+    let controller = FnController(|t: f64, _r: &[_], out: &mut [f64]| out.fill(if t < 3.0 { 1.0 } else { 0.0 }));
+    world.add_robot("voxel", &body, Vec2::ZERO, RobotOptions::default(), Some(Box::new(controller)));
+    world.run(180, &mut []).unwrap();
+    assert!((area_ratio(&mut world) - 0.8).abs() < 0.01);
+    world.run(300, &mut []).unwrap();
+    assert!((area_ratio(&mut world) - 1.0).abs() < 0.005);
+}
+
+#[test]
+fn stiff_voxel_stays_finite_and_square_for_a_minute() {
+    let material = Material { spring_hz: 30.0, ..Material::default() };
+    let mut world = World::new(WorldSettings::default());
+    world.add_terrain(&Terrain::flat());
+    let body = Body::filled(1, 1, material).unwrap();
+    let controller = FnController(|t: f64, _r: &[_], out: &mut [f64]| out.fill((2.0 * std::f64::consts::PI * t).sin()));
+    world.add_robot("voxel", &body, Vec2::new(11.0, 1.0), RobotOptions::default(), Some(Box::new(controller)));
+    let mut worst_angle_error: f64 = 0.0;
+    for _ in 0..60 {
+        world.run(60, &mut []).unwrap();
+        let snap = world.snapshot();
+        let o = &snap.robots[0].voxels[0].outline;
+        // Squareness: the corner angles stay close to 90°.
+        for i in 0..4 {
+            let (a, b, c) = (o[(i + 3) % 4], o[i], o[(i + 1) % 4]);
+            let cos = (a - b).normalized().dot((c - b).normalized());
+            worst_angle_error = worst_angle_error.max(cos.abs());
+        }
+        assert!(snap.robots[0].voxels[0].outline.iter().all(|p| p.is_finite()));
+    }
+    assert!(worst_angle_error < 0.2, "a corner deviated from 90° by cos = {worst_angle_error}");
+}
+
+/// Tip deflection of a cantilever-like beam under gravity: a 4×1 beam whose left face is pinned.
+fn beam_tip_drop(material: Material) -> f64 {
+    let mut world = World::new(WorldSettings::default());
+    let body = Body::filled(4, 1, material).unwrap();
+    world.add_robot("beam", &body, Vec2::ZERO, RobotOptions { pin_left_face: true, ..RobotOptions::default() }, None);
+    let before = world.snapshot().robots[0].voxels[3].center.y;
+    world.run(600, &mut []).unwrap();
+    before - world.snapshot().robots[0].voxels[3].center.y
+}
+
+#[test]
+fn softer_material_and_fewer_groups_bend_more() {
+    let soft = beam_tip_drop(Material { spring_hz: 4.0, ..Material::default() });
+    let stiff = beam_tip_drop(Material { spring_hz: 15.0, ..Material::default() });
+    assert!(soft > stiff && stiff > 0.0, "4 Hz drop {soft} must exceed 15 Hz drop {stiff}");
+    let mut drops = Vec::new();
+    for set in Scaffolding::PAPER_SETS {
+        drops.push(beam_tip_drop(Material { scaffolding: set, ..Material::default() }));
+    }
+    // E+C bends most, all groups least.
+    assert!(drops[0] > drops[3], "E+C {} vs all {}", drops[0], drops[3]);
+    assert!(drops.iter().all(|d| *d >= drops[3]), "all groups must be stiffest: {drops:?}");
+}
+
+#[test]
+fn vibration_energy_decays_with_damping() {
+    let mut world = World::new(no_gravity());
+    let body = Body::filled(2, 2, Material::default()).unwrap();
+    // Kick the robot with a short burst of actuation, then let it ring down.
+    let controller = FnController(|t: f64, _r: &[_], out: &mut [f64]| out.fill(if t < 0.2 { 1.0 } else { 0.0 }));
+    world.add_robot("block", &body, Vec2::ZERO, RobotOptions::default(), Some(Box::new(controller)));
+    world.run(15, &mut []).unwrap();
+    let mut energies = Vec::new();
+    for _ in 0..6 {
+        world.run(30, &mut []).unwrap();
+        energies.push(world.kinetic_energy());
+    }
+    assert!(energies[0] > 1e-3, "the kick must put energy in: {energies:?}");
+    assert!(energies[5] < 0.05 * energies[0], "energy must decay: {energies:?}");
+}
+
+#[test]
+fn single_spring_oscillates_at_its_frequency() {
+    use rapier2d::prelude::*;
+    // Two free 0.25 kg bodies joined at their centres by one spring, no gravity, no damping, ζ = 0,
+    // separation perturbed by 1 cm (spec §3 check).
+    let material = Material { damping_ratio: 0.0, ..Material::default() };
+    let dt = 1.0 / 600.0;
+    let mut w = PhysicsWorld::new();
+    w.gravity = Vector::ZERO;
+    w.integration_parameters.dt = dt as Real;
+    let mut body = |x: f32| {
+        let h = w.bodies.insert(RigidBodyBuilder::dynamic().translation(Vector::new(x, 0.0)));
+        w.colliders.insert_with_parent(ColliderBuilder::cuboid(0.45, 0.45).mass(0.25), h, &mut w.bodies);
+        h
+    };
+    let (a, b) = (body(0.0), body(2.11));
+    let zero = vsr2d::snapshot::Vec2::ZERO;
+    let joint = vsr2d::robot::spring_joint(zero, zero, 2.1, &material);
+    w.impulse_joints.insert(a, b, joint, true);
+    let mut sep = Vec::new();
+    for _ in 0..1200 {
+        w.step();
+        sep.push((w.bodies[b].translation().x - w.bodies[a].translation().x) as f64 - 2.1);
+    }
+    let ups: Vec<f64> = (1..sep.len()).filter(|&i| sep[i - 1] < 0.0 && sep[i] >= 0.0).map(|i| i as f64 * dt).collect();
+    assert!(ups.len() >= 10, "the spring must oscillate: {} upward crossings", ups.len());
+    let f = (ups.len() - 1) as f64 / (ups[ups.len() - 1] - ups[0]);
+    assert!((f - 8.0).abs() < 0.02 * 8.0, "spring frequency {f} Hz, expected 8 Hz ± 2 %");
+}
+
+#[test]
+fn ropes_stop_a_crushed_voxel_from_folding() {
+    let run = |ropes: bool| {
+        let material = Material { scaffolding: Scaffolding::EC, spring_hz: 1.0, ropes, ..Material::default() };
+        let mut world = World::new(WorldSettings::default());
+        world.add_terrain(&Terrain::flat());
+        let voxel = Body::filled(1, 1, material).unwrap();
+        world.add_robot("voxel", &voxel, Vec2::new(11.0, 0.0), RobotOptions::default(), None);
+        // A 20 kg rigid 4 m × 1 m box resting on top of the voxel.
+        world.add_rigid_box(Vec2::new(12.5, 3.55), Vec2::new(2.0, 0.5), 20.0);
+        let mut min_distance = f64::INFINITY;
+        for _ in 0..300 {
+            world.run(1, &mut []).unwrap();
+            min_distance = world.adjacent_mass_distances(0).into_iter().fold(min_distance, f64::min);
+        }
+        min_distance
+    };
+    let with = run(true);
+    let without = run(false);
+    assert!(without < 0.9, "without ropes the masses must sink into each other: min distance {without}");
+    assert!(with > 0.9 - 0.1, "with ropes no adjacent centre distance may end a step more than 0.1 below m: {with}");
+}
+
+#[test]
+fn two_runs_are_bit_identical() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/scenarios/biped.json")).unwrap();
+    let run = || {
+        let mut scenario = Scenario::from_json(&text).unwrap();
+        scenario.world.duration = 3.0;
+        let mut rec = SnapshotRecorder::default();
+        let metrics = scenario.build().unwrap().run(&mut [&mut rec]).unwrap();
+        (serde_json::to_string(&rec.snapshots).unwrap(), metrics)
+    };
+    let (a, ma) = run();
+    let (b, mb) = run();
+    assert_eq!(ma, mb);
+    assert!(a == b, "snapshots differ between two runs");
+}
+
+#[test]
+fn paper_biped_walks_forward_on_flat_ground() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/scenarios/biped.json")).unwrap();
+    let mut scenario = Scenario::from_json(&text).unwrap();
+    scenario.world.duration = 30.0;
+    let metrics = scenario.build().unwrap().run(&mut []).unwrap();
+    assert!(metrics[0].x_velocity > 0.1, "biped x velocity over 30 s: {} m/s", metrics[0].x_velocity);
+}
+
+#[test]
+fn legacy_damping_matches_the_released_code_per_step() {
+    // A free body with v0 = 1 m/s: after one step rapier's 1/(1 + d'dt) must equal 1 − d·dt.
+    let material = Material::with_preset(Preset::Legacy10);
+    let mut world = World::new(no_gravity());
+    let body = Body::filled(1, 1, material).unwrap();
+    world.add_robot("voxel", &body, Vec2::ZERO, RobotOptions::default(), None);
+    world.set_robot_velocity(0, Vec2::new(1.0, 0.0));
+    world.run(1, &mut []).unwrap();
+    let v = world.sensor_readings(0)[0].x_velocity;
+    assert!((v - (1.0 - 1.0 / 60.0)).abs() < 1e-6, "legacy speed after one step: {v}");
+}
+
+#[test]
+fn mlp_controller_spec_builds_for_the_paper_example() {
+    let spec: ControllerSpec = serde_json::from_value(serde_json::json!({
+        "type": "mlp",
+        "sensors": {"default": [
+            {"sensor": "area_ratio", "aggregate": "mean", "n": 5},
+            {"sensor": "x_rot_velocity", "aggregate": "mean", "n": 5},
+            {"sensor": "y_rot_velocity", "aggregate": "mean", "n": 5}]},
+        "driver": {"type": "sin"},
+        "hidden": [10],
+        "weights": vec![0.01; 280]
+    }))
+    .unwrap();
+    // 3 × 2 body without touching features: 18 + 1 + 1 inputs.
+    let cells: Vec<[u32; 2]> = (0..6).map(|i| [i % 3, i / 3]).collect();
+    assert_eq!(spec.expected_weight_count(&cells, [3, 2]).unwrap(), Some(20 * 10 + 10 * 6));
+}
