@@ -59,9 +59,10 @@ impl Body {
 
     /// The occupied cells in grid order with their materials.
     pub fn voxels(&self) -> impl Iterator<Item = ([u32; 2], &Material)> + '_ {
-        self.cells.iter().enumerate().filter_map(move |(i, c)| {
-            c.as_ref().map(|m| ([i as u32 % self.width, i as u32 / self.width], m))
-        })
+        self.cells
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, c)| c.as_ref().map(|m| ([i as u32 % self.width, i as u32 / self.width], m)))
     }
 
     pub fn voxel_count(&self) -> usize {

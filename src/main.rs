@@ -1,1 +1,118 @@
-fn main() {}
+//! The `vsr2d` command line. Exit codes: 0 success, 1 failure while running (I/O, unstable simulation,
+//! encoder), 2 bad input (command line, scenario, recording).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+
+use vsr2d::record::JsonlRecorder;
+use vsr2d::scenario::Scenario;
+use vsr2d::snapshot::SnapshotListener;
+
+#[derive(Parser)]
+#[command(name = "vsr2d", version, about = "Simulate, render and characterize 2-D voxel-based soft robots")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario and print its metrics as JSON on stdout.
+    Simulate {
+        /// Scenario JSON file (see `vsr2d schema`).
+        scenario: PathBuf,
+        /// Override the scenario's duration, in seconds.
+        #[arg(long)]
+        duration: Option<f64>,
+        /// Write the snapshots to this file as JSON Lines.
+        #[arg(long)]
+        record: Option<PathBuf>,
+        /// Record every k-th snapshot only (the first is always recorded).
+        #[arg(long, default_value_t = 1, requires = "record")]
+        every: u64,
+    },
+    /// Print the JSON Schema of scenario files.
+    Schema,
+}
+
+/// A failure, classified for the exit code.
+enum Failure {
+    /// Bad command line, scenario or recording: exit code 2.
+    Input(anyhow::Error),
+    /// Anything else: exit code 1.
+    Runtime(anyhow::Error),
+}
+
+impl<E: Into<anyhow::Error>> From<E> for Failure {
+    fn from(e: E) -> Self {
+        Failure::Runtime(e.into())
+    }
+}
+
+fn input<E: Into<anyhow::Error>>(e: E) -> Failure {
+    Failure::Input(e.into())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Input(e)) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Runtime(e)) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Failure> {
+    match cli.command {
+        Command::Simulate { scenario, duration, record, every } => {
+            simulate(&scenario, duration, record.as_deref(), every)
+        }
+        Command::Schema => {
+            let schema = schemars::schema_for!(Scenario);
+            println!("{}", serde_json::to_string_pretty(&schema)?);
+            Ok(())
+        }
+    }
+}
+
+/// Reads and validates a scenario file; every problem is bad input.
+fn load_scenario(path: &Path, duration: Option<f64>) -> Result<Scenario, Failure> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read scenario {}", path.display()))
+        .map_err(input)?;
+    let mut scenario =
+        Scenario::from_json(&text).with_context(|| format!("scenario {}", path.display())).map_err(input)?;
+    if let Some(d) = duration {
+        if !(d.is_finite() && d >= 0.0) {
+            return Err(input(anyhow::anyhow!("--duration {d} is invalid: give a number of seconds ≥ 0")));
+        }
+        scenario.world.duration = d;
+    }
+    Ok(scenario)
+}
+
+fn simulate(path: &Path, duration: Option<f64>, record: Option<&Path>, every: u64) -> Result<(), Failure> {
+    let scenario = load_scenario(path, duration)?;
+    let simulation = scenario.build().with_context(|| format!("scenario {}", path.display())).map_err(input)?;
+    // Open the recording before simulating, so an unwritable path fails at once.
+    let mut recorder = record.map(|p| JsonlRecorder::create(p, every)).transpose()?;
+    let mut listeners: Vec<&mut dyn SnapshotListener> = Vec::new();
+    if let Some(r) = recorder.as_mut() {
+        listeners.push(r);
+    }
+    let metrics = simulation.run(&mut listeners)?;
+    if let Some(r) = recorder {
+        r.finish()?;
+    }
+    println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "robots": metrics }))?);
+    Ok(())
+}

@@ -140,12 +140,7 @@ impl Material {
             }
         }
         check("side", self.side, self.side > 0.0, "(0, ∞)")?;
-        check(
-            "max_area_change",
-            self.max_area_change,
-            (0.0..1.0).contains(&self.max_area_change),
-            "[0, 1)",
-        )?;
+        check("max_area_change", self.max_area_change, (0.0..1.0).contains(&self.max_area_change), "[0, 1)")?;
         let rho_max = 0.5 * (1.0 - self.max_area_change).sqrt();
         check(
             "mass_side_ratio",

@@ -54,7 +54,13 @@ pub struct LocomotionListener {
 impl LocomotionListener {
     /// `control_interval` is c (the controller runs every c + 1 steps).
     pub fn new(control_interval: u32, legacy_first_control: bool) -> Self {
-        LocomotionListener { control_period: control_interval as u64 + 1, legacy_first_control, robots: Vec::new(), steps: 0, t: 0.0 }
+        LocomotionListener {
+            control_period: control_interval as u64 + 1,
+            legacy_first_control,
+            robots: Vec::new(),
+            steps: 0,
+            t: 0.0,
+        }
     }
 
     /// Metrics per robot, in creation order.

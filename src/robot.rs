@@ -21,7 +21,8 @@ pub(crate) fn mass_tag(robot: usize, voxel: usize, mass: usize) -> u128 {
 
 /// (robot, voxel, mass) of a robot mass collider, or `None` for terrain and walls.
 pub(crate) fn decode_tag(data: u128) -> Option<(usize, usize, usize)> {
-    (data & MASS_TAG != 0).then(|| (((data >> 64) & 0xFFFF_FFFF) as usize, ((data >> 8) & 0xFFFF_FFFF) as usize, (data & 0xFF) as usize))
+    (data & MASS_TAG != 0)
+        .then(|| (((data >> 64) & 0xFFFF_FFFF) as usize, ((data >> 8) & 0xFFFF_FFFF) as usize, (data & 0xFF) as usize))
 }
 
 pub(crate) fn v(p: V2) -> Vector {
@@ -186,14 +187,17 @@ impl Robot {
         let mut bodies = Vec::with_capacity(clusters.len());
         let mut mass_refs = vec![MassRef { body: 0, offset: V2::ZERO }; 4 * n];
         for (ci, members) in clusters.iter().enumerate() {
-            let centre = members.iter().fold(V2::ZERO, |s, &slot| s + centre_of(slot / 4, slot % 4)) * (1.0 / members.len() as f64);
+            let centre = members.iter().fold(V2::ZERO, |s, &slot| s + centre_of(slot / 4, slot % 4))
+                * (1.0 / members.len() as f64);
             let materials: Vec<&Material> = members.iter().map(|&s| &cells[s / 4].1).collect();
             // Welded masses of different materials share one body: it takes their mean damping.
-            let mean = |f: &dyn Fn(&Material) -> f64| materials.iter().map(|m| f(m)).sum::<f64>() / materials.len() as f64;
+            let mean =
+                |f: &dyn Fn(&Material) -> f64| materials.iter().map(|m| f(m)).sum::<f64>() / materials.len() as f64;
             let lin_d = mean(&|m| damping_for_engine(m, m.linear_damping, dt));
             let ang_d = mean(&|m| damping_for_engine(m, m.angular_damping, dt));
             // The cantilever wall: clusters on the left face become static.
-            let pinned = options.pin_left_face && members.iter().all(|&s| cells[s / 4].0[0] == 0 && (s % 4 == SW || s % 4 == NW));
+            let pinned = options.pin_left_face
+                && members.iter().all(|&s| cells[s / 4].0[0] == 0 && (s % 4 == SW || s % 4 == NW));
             let builder = if pinned { RigidBodyBuilder::fixed() } else { RigidBodyBuilder::dynamic() };
             let handle = physics.bodies.insert(
                 builder
@@ -253,7 +257,13 @@ impl Robot {
                     ropes.push(RopeRef { joint: handle, voxel: vi, mass_a: ma, mass_b: mb, min, motor_on: false });
                 }
             }
-            voxels.push(VoxelRef { cell: *cell, material: *mat, masses, springs: spring_start..springs.len(), ropes: rope_start..ropes.len() });
+            voxels.push(VoxelRef {
+                cell: *cell,
+                material: *mat,
+                masses,
+                springs: spring_start..springs.len(),
+                ropes: rope_start..ropes.len(),
+            });
         }
 
         let mut robot = Robot {
@@ -462,7 +472,12 @@ pub fn spring_joint(anchor1: V2, anchor2: V2, rest_length: f64, material: &Mater
         .coupled_axes(JointAxesMask::LIN_AXES)
         .local_anchor1(v(anchor1))
         .local_anchor2(v(anchor2))
-        .motor_position(JointAxis::LinX, rest_length as Real, material.spring_stiffness() as Real, material.spring_damping() as Real)
+        .motor_position(
+            JointAxis::LinX,
+            rest_length as Real,
+            material.spring_stiffness() as Real,
+            material.spring_damping() as Real,
+        )
         .motor_model(JointAxis::LinX, MotorModel::AccelerationBased)
         .build()
 }

@@ -190,7 +190,8 @@ impl Scenario {
                     }
                     let mut m = m.clone();
                     m.preset = m.preset.or(Some(default_preset));
-                    let resolved = m.resolve().map_err(|source| ScenarioError::Material { robot: i, key: key.clone(), source })?;
+                    let resolved =
+                        m.resolve().map_err(|source| ScenarioError::Material { robot: i, key: key.clone(), source })?;
                     materials.insert(c, resolved);
                 }
             }
@@ -292,7 +293,13 @@ impl Scenario {
             let options = RobotOptions { self_collisions: spec.self_collisions, pin_left_face: false };
             world.add_robot(label, &body, origin, options, controller);
         }
-        Ok(Simulation { world, steps: self.steps(), control_interval: self.world.control_interval, legacy: legacy, labels })
+        Ok(Simulation {
+            world,
+            steps: self.steps(),
+            control_interval: self.world.control_interval,
+            legacy: legacy,
+            labels,
+        })
     }
 }
 

@@ -90,10 +90,8 @@ pub struct Aabb {
 
 impl Aabb {
     /// The empty box: the identity of [`Aabb::union`].
-    pub const EMPTY: Aabb = Aabb {
-        min: Vec2::new(f64::INFINITY, f64::INFINITY),
-        max: Vec2::new(f64::NEG_INFINITY, f64::NEG_INFINITY),
-    };
+    pub const EMPTY: Aabb =
+        Aabb { min: Vec2::new(f64::INFINITY, f64::INFINITY), max: Vec2::new(f64::NEG_INFINITY, f64::NEG_INFINITY) };
 
     pub fn from_points(points: impl IntoIterator<Item = Vec2>) -> Aabb {
         points.into_iter().fold(Aabb::EMPTY, |b, p| b.including(p))
@@ -145,12 +143,8 @@ pub enum SpringGroup {
 }
 
 impl SpringGroup {
-    pub const ALL: [SpringGroup; 4] = [
-        SpringGroup::SideExternal,
-        SpringGroup::SideInternal,
-        SpringGroup::SideCross,
-        SpringGroup::CentralCross,
-    ];
+    pub const ALL: [SpringGroup; 4] =
+        [SpringGroup::SideExternal, SpringGroup::SideInternal, SpringGroup::SideCross, SpringGroup::CentralCross];
     /// The one-letter code of the spec (E, I, X, C).
     pub fn code(self) -> char {
         match self {

@@ -99,7 +99,14 @@ impl JavaRandom {
 impl Terrain {
     /// The flat terrain: (0, 100), (10, 0), (1990, 0), (2000, 100).
     pub fn flat() -> Terrain {
-        Terrain { profile: vec![Vec2::new(0.0, 100.0), Vec2::new(10.0, 0.0), Vec2::new(1990.0, 0.0), Vec2::new(2000.0, 100.0)] }
+        Terrain {
+            profile: vec![
+                Vec2::new(0.0, 100.0),
+                Vec2::new(10.0, 0.0),
+                Vec2::new(1990.0, 0.0),
+                Vec2::new(2000.0, 100.0),
+            ],
+        }
     }
 
     /// vsr2d's uneven terrain: N = round(1980/spacing) intervals, heights h·u with SplitMix64(seed).
@@ -151,10 +158,7 @@ impl Terrain {
     /// One convex quadrilateral per segment, down to the bottom (the colliders).
     pub fn segments(&self) -> Vec<[Vec2; 4]> {
         let yb = self.bottom();
-        self.profile
-            .windows(2)
-            .map(|w| [Vec2::new(w[0].x, yb), Vec2::new(w[1].x, yb), w[1], w[0]])
-            .collect()
+        self.profile.windows(2).map(|w| [Vec2::new(w[0].x, yb), Vec2::new(w[1].x, yb), w[1], w[0]]).collect()
     }
 
     /// Highest terrain point over [x0, x1]: profile vertices inside plus interpolated ends.

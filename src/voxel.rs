@@ -82,7 +82,13 @@ pub fn springs(material: &Material) -> Vec<SpringDef> {
     }
     if material.scaffolding.contains(SpringGroup::CentralCross) {
         for (ma, mb) in [(SW, NE), (SE, NW)] {
-            out.push(SpringDef { group: SpringGroup::CentralCross, mass_a: ma, mass_b: mb, anchor_a: Vec2::ZERO, anchor_b: Vec2::ZERO });
+            out.push(SpringDef {
+                group: SpringGroup::CentralCross,
+                mass_a: ma,
+                mass_b: mb,
+                anchor_a: Vec2::ZERO,
+                anchor_b: Vec2::ZERO,
+            });
         }
     }
     out
@@ -142,7 +148,8 @@ mod tests {
             let rest = group_length(d.group, mat.side, mat.mass_side());
             assert!(close((pa - pb).length(), rest), "{:?}: {} vs {rest}", d.group, (pa - pb).length());
         }
-        let expected = [(SpringGroup::SideExternal, 1.2), (SpringGroup::SideCross, 1.5), (SpringGroup::CentralCross, 2.969848)];
+        let expected =
+            [(SpringGroup::SideExternal, 1.2), (SpringGroup::SideCross, 1.5), (SpringGroup::CentralCross, 2.969848)];
         for (g, len) in expected {
             assert!((group_length(g, 3.0, 0.9) - len).abs() < 1e-6);
         }

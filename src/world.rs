@@ -197,7 +197,10 @@ impl World {
         let diagonal = robot
             .voxels
             .iter()
-            .map(|vx| vx.material.preset.is_legacy() && !vx.material.scaffolding.contains(crate::snapshot::SpringGroup::CentralCross))
+            .map(|vx| {
+                vx.material.preset.is_legacy()
+                    && !vx.material.scaffolding.contains(crate::snapshot::SpringGroup::CentralCross)
+            })
             .collect();
         self.filter.robots.push((options.self_collisions, diagonal));
         let n = robot.voxels.len();
@@ -216,7 +219,8 @@ impl World {
     /// Used for loading experiments such as the rope check of spec §4.
     pub fn add_rigid_box(&mut self, centre: V2, half_extents: V2, mass: f64) {
         let body = self.physics.bodies.insert(RigidBodyBuilder::dynamic().translation(v(centre)).can_sleep(false));
-        let collider = Self::static_material(ColliderBuilder::cuboid(half_extents.x as Real, half_extents.y as Real)).mass(mass as Real);
+        let collider = Self::static_material(ColliderBuilder::cuboid(half_extents.x as Real, half_extents.y as Real))
+            .mass(mass as Real);
         self.physics.colliders.insert_with_parent(collider, body, &mut self.physics.bodies);
     }
 
@@ -349,7 +353,11 @@ impl World {
             slot.outputs.iter_mut().for_each(|o| *o = 0.0);
             controller.control(t, &slot.readings, &mut slot.outputs);
             if slot.outputs.len() != slot.robot.voxels.len() {
-                return Err(SimError::ControllerOutput { robot: ri, got: slot.outputs.len(), expected: slot.robot.voxels.len() });
+                return Err(SimError::ControllerOutput {
+                    robot: ri,
+                    got: slot.outputs.len(),
+                    expected: slot.robot.voxels.len(),
+                });
             }
             slot.robot.apply_control(&mut self.physics, &slot.outputs);
         }
@@ -459,7 +467,9 @@ impl World {
                     })
                     .collect();
                 let center = voxels.iter().fold(V2::ZERO, |s, vx| s + vx.center) * (1.0 / voxels.len() as f64);
-                let bbox = crate::snapshot::Aabb::from_points(voxels.iter().flat_map(|vx| vx.masses.iter().flatten().copied()));
+                let bbox = crate::snapshot::Aabb::from_points(
+                    voxels.iter().flat_map(|vx| vx.masses.iter().flatten().copied()),
+                );
                 RobotSnapshot {
                     id: r.id,
                     label: r.label.clone(),
@@ -478,25 +488,38 @@ impl World {
                         r.ropes
                             .iter()
                             .map(|rope| {
-                                let (a, b) = (r.mass_centre(rope.voxel, rope.mass_a), r.mass_centre(rope.voxel, rope.mass_b));
+                                let (a, b) =
+                                    (r.mass_centre(rope.voxel, rope.mass_a), r.mass_centre(rope.voxel, rope.mass_b));
                                 let max = crate::voxel::rope_bounds(&r.voxels[rope.voxel].material).1;
-                                let taut = !r.voxels[rope.voxel].material.preset.is_legacy() && (b - a).length() >= max - 1e-3;
+                                let taut =
+                                    !r.voxels[rope.voxel].material.preset.is_legacy() && (b - a).length() >= max - 1e-3;
                                 RopeSegment { a, b, active: rope.motor_on || taut }
                             })
                             .collect()
                     }),
                     welds: detail.welds.then(|| {
-                        r.welds.iter().map(|[(va, ma), (vb, mb)]| [r.mass_centre(*va, *ma), r.mass_centre(*vb, *mb)]).collect()
+                        r.welds
+                            .iter()
+                            .map(|[(va, ma), (vb, mb)]| [r.mass_centre(*va, *ma), r.mass_centre(*vb, *mb)])
+                            .collect()
                     }),
                     controller: if detail.controller {
-                        slot.controller.as_ref().map(|c| c.io().unwrap_or_else(|| ControllerIo { inputs: vec![], outputs: slot.outputs.clone() }))
+                        slot.controller.as_ref().map(|c| {
+                            c.io().unwrap_or_else(|| ControllerIo { inputs: vec![], outputs: slot.outputs.clone() })
+                        })
                     } else {
                         None
                     },
                 }
             })
             .collect();
-        Snapshot { step: self.step, t: self.time(), robots, terrain: self.terrain.clone(), statics: self.statics.clone() }
+        Snapshot {
+            step: self.step,
+            t: self.time(),
+            robots,
+            terrain: self.terrain.clone(),
+            statics: self.statics.clone(),
+        }
     }
 
     /// Whether any robot uses force actuation (for callers that want to know the mode in use).

@@ -20,9 +20,7 @@ use std::fmt;
 /// Variables an expression may read (besides the constant `pi`).
 pub const VARIABLES: [&str; 6] = ["t", "x", "y", "w", "h", "pi"];
 /// Functions an expression may call.
-pub const FUNCTIONS: [&str; 11] = [
-    "sin", "cos", "tan", "abs", "sign", "sqrt", "exp", "ln", "min", "max", "floor",
-];
+pub const FUNCTIONS: [&str; 11] = ["sin", "cos", "tan", "abs", "sign", "sqrt", "exp", "ln", "min", "max", "floor"];
 
 /// Evaluation stack size: expressions needing more are refused at parse time.
 const MAX_STACK: usize = 64;
@@ -61,11 +59,7 @@ pub enum ExprErrorKind {
     #[error("'{0}' is a variable, not a function")]
     NotAFunction(&'static str),
     #[error("function '{name}' takes {expected} argument{}, got {got}", if *.expected == 1 { "" } else { "s" })]
-    ArgumentCount {
-        name: &'static str,
-        expected: usize,
-        got: usize,
-    },
+    ArgumentCount { name: &'static str, expected: usize, got: usize },
     #[error("number out of range")]
     NumberOutOfRange,
     #[error("expression nested too deeply (more than {MAX_NESTING} levels)")]
@@ -176,35 +170,20 @@ pub struct Expr {
 impl Expr {
     /// Parses `source`; the error names the character position and what was expected there.
     pub fn parse(source: &str) -> Result<Expr, ExprError> {
-        let err = |kind, position| ExprError {
-            kind,
-            position,
-            input: source.to_string(),
-        };
+        let err = |kind, position| ExprError { kind, position, input: source.to_string() };
         let tokens = tokenize(source).map_err(|(k, p)| err(k, p))?;
-        let mut parser = Parser {
-            tokens: &tokens,
-            pos: 0,
-            depth: 0,
-            out: Emitter::default(),
-        };
+        let mut parser = Parser { tokens: &tokens, pos: 0, depth: 0, out: Emitter::default() };
         parser.parse_expr().map_err(|(k, p)| err(k, p))?;
         let end = parser.peek();
         if end.kind != Tok::End {
-            return Err(err(
-                ExprErrorKind::Expected("an operator or the end of the expression"),
-                end.pos,
-            ));
+            return Err(err(ExprErrorKind::Expected("an operator or the end of the expression"), end.pos));
         }
         let ops = parser.out.ops;
         let depth = stack_depth(&ops);
         if depth > MAX_STACK {
             return Err(err(ExprErrorKind::TooComplex(depth), 0));
         }
-        Ok(Expr {
-            ops,
-            source: source.to_string(),
-        })
+        Ok(Expr { ops, source: source.to_string() })
     }
 
     /// The text this expression was parsed from.
@@ -233,10 +212,7 @@ impl Expr {
                 other => other,
             });
         }
-        Expr {
-            ops: out.ops,
-            source: self.source.clone(),
-        }
+        Expr { ops: out.ops, source: self.source.clone() }
     }
 
     /// Evaluates the expression; allocation-free.
@@ -373,9 +349,7 @@ fn tokenize(source: &str) -> PResult<Vec<Token>> {
             '(' => Tok::LParen,
             ')' => Tok::RParen,
             ',' => Tok::Comma,
-            c if c.is_ascii_digit()
-                || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())) =>
-            {
+            c if c.is_ascii_digit() || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())) => {
                 let digits = |i: &mut usize| {
                     while chars.get(*i).is_some_and(|d| d.is_ascii_digit()) {
                         *i += 1;
@@ -394,37 +368,23 @@ fn tokenize(source: &str) -> PResult<Vec<Token>> {
                     let exp_start = i;
                     digits(&mut i);
                     if i == exp_start {
-                        return Err((
-                            ExprErrorKind::Expected("digits in the exponent of the number"),
-                            i,
-                        ));
+                        return Err((ExprErrorKind::Expected("digits in the exponent of the number"), i));
                     }
                 }
                 let text: String = chars[start..i].iter().collect();
                 // `text` is digits[.digits][e[+-]digits], which Rust's parser always accepts.
-                let value: f64 = text
-                    .parse()
-                    .map_err(|_| (ExprErrorKind::Expected("a number"), start))?;
+                let value: f64 = text.parse().map_err(|_| (ExprErrorKind::Expected("a number"), start))?;
                 if !value.is_finite() {
                     return Err((ExprErrorKind::NumberOutOfRange, start));
                 }
-                tokens.push(Token {
-                    kind: Tok::Num(value),
-                    pos: start,
-                });
+                tokens.push(Token { kind: Tok::Num(value), pos: start });
                 continue;
             }
             c if c.is_ascii_alphabetic() || c == '_' => {
-                while chars
-                    .get(i)
-                    .is_some_and(|d| d.is_ascii_alphanumeric() || *d == '_')
-                {
+                while chars.get(i).is_some_and(|d| d.is_ascii_alphanumeric() || *d == '_') {
                     i += 1;
                 }
-                tokens.push(Token {
-                    kind: Tok::Ident(chars[start..i].iter().collect()),
-                    pos: start,
-                });
+                tokens.push(Token { kind: Tok::Ident(chars[start..i].iter().collect()), pos: start });
                 continue;
             }
             other => return Err((ExprErrorKind::UnexpectedChar(other), i)),
@@ -432,10 +392,7 @@ fn tokenize(source: &str) -> PResult<Vec<Token>> {
         tokens.push(Token { kind, pos: start });
         i += 1;
     }
-    tokens.push(Token {
-        kind: Tok::End,
-        pos: chars.len(),
-    });
+    tokens.push(Token { kind: Tok::End, pos: chars.len() });
     Ok(tokens)
 }
 
@@ -557,11 +514,7 @@ impl Parser<'_> {
         };
         if let Some(op) = var {
             if self.peek().kind == Tok::LParen {
-                let name = VARIABLES
-                    .iter()
-                    .find(|v| **v == name)
-                    .copied()
-                    .unwrap_or("variable");
+                let name = VARIABLES.iter().find(|v| **v == name).copied().unwrap_or("variable");
                 return Err((ExprErrorKind::NotAFunction(name), pos));
             }
             self.out.emit(op);
@@ -603,14 +556,7 @@ impl Parser<'_> {
         }
         self.advance(); // the ')'
         if args != arity {
-            return Err((
-                ExprErrorKind::ArgumentCount {
-                    name: fname,
-                    expected: arity,
-                    got: args,
-                },
-                pos,
-            ));
+            return Err((ExprErrorKind::ArgumentCount { name: fname, expected: arity, got: args }, pos));
         }
         self.out.emit(op);
         Ok(())
@@ -623,15 +569,7 @@ mod tests {
     use std::f64::consts::PI;
 
     fn ev(src: &str) -> f64 {
-        Expr::parse(src)
-            .unwrap_or_else(|e| panic!("{e}"))
-            .eval(&Vars {
-                t: 0.25,
-                x: 2.0,
-                y: 1.0,
-                w: 5.0,
-                h: 3.0,
-            })
+        Expr::parse(src).unwrap_or_else(|e| panic!("{e}")).eval(&Vars { t: 0.25, x: 2.0, y: 1.0, w: 5.0, h: 3.0 })
     }
 
     fn err(src: &str) -> ExprError {
@@ -703,32 +641,13 @@ mod tests {
         // 2*pi and the negation fold; t, x, y, w and h stay variables.
         assert!(e.ops.len() < 17, "{:?}", e.ops);
         for (t, x, y) in [(0.0, 0.0, 0.0), (0.3, 1.0, 2.0), (7.77, 4.0, 1.0)] {
-            let v = Vars {
-                t,
-                x,
-                y,
-                w: 5.0,
-                h: 3.0,
-            };
+            let v = Vars { t, x, y, w: 5.0, h: 3.0 };
             let s = e.specialize(x, y, 5.0, 3.0);
-            assert_eq!(
-                s.eval(&Vars {
-                    t,
-                    ..Vars::default()
-                })
-                .to_bits(),
-                e.eval(&v).to_bits()
-            );
+            assert_eq!(s.eval(&Vars { t, ..Vars::default() }).to_bits(), e.eval(&v).to_bits());
         }
         let c = Expr::parse("2*pi*3").unwrap();
         assert_eq!(c.as_constant(), Some(2.0 * PI * 3.0));
-        assert_eq!(
-            Expr::parse("x/w")
-                .unwrap()
-                .specialize(1.0, 0.0, 4.0, 1.0)
-                .as_constant(),
-            Some(0.25)
-        );
+        assert_eq!(Expr::parse("x/w").unwrap().specialize(1.0, 0.0, 4.0, 1.0).as_constant(), Some(0.25));
     }
 
     #[test]
@@ -739,17 +658,8 @@ mod tests {
             for x in [0.0, 1.0, 3.0, 5.0] {
                 let frequency = -1.0; // the sin form with ν = −1, φ = πx/w
                 let direct = (2.0 * PI * frequency * t + PI * x / w).sin();
-                let got = e.eval(&Vars {
-                    t,
-                    x,
-                    y: 0.0,
-                    w,
-                    h: 2.0,
-                });
-                assert!(
-                    (got - direct).abs() < 1e-12,
-                    "t={t} x={x}: {got} vs {direct}"
-                );
+                let got = e.eval(&Vars { t, x, y: 0.0, w, h: 2.0 });
+                assert!((got - direct).abs() < 1e-12, "t={t} x={x}: {got} vs {direct}");
             }
         }
     }
@@ -759,32 +669,20 @@ mod tests {
         let e = err("sin(2*pi*t");
         assert_eq!(e.position, 10);
         assert_eq!(e.kind, ExprErrorKind::Expected("')'"));
-        assert_eq!(
-            e.to_string(),
-            "expected ')' at position 10 in \"sin(2*pi*t\""
-        );
+        assert_eq!(e.to_string(), "expected ')' at position 10 in \"sin(2*pi*t\"");
 
         let e = err("1 + ");
-        assert_eq!(
-            (e.position, e.kind),
-            (4, ExprErrorKind::Expected("an expression"))
-        );
+        assert_eq!((e.position, e.kind), (4, ExprErrorKind::Expected("an expression")));
         let e = err("2 * (3 + 4");
         assert_eq!((e.position, e.kind), (10, ExprErrorKind::Expected("')'")));
         let e = err("2 3");
         assert_eq!(e.position, 2);
         let e = err("1 + # 2");
-        assert_eq!(
-            (e.position, e.kind),
-            (4, ExprErrorKind::UnexpectedChar('#'))
-        );
+        assert_eq!((e.position, e.kind), (4, ExprErrorKind::UnexpectedChar('#')));
         let e = err("1e+");
         assert_eq!(e.position, 3);
         let e = err("");
-        assert_eq!(
-            (e.position, e.kind),
-            (0, ExprErrorKind::Expected("an expression"))
-        );
+        assert_eq!((e.position, e.kind), (0, ExprErrorKind::Expected("an expression")));
         let e = err("(1))");
         assert_eq!(e.position, 3);
         let e = err("sin 2");
@@ -793,10 +691,7 @@ mod tests {
         assert_eq!((e.position, e.kind), (6, ExprErrorKind::Expected("','")));
         // Positions count characters, not bytes.
         let e = err("\u{3c0} + 1");
-        assert_eq!(
-            (e.position, e.kind),
-            (0, ExprErrorKind::UnexpectedChar('\u{3c0}'))
-        );
+        assert_eq!((e.position, e.kind), (0, ExprErrorKind::UnexpectedChar('\u{3c0}')));
         let e = err("1 + \u{3c0}");
         assert_eq!(e.position, 4);
     }
@@ -817,29 +712,12 @@ mod tests {
     fn wrong_argument_count_names_the_function() {
         let e = err("1 + min(1)");
         assert_eq!(e.position, 4);
-        assert_eq!(
-            e.to_string(),
-            "function 'min' takes 2 arguments, got 1 at position 4 in \"1 + min(1)\""
-        );
+        assert_eq!(e.to_string(), "function 'min' takes 2 arguments, got 1 at position 4 in \"1 + min(1)\"");
         let e = err("sin(1, 2)");
-        assert_eq!(
-            e.kind,
-            ExprErrorKind::ArgumentCount {
-                name: "sin",
-                expected: 1,
-                got: 2
-            }
-        );
+        assert_eq!(e.kind, ExprErrorKind::ArgumentCount { name: "sin", expected: 1, got: 2 });
         assert!(e.to_string().contains("takes 1 argument,"));
         let e = err("floor()");
-        assert_eq!(
-            e.kind,
-            ExprErrorKind::ArgumentCount {
-                name: "floor",
-                expected: 1,
-                got: 0
-            }
-        );
+        assert_eq!(e.kind, ExprErrorKind::ArgumentCount { name: "floor", expected: 1, got: 0 });
     }
 
     #[test]
@@ -851,12 +729,6 @@ mod tests {
         assert!(matches!(err(&wide).kind, ExprErrorKind::TooComplex(_)));
         // Long flat sums need only two stack slots.
         let long = vec!["t"; 10_000].join("+");
-        assert_eq!(
-            Expr::parse(&long).unwrap().eval(&Vars {
-                t: 1.0,
-                ..Vars::default()
-            }),
-            10_000.0
-        );
+        assert_eq!(Expr::parse(&long).unwrap().eval(&Vars { t: 1.0, ..Vars::default() }), 10_000.0);
     }
 }

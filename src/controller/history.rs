@@ -16,11 +16,7 @@ pub struct History {
 impl History {
     /// A history that can answer `mean(n)` and `diff(n)` for every n ≤ `capacity` (at least 1).
     pub fn new(capacity: usize) -> History {
-        History {
-            buf: vec![0.0; capacity.max(1)],
-            head: 0,
-            filled: false,
-        }
+        History { buf: vec![0.0; capacity.max(1)], head: 0, filled: false }
     }
 
     pub fn capacity(&self) -> usize {

@@ -3,24 +3,14 @@
 
 /// Layer sizes n₀ … n_{L+1}: n₀ = features + (1 if driven) + 1 bias, then the hidden layers, then
 /// one output per voxel.
-pub fn mlp_layer_sizes(
-    features: usize,
-    driven: bool,
-    hidden: &[usize],
-    outputs: usize,
-) -> Vec<usize> {
+pub fn mlp_layer_sizes(features: usize, driven: bool, hidden: &[usize], outputs: usize) -> Vec<usize> {
     let n0 = features.saturating_add(driven as usize).saturating_add(1);
-    std::iter::once(n0)
-        .chain(hidden.iter().copied())
-        .chain(std::iter::once(outputs))
-        .collect()
+    std::iter::once(n0).chain(hidden.iter().copied()).chain(std::iter::once(outputs)).collect()
 }
 
 /// |θ| = Σ_j n_j·n_{j+1} (saturating, so absurd sizes give a count no weight vector can match).
 pub fn weight_count(sizes: &[usize]) -> usize {
-    sizes.windows(2).fold(0usize, |acc, w| {
-        acc.saturating_add(w[0].saturating_mul(w[1]))
-    })
+    sizes.windows(2).fold(0usize, |acc, w| acc.saturating_add(w[0].saturating_mul(w[1])))
 }
 
 /// A network with its activation buffers allocated once: `forward` does not allocate.
@@ -43,11 +33,7 @@ impl Mlp {
         if let Some(bias) = layers[0].last_mut() {
             *bias = 1.0;
         }
-        Some(Mlp {
-            sizes,
-            weights,
-            layers,
-        })
+        Some(Mlp { sizes, weights, layers })
     }
 
     pub fn sizes(&self) -> &[usize] {
@@ -128,10 +114,7 @@ mod tests {
         let mut m = Mlp::new(vec![3, 2], vec![0.1, 0.2, 0.3, 0.4, 0.5, 0.6]).unwrap();
         m.inputs_mut().copy_from_slice(&[1.0, -2.0]);
         let out = m.forward().to_vec();
-        assert_eq!(
-            out,
-            vec![(0.1 - 0.6 + 0.5f64).tanh(), (0.2 - 0.8 + 0.6f64).tanh()]
-        );
+        assert_eq!(out, vec![(0.1 - 0.6 + 0.5f64).tanh(), (0.2 - 0.8 + 0.6f64).tanh()]);
     }
 
     #[test]

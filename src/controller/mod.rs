@@ -113,9 +113,7 @@ fn one() -> usize {
     1
 }
 
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Aggregate {
     /// s(t).
@@ -141,23 +139,13 @@ impl Feature {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ControllerError {
     #[error("{location}: {error}")]
-    Function {
-        location: String,
-        error: FunctionError,
-    },
+    Function { location: String, error: FunctionError },
     #[error("{location}: cell [{}, {}] holds no voxel", .cell[0], .cell[1])]
     NoVoxel { location: String, cell: Cell },
     #[error("{location}: cell [{}, {}] is already overridden by {first}", .cell[0], .cell[1])]
-    DuplicateCell {
-        location: String,
-        first: String,
-        cell: Cell,
-    },
+    DuplicateCell { location: String, first: String, cell: Cell },
     #[error("{location}: n must be at least 1 for aggregate '{aggregate}'")]
-    ZeroWindow {
-        location: String,
-        aggregate: &'static str,
-    },
+    ZeroWindow { location: String, aggregate: &'static str },
     #[error("{location}: n = {n} is larger than the maximum history of {MAX_HISTORY} readings")]
     WindowTooLong { location: String, n: usize },
     #[error("hidden[{index}]: a hidden layer needs at least 1 neuron")]
@@ -167,13 +155,7 @@ pub enum ControllerError {
          {features} sensor features + {driver} driving value + 1 bias)",
         formula(.sizes)
     )]
-    WeightCount {
-        expected: usize,
-        got: usize,
-        sizes: Vec<usize>,
-        features: usize,
-        driver: usize,
-    },
+    WeightCount { expected: usize, got: usize, sizes: Vec<usize>, features: usize, driver: usize },
     #[error("weights[{index}] must be a finite number, got {value}")]
     NonFiniteWeight { index: usize, value: f64 },
     #[error("invalid body for the controller: {0}")]
@@ -182,10 +164,7 @@ pub enum ControllerError {
 
 /// "22×10 + 10×6" for sizes [22, 10, 6].
 fn formula(sizes: &[usize]) -> String {
-    let terms: Vec<String> = sizes
-        .windows(2)
-        .map(|w| format!("{}×{}", w[0], w[1]))
-        .collect();
+    let terms: Vec<String> = sizes.windows(2).map(|w| format!("{}×{}", w[0], w[1])).collect();
     terms.join(" + ")
 }
 
@@ -231,9 +210,7 @@ impl<'a> Body<'a> {
     }
 
     fn index_of(&self, cell: Cell) -> Option<usize> {
-        self.cells
-            .binary_search_by_key(&order_key(cell), |c| order_key(*c))
-            .ok()
+        self.cells.binary_search_by_key(&order_key(cell), |c| order_key(*c)).ok()
     }
 
     /// For each voxel, the index of the override that applies to it. Refuses overrides of empty
@@ -245,18 +222,9 @@ impl<'a> Body<'a> {
     ) -> Result<Vec<Option<usize>>, ControllerError> {
         let mut by_voxel = vec![None; self.cells.len()];
         for (i, cell) in overrides.enumerate() {
-            let v = self
-                .index_of(cell)
-                .ok_or_else(|| ControllerError::NoVoxel {
-                    location: location(i),
-                    cell,
-                })?;
+            let v = self.index_of(cell).ok_or_else(|| ControllerError::NoVoxel { location: location(i), cell })?;
             if let Some(first) = by_voxel[v] {
-                return Err(ControllerError::DuplicateCell {
-                    location: location(i),
-                    first: location(first),
-                    cell,
-                });
+                return Err(ControllerError::DuplicateCell { location: location(i), first: location(first), cell });
             }
             by_voxel[v] = Some(i);
         }
@@ -272,11 +240,7 @@ fn order_key(c: Cell) -> (u32, u32) {
 impl ControllerSpec {
     /// Builds the runtime controller for a body whose voxels occupy `cells` (grid order) in a grid
     /// of size `grid` = [w, h].
-    pub fn build(
-        &self,
-        cells: &[Cell],
-        grid: [u32; 2],
-    ) -> Result<Box<dyn Controller>, ControllerError> {
+    pub fn build(&self, cells: &[Cell], grid: [u32; 2]) -> Result<Box<dyn Controller>, ControllerError> {
         Ok(match self {
             ControllerSpec::TimeFunctions(s) => Box::new(s.build(cells, grid)?),
             ControllerSpec::Mlp(s) => Box::new(s.build(cells, grid)?),
@@ -284,11 +248,7 @@ impl ControllerSpec {
     }
 
     /// The number of weights an MLP needs on this body (`None` for time functions).
-    pub fn expected_weight_count(
-        &self,
-        cells: &[Cell],
-        grid: [u32; 2],
-    ) -> Result<Option<usize>, ControllerError> {
+    pub fn expected_weight_count(&self, cells: &[Cell], grid: [u32; 2]) -> Result<Option<usize>, ControllerError> {
         match self {
             ControllerSpec::TimeFunctions(_) => Ok(None),
             ControllerSpec::Mlp(s) => Ok(Some(weight_count(&s.layer_sizes(cells, grid)?))),
@@ -297,23 +257,14 @@ impl ControllerSpec {
 }
 
 impl TimeFunctionsSpec {
-    pub fn build(
-        &self,
-        cells: &[Cell],
-        grid: [u32; 2],
-    ) -> Result<TimeFunctionsController, ControllerError> {
+    pub fn build(&self, cells: &[Cell], grid: [u32; 2]) -> Result<TimeFunctionsController, ControllerError> {
         let body = Body::new(cells, grid)?;
         let location = |i: usize| format!("cells[{i}]");
         let overrides = body.resolve_overrides(self.cells.iter().map(|c| c.cell), location)?;
         let compile = |f: &TimeFunction, location: String| {
-            f.compile()
-                .map_err(|error| ControllerError::Function { location, error })
+            f.compile().map_err(|error| ControllerError::Function { location, error })
         };
-        let default = self
-            .default
-            .as_ref()
-            .map(|f| compile(f, "default".into()))
-            .transpose()?;
+        let default = self.default.as_ref().map(|f| compile(f, "default".into())).transpose()?;
         let compiled: Vec<CompiledFunction> = self
             .cells
             .iter()
@@ -328,12 +279,7 @@ impl TimeFunctionsSpec {
                 Some(f.for_cell(cell, grid))
             })
             .collect();
-        Ok(TimeFunctionsController {
-            functions,
-            cells: cells.to_vec(),
-            grid,
-            last: vec![0.0; cells.len()],
-        })
+        Ok(TimeFunctionsController { functions, cells: cells.to_vec(), grid, last: vec![0.0; cells.len()] })
     }
 }
 
@@ -349,22 +295,14 @@ pub struct TimeFunctionsController {
 
 impl Controller for TimeFunctionsController {
     fn control(&mut self, t: f64, _readings: &[SensorReadings], outputs: &mut [f64]) {
-        for (((out, f), &cell), last) in outputs
-            .iter_mut()
-            .zip(&self.functions)
-            .zip(&self.cells)
-            .zip(&mut self.last)
-        {
+        for (((out, f), &cell), last) in outputs.iter_mut().zip(&self.functions).zip(&self.cells).zip(&mut self.last) {
             *out = f.as_ref().map_or(0.0, |f| f.eval(t, cell, self.grid));
             *last = *out;
         }
     }
 
     fn io(&self) -> Option<ControllerIo> {
-        Some(ControllerIo {
-            inputs: Vec::new(),
-            outputs: self.last.clone(),
-        })
+        Some(ControllerIo { inputs: Vec::new(), outputs: self.last.clone() })
     }
 
     fn needs_sensors(&self) -> bool {
@@ -378,12 +316,8 @@ impl MlpSpec {
         let cells = &self.sensors.cells;
         let location = |i: usize| format!("sensors.cells[{i}]");
         let overrides = body.resolve_overrides(cells.iter().map(|c| c.cell), location)?;
-        let lists = std::iter::once(("sensors.default".to_string(), &self.sensors.default)).chain(
-            cells
-                .iter()
-                .enumerate()
-                .map(|(i, c)| (format!("sensors.cells[{i}].features"), &c.features)),
-        );
+        let lists = std::iter::once(("sensors.default".to_string(), &self.sensors.default))
+            .chain(cells.iter().enumerate().map(|(i, c)| (format!("sensors.cells[{i}].features"), &c.features)));
         for (list, features) in lists {
             for (j, f) in features.iter().enumerate() {
                 let location = || format!("{list}[{j}]");
@@ -393,43 +327,24 @@ impl MlpSpec {
                     Aggregate::Diff => "diff",
                 };
                 if f.n == 0 {
-                    return Err(ControllerError::ZeroWindow {
-                        location: location(),
-                        aggregate,
-                    });
+                    return Err(ControllerError::ZeroWindow { location: location(), aggregate });
                 }
                 if f.n > MAX_HISTORY {
-                    return Err(ControllerError::WindowTooLong {
-                        location: location(),
-                        n: f.n,
-                    });
+                    return Err(ControllerError::WindowTooLong { location: location(), n: f.n });
                 }
             }
         }
         Ok(overrides
             .iter()
-            .map(|o| {
-                o.map_or(self.sensors.default.as_slice(), |i| {
-                    cells[i].features.as_slice()
-                })
-            })
+            .map(|o| o.map_or(self.sensors.default.as_slice(), |i| cells[i].features.as_slice()))
             .collect())
     }
 
     /// Layer sizes n₀ … n_{L+1} on this body (n₀ counts the driving input and the bias).
-    pub fn layer_sizes(
-        &self,
-        cells: &[Cell],
-        grid: [u32; 2],
-    ) -> Result<Vec<usize>, ControllerError> {
+    pub fn layer_sizes(&self, cells: &[Cell], grid: [u32; 2]) -> Result<Vec<usize>, ControllerError> {
         let body = Body::new(cells, grid)?;
         let features: usize = self.features(&body)?.iter().map(|f| f.len()).sum();
-        Ok(mlp_layer_sizes(
-            features,
-            self.driver.is_some(),
-            &self.hidden,
-            cells.len(),
-        ))
+        Ok(mlp_layer_sizes(features, self.driver.is_some(), &self.hidden, cells.len()))
     }
 
     pub fn build(&self, cells: &[Cell], grid: [u32; 2]) -> Result<MlpController, ControllerError> {
@@ -441,10 +356,7 @@ impl MlpSpec {
         let driver = match &self.driver {
             Some(f) => Some(
                 f.compile()
-                    .map_err(|error| ControllerError::Function {
-                        location: "driver".into(),
-                        error,
-                    })?
+                    .map_err(|error| ControllerError::Function { location: "driver".into(), error })?
                     .for_cell([0, 0], grid),
             ),
             None => None,
@@ -461,12 +373,7 @@ impl MlpSpec {
                 driver: driver.is_some() as usize,
             });
         };
-        if let Some((index, &value)) = self
-            .weights
-            .iter()
-            .enumerate()
-            .find(|(_, w)| !w.is_finite())
-        {
+        if let Some((index, &value)) = self.weights.iter().enumerate().find(|(_, w)| !w.is_finite()) {
             return Err(ControllerError::NonFiniteWeight { index, value });
         }
 
@@ -476,10 +383,7 @@ impl MlpSpec {
         for (voxel, features) in per_voxel.iter().enumerate() {
             let first = histories.len();
             for f in features.iter() {
-                let slot = match histories[first..]
-                    .iter()
-                    .position(|(_, k, _)| *k == f.sensor)
-                {
+                let slot = match histories[first..].iter().position(|(_, k, _)| *k == f.sensor) {
                     Some(p) => first + p,
                     None => {
                         histories.push((voxel, f.sensor, History::new(1)));
@@ -490,20 +394,10 @@ impl MlpSpec {
                 if f.window() > h.capacity() {
                     *h = History::new(f.window());
                 }
-                inputs.push(Input {
-                    history: slot,
-                    aggregate: f.aggregate,
-                    n: f.n,
-                });
+                inputs.push(Input { history: slot, aggregate: f.aggregate, n: f.n });
             }
         }
-        Ok(MlpController {
-            histories,
-            inputs,
-            driver,
-            grid,
-            net,
-        })
+        Ok(MlpController { histories, inputs, driver, grid, net })
     }
 }
 
@@ -560,10 +454,7 @@ impl Controller for MlpController {
     }
 
     fn io(&self) -> Option<ControllerIo> {
-        Some(ControllerIo {
-            inputs: self.net.layer(0).to_vec(),
-            outputs: self.net.outputs().to_vec(),
-        })
+        Some(ControllerIo { inputs: self.net.layer(0).to_vec(), outputs: self.net.outputs().to_vec() })
     }
 }
 
@@ -581,10 +472,7 @@ mod tests {
     }
 
     fn readings(area_ratio: f64) -> SensorReadings {
-        SensorReadings {
-            area_ratio,
-            ..SensorReadings::default()
-        }
+        SensorReadings { area_ratio, ..SensorReadings::default() }
     }
 
     /// Paper example 1: a 2×3 body (6 voxels), 3 mean(5) features each, `touching` on the two
@@ -643,10 +531,7 @@ mod tests {
                 vec![0.0; expected]
             );
             let s = spec(&json);
-            assert_eq!(
-                s.expected_weight_count(&cells, [w, 2]).unwrap(),
-                Some(expected)
-            );
+            assert_eq!(s.expected_weight_count(&cells, [w, 2]).unwrap(), Some(expected));
             assert!(s.build(&cells, [w, 2]).is_ok());
         }
     }
@@ -655,9 +540,7 @@ mod tests {
     fn paper_example_3_numeric_check() {
         let s = r#"{"type":"mlp","sensors":{"default":[{"sensor":"area_ratio"}]},"hidden":[2],
                     "weights":[1, 0, 1, 2, 1, -1]}"#;
-        let ControllerSpec::Mlp(m) = spec(s) else {
-            panic!()
-        };
+        let ControllerSpec::Mlp(m) = spec(s) else { panic!() };
         let mut c = m.build(&[[0, 0]], [1, 1]).unwrap();
         assert_eq!(c.net().sizes(), &[2, 2, 1]);
         let mut out = [0.0];
@@ -671,13 +554,7 @@ mod tests {
         let mut out2 = [0.0];
         boxed.control(0.0, &[readings(2.0)], &mut out2);
         assert_eq!(out2, out);
-        assert_eq!(
-            boxed.io().unwrap(),
-            ControllerIo {
-                inputs: vec![2.0, 1.0],
-                outputs: out.to_vec()
-            }
-        );
+        assert_eq!(boxed.io().unwrap(), ControllerIo { inputs: vec![2.0, 1.0], outputs: out.to_vec() });
     }
 
     /// With identity-like weights and no hidden layer, each output is tanh(feature), so the
@@ -691,9 +568,7 @@ mod tests {
                       {"sensor":"area_ratio","aggregate":"diff","n":1},
                       {"sensor":"touching","aggregate":"mean","n":2}]},
                     "weights":[0, 0, 0, 0, 0, 0]}"#;
-        let ControllerSpec::Mlp(m) = spec(s) else {
-            panic!()
-        };
+        let ControllerSpec::Mlp(m) = spec(s) else { panic!() };
         let mut c = m.build(&[[0, 0]], [1, 1]).unwrap();
         // Two histories (area_ratio of length 3, touching of length 2), not one per feature.
         assert_eq!(c.histories.len(), 2);
@@ -701,11 +576,7 @@ mod tests {
         let mut out = [0.0];
         let mut inputs = Vec::new();
         for (a, touching) in [(1.0, 0.0), (2.0, 1.0), (4.0, 1.0), (8.0, 0.0)] {
-            let r = SensorReadings {
-                area_ratio: a,
-                touching,
-                ..SensorReadings::default()
-            };
+            let r = SensorReadings { area_ratio: a, touching, ..SensorReadings::default() };
             c.control(0.0, &[r], &mut out);
             inputs.push(c.io().unwrap().inputs);
         }
@@ -721,13 +592,7 @@ mod tests {
         let s = r#"{"type":"mlp","sensors":{"default":[{"sensor":"x_velocity"}]},
                     "driver":{"type":"expr","expr":"10*t + w"},"weights":[0, 0, 0, 0, 0, 0, 0, 0]}"#;
         let mut c = spec(s).build(&[[0, 0], [1, 0]], [2, 1]).unwrap();
-        let r = [
-            SensorReadings {
-                x_velocity: 3.0,
-                ..Default::default()
-            },
-            SensorReadings::default(),
-        ];
+        let r = [SensorReadings { x_velocity: 3.0, ..Default::default() }, SensorReadings::default()];
         let mut out = [5.0, 5.0];
         c.control(0.5, &r, &mut out);
         assert_eq!(c.io().unwrap().inputs, vec![3.0, 0.0, 7.0, 1.0]);
@@ -746,19 +611,14 @@ mod tests {
         for t in [0.0, 0.3, 1.7] {
             c.control(t, &[SensorReadings::default(); 3], &mut out);
             for (x, o) in out[..2].iter().enumerate() {
-                let want = TimeFunction::travelling_wave(x as u32, 2)
-                    .compile()
-                    .unwrap()
-                    .eval(t, [x as u32, 0], [2, 2]);
+                let want = TimeFunction::travelling_wave(x as u32, 2).compile().unwrap().eval(t, [x as u32, 0], [2, 2]);
                 assert!((o - want).abs() < 1e-12);
             }
             assert_eq!(out[2], 0.5);
             assert_eq!(c.io().unwrap().outputs, out.to_vec());
         }
         // No default: voxels without an override get 0.
-        let s = spec(
-            r#"{"type":"time_functions","cells":[{"cell":[1,0],"function":{"type":"sin","offset":2}}]}"#,
-        );
+        let s = spec(r#"{"type":"time_functions","cells":[{"cell":[1,0],"function":{"type":"sin","offset":2}}]}"#);
         let mut c = s.build(&cells, [2, 2]).unwrap();
         let mut out = [9.0; 3];
         c.control(0.0, &[SensorReadings::default(); 3], &mut out);
@@ -769,25 +629,15 @@ mod tests {
     #[test]
     fn build_errors_name_the_place() {
         let cells = [[0, 0], [1, 0]];
-        let err = |json: &str| {
-            spec(json)
-                .build(&cells, [2, 1])
-                .err()
-                .expect(json)
-                .to_string()
-        };
+        let err = |json: &str| spec(json).build(&cells, [2, 1]).err().expect(json).to_string();
         assert_eq!(
-            err(
-                r#"{"type":"time_functions","cells":[{"cell":[0,0],"function":{"type":"sin"}},
-                    {"cell":[0,1],"function":{"type":"sin"}}]}"#
-            ),
+            err(r#"{"type":"time_functions","cells":[{"cell":[0,0],"function":{"type":"sin"}},
+                    {"cell":[0,1],"function":{"type":"sin"}}]}"#),
             "cells[1]: cell [0, 1] holds no voxel"
         );
         assert_eq!(
-            err(
-                r#"{"type":"time_functions","cells":[{"cell":[1,0],"function":{"type":"sin"}},
-                    {"cell":[1,0],"function":{"type":"sin"}}]}"#
-            ),
+            err(r#"{"type":"time_functions","cells":[{"cell":[1,0],"function":{"type":"sin"}},
+                    {"cell":[1,0],"function":{"type":"sin"}}]}"#),
             "cells[1]: cell [1, 0] is already overridden by cells[0]"
         );
         assert_eq!(
@@ -802,19 +652,15 @@ mod tests {
             "cells[0].function: expr function: unknown identifier 'q'"
         );
         assert_eq!(
-            err(
-                r#"{"type":"mlp","sensors":{"cells":[{"cell":[1,0],"features":[
-                    {"sensor":"angle","aggregate":"diff","n":0}]}]},"weights":[]}"#
-            ),
+            err(r#"{"type":"mlp","sensors":{"cells":[{"cell":[1,0],"features":[
+                    {"sensor":"angle","aggregate":"diff","n":0}]}]},"weights":[]}"#),
             "sensors.cells[0].features[0]: n must be at least 1 for aggregate 'diff'"
         );
         assert!(err(r#"{"type":"mlp","sensors":{"default":[{"sensor":"angle","aggregate":"mean","n":1000000000}]},
                        "weights":[]}"#)
         .starts_with("sensors.default[0]: n = 1000000000 is larger"));
         assert_eq!(
-            err(
-                r#"{"type":"mlp","sensors":{"cells":[{"cell":[2,0],"features":[]}]},"weights":[]}"#
-            ),
+            err(r#"{"type":"mlp","sensors":{"cells":[{"cell":[2,0],"features":[]}]},"weights":[]}"#),
             "sensors.cells[0]: cell [2, 0] holds no voxel"
         );
         assert_eq!(
@@ -830,45 +676,26 @@ mod tests {
         if let ControllerSpec::Mlp(m) = &mut bad {
             m.weights[1] = f64::NAN;
         }
-        assert_eq!(
-            bad.build(&cells, [2, 1]).err().unwrap().to_string(),
-            "weights[1] must be a finite number, got NaN"
-        );
+        assert_eq!(bad.build(&cells, [2, 1]).err().unwrap().to_string(), "weights[1] must be a finite number, got NaN");
         // `current` ignores n, even 0.
         assert!(spec(r#"{"type":"mlp","sensors":{"default":[{"sensor":"angle","n":0}]},"weights":[0,0,0,0,0,0]}"#)
             .build(&cells, [2, 1])
             .is_ok());
         // Cells handed over by the simulation must be in grid order and inside the grid.
         let s = spec(r#"{"type":"time_functions"}"#);
-        assert!(matches!(
-            s.build(&[[1, 0], [0, 0]], [2, 1]),
-            Err(ControllerError::Body(_))
-        ));
-        assert!(matches!(
-            s.build(&[[2, 0]], [2, 1]),
-            Err(ControllerError::Body(_))
-        ));
+        assert!(matches!(s.build(&[[1, 0], [0, 0]], [2, 1]), Err(ControllerError::Body(_))));
+        assert!(matches!(s.build(&[[2, 0]], [2, 1]), Err(ControllerError::Body(_))));
     }
 
     #[test]
     fn serde_rejects_unknown_fields_and_sensors() {
-        let e = |json: &str| {
-            serde_json::from_str::<ControllerSpec>(json)
-                .unwrap_err()
-                .to_string()
-        };
-        assert!(e(r#"{"type":"time_functions","defualt":{"type":"sin"}}"#)
-            .contains("unknown field `defualt`"));
+        let e = |json: &str| serde_json::from_str::<ControllerSpec>(json).unwrap_err().to_string();
+        assert!(e(r#"{"type":"time_functions","defualt":{"type":"sin"}}"#).contains("unknown field `defualt`"));
         assert!(e(r#"{"type":"mlp","weights":[],"hiden":[2]}"#).contains("unknown field `hiden`"));
-        assert!(e(
-            r#"{"type":"mlp","weights":[],"sensors":{"default":[{"sensor":"angle","agg":"mean"}]}}"#
-        )
-        .contains("unknown field `agg`"));
+        assert!(e(r#"{"type":"mlp","weights":[],"sensors":{"default":[{"sensor":"angle","agg":"mean"}]}}"#)
+            .contains("unknown field `agg`"));
         let msg = e(r#"{"type":"mlp","weights":[],"sensors":{"default":[{"sensor":"pressure"}]}}"#);
-        assert!(
-            msg.contains("unknown variant `pressure`") && msg.contains("area_ratio"),
-            "{msg}"
-        );
+        assert!(msg.contains("unknown variant `pressure`") && msg.contains("area_ratio"), "{msg}");
         assert!(e(r#"{"type":"mlp","weights":[],"sensors":{"default":[{"sensor":"angle","aggregate":"median"}]}}"#)
             .contains("unknown variant `median`"));
         assert!(e(r#"{"type":"neat"}"#).contains("neat"));
@@ -877,26 +704,17 @@ mod tests {
 
     #[test]
     fn serde_defaults_and_round_trip() {
-        let s =
-            spec(r#"{"type":"mlp","sensors":{"default":[{"sensor":"touching"}]},"weights":[]}"#);
+        let s = spec(r#"{"type":"mlp","sensors":{"default":[{"sensor":"touching"}]},"weights":[]}"#);
         let ControllerSpec::Mlp(m) = &s else { panic!() };
         assert_eq!(
             m.sensors.default,
-            vec![Feature {
-                sensor: SensorKind::Touching,
-                aggregate: Aggregate::Current,
-                n: 1
-            }]
+            vec![Feature { sensor: SensorKind::Touching, aggregate: Aggregate::Current, n: 1 }]
         );
         assert_eq!((m.driver.clone(), m.hidden.clone()), (None, vec![]));
         let t = spec(r#"{"type":"time_functions"}"#);
-        assert_eq!(
-            t,
-            ControllerSpec::TimeFunctions(TimeFunctionsSpec::default())
-        );
+        assert_eq!(t, ControllerSpec::TimeFunctions(TimeFunctionsSpec::default()));
         for s in [s, t, spec(&example_1(280))] {
-            let back: ControllerSpec =
-                serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+            let back: ControllerSpec = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
             assert_eq!(back, s);
         }
     }
@@ -904,14 +722,7 @@ mod tests {
     #[test]
     fn json_schema_lists_both_forms() {
         let schema = serde_json::to_string(&schemars::schema_for!(ControllerSpec)).unwrap();
-        for word in [
-            "time_functions",
-            "mlp",
-            "weights",
-            "aggregate",
-            "x_rot_velocity",
-            "frequency",
-        ] {
+        for word in ["time_functions", "mlp", "weights", "aggregate", "x_rot_velocity", "frequency"] {
             assert!(schema.contains(word), "schema lacks {word}");
         }
     }

@@ -45,7 +45,10 @@ pub fn assert_golden(suite: &str, name: &str, actual: &RgbaImage, options: Golde
     if update && !in_ci {
         std::fs::create_dir_all(reference.parent().unwrap()).unwrap();
         actual.save(&reference).unwrap();
-        panic!("golden {suite}/{name}: reference written to {}; look at it, then run again without UPDATE_GOLDEN", reference.display());
+        panic!(
+            "golden {suite}/{name}: reference written to {}; look at it, then run again without UPDATE_GOLDEN",
+            reference.display()
+        );
     }
     let expected = match image::open(&reference) {
         Ok(img) => img.to_rgba8(),

@@ -1,0 +1,4 @@
+pub mod analysis;
+pub mod data;
+pub mod plots;
+pub mod report;

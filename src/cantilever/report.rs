@@ -1,0 +1,593 @@
+//! The cantilever report directory: `index.html` (from `templates/cantilever.html`, embedded so the
+//! installed binary needs no template files), `static.csv`, `dynamic.csv`, `results.json`, the chart
+//! PNGs and, when given, `beam.png`.
+//!
+//! Every file is written to a temporary name in the output directory and renamed into place, so a
+//! reader never sees a half-written file; `index.html` goes last, so its presence means the rest is
+//! there.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::analysis::{
+    analyse, scaffolding_sweep_fs, short, sig, Analysis, DynamicSummary, SanityCheck, SanitySummary, SETTLING_FRACTION,
+    TAIL_FRACTION,
+};
+use super::data::{CantileverData, DynamicRun, ReportSettings, StaticRun};
+use super::plots::{charts, Chart, ChartKind, PlotError};
+use crate::scaffolding::Scaffolding;
+
+const TEMPLATE: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/templates/cantilever.html"));
+
+pub const INDEX_HTML: &str = "index.html";
+pub const STATIC_CSV: &str = "static.csv";
+pub const DYNAMIC_CSV: &str = "dynamic.csv";
+pub const RESULTS_JSON: &str = "results.json";
+pub const BEAM_PNG: &str = "beam.png";
+
+/// A report that could not be written; every variant names the file concerned.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("cannot write {}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("cannot encode the image {}: {source}", path.display())]
+    Image { path: PathBuf, source: image::ImageError },
+    #[error("cannot serialise {}: {source}", path.display())]
+    Json { path: PathBuf, source: serde_json::Error },
+    #[error("cannot render {} from templates/cantilever.html: {source}", path.display())]
+    Template { path: PathBuf, source: minijinja::Error },
+    #[error("cannot draw the charts for {}: {source}", path.display())]
+    Plot { path: PathBuf, source: PlotError },
+}
+
+/// The files a report consists of.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportFiles {
+    pub dir: PathBuf,
+    pub index_html: PathBuf,
+    pub static_csv: PathBuf,
+    pub dynamic_csv: PathBuf,
+    pub results_json: PathBuf,
+    pub plots: Vec<PathBuf>,
+    pub beam_png: Option<PathBuf>,
+}
+
+impl ReportFiles {
+    /// Every file written, `index.html` first.
+    pub fn all(&self) -> Vec<&Path> {
+        let mut v: Vec<&Path> = vec![&self.index_html, &self.static_csv, &self.dynamic_csv, &self.results_json];
+        v.extend(self.plots.iter().map(PathBuf::as_path));
+        v.extend(self.beam_png.as_deref());
+        v
+    }
+}
+
+/// Writes the whole report into `dir` (created if missing).
+pub fn write_report(
+    dir: &Path,
+    data: &CantileverData,
+    beam_figure: Option<&image::RgbaImage>,
+) -> Result<ReportFiles, ReportError> {
+    std::fs::create_dir_all(dir).map_err(|source| ReportError::Io { path: dir.to_path_buf(), source })?;
+    let analysis = analyse(data);
+
+    let static_csv = write_atomic(dir, STATIC_CSV, static_csv(data).as_bytes())?;
+    let dynamic_csv = write_atomic(dir, DYNAMIC_CSV, dynamic_csv(data).as_bytes())?;
+    let json_path = dir.join(RESULTS_JSON);
+    let json = results_json(data, &analysis).map_err(|source| ReportError::Json { path: json_path, source })?;
+    let results_json = write_atomic(dir, RESULTS_JSON, json.as_bytes())?;
+
+    let charts = charts(data).map_err(|source| ReportError::Plot { path: dir.to_path_buf(), source })?;
+    let mut plots = Vec::new();
+    for chart in &charts {
+        plots.push(write_png(dir, &chart.file_name, &image::DynamicImage::ImageRgb8(chart.image.clone()))?);
+    }
+    let beam_png = match beam_figure {
+        Some(img) => Some(write_png(dir, BEAM_PNG, &image::DynamicImage::ImageRgba8(img.clone()))?),
+        None => None,
+    };
+
+    let index_path = dir.join(INDEX_HTML);
+    let html = render_html(data, &analysis, &charts, beam_png.is_some())
+        .map_err(|source| ReportError::Template { path: index_path, source })?;
+    let index_html = write_atomic(dir, INDEX_HTML, html.as_bytes())?;
+
+    Ok(ReportFiles { dir: dir.to_path_buf(), index_html, static_csv, dynamic_csv, results_json, plots, beam_png })
+}
+
+/// Writes `bytes` to `dir/name` through a temporary file in the same directory and a rename.
+fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, ReportError> {
+    let path = dir.join(name);
+    let io = |source: std::io::Error| ReportError::Io { path: path.clone(), source };
+    let mut tmp = tempfile::Builder::new().prefix(".vsr2d-report-").suffix(".tmp").tempfile_in(dir).map_err(io)?;
+    tmp.write_all(bytes).map_err(io)?;
+    tmp.flush().map_err(io)?;
+    // Temporary files are created private (0600); a report is meant to be read, e.g. served by a web server.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o644)).map_err(io)?;
+    }
+    tmp.persist(&path).map_err(|e| io(e.error))?;
+    Ok(path)
+}
+
+fn write_png(dir: &Path, name: &str, img: &image::DynamicImage) -> Result<PathBuf, ReportError> {
+    let mut bytes = Vec::new();
+    img.write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::Png)
+        .map_err(|source| ReportError::Image { path: dir.join(name), source })?;
+    write_atomic(dir, name, &bytes)
+}
+
+/// A float for CSV: Rust's shortest round-trip form (the same value JSON holds); empty when not finite.
+fn csv_f64(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v}")
+    } else {
+        String::new()
+    }
+}
+
+/// `static.csv`: one row per static run, in data order.
+pub fn static_csv(data: &CantileverData) -> String {
+    let mut out = String::from("w,h,fs_hz,scaffolding,dy_final_m,force_n\n");
+    for r in &data.static_runs {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{}",
+            r.w,
+            r.h,
+            csv_f64(r.fs_hz),
+            r.scaffolding,
+            csv_f64(r.dy_final_m),
+            csv_f64(r.force_n)
+        );
+    }
+    out
+}
+
+/// `dynamic.csv`: one row per sample of every dynamic run, t_s = step·dt; `load_n` is the load
+/// magnitude acting on that step.
+pub fn dynamic_csv(data: &CantileverData) -> String {
+    let mut out = String::from("w,h,fs_hz,scaffolding,t_s,dy_m,step,load_n\n");
+    for r in &data.dynamic_runs {
+        let head = format!("{},{},{},{}", r.w, r.h, csv_f64(r.fs_hz), r.scaffolding);
+        for (k, dy) in r.dy_m.iter().enumerate() {
+            let load = if k < r.impulse_steps as usize { r.force_n } else { 0.0 };
+            let _ = writeln!(out, "{head},{},{},{k},{}", csv_f64(r.time(k)), csv_f64(*dy), csv_f64(load));
+        }
+    }
+    out
+}
+
+/// `results.json`: the input data (so `CantileverData` deserialises from it), the derived figures of
+/// every dynamic run and the sanity checks.
+#[derive(Serialize)]
+struct Results<'a> {
+    format: &'static str,
+    format_version: u32,
+    settings: &'a ReportSettings,
+    static_runs: &'a [StaticRun],
+    dynamic_runs: &'a [DynamicRun],
+    dynamic_figures: &'a [DynamicSummary],
+    sanity_summary: SanitySummary,
+    sanity: &'a [SanityCheck],
+}
+
+pub fn results_json(data: &CantileverData, analysis: &Analysis) -> serde_json::Result<String> {
+    serde_json::to_string_pretty(&Results {
+        format: "vsr2d-cantilever-results",
+        format_version: 1,
+        settings: &data.settings,
+        static_runs: &data.static_runs,
+        dynamic_runs: &data.dynamic_runs,
+        dynamic_figures: &analysis.dynamic,
+        sanity_summary: analysis.summary,
+        sanity: &analysis.sanity,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The HTML view: every number is formatted here, so the template only places strings.
+
+#[derive(Serialize)]
+struct Row {
+    name: String,
+    value: String,
+}
+
+#[derive(Serialize)]
+struct ChartView {
+    file: String,
+    title: String,
+    caption: String,
+}
+
+#[derive(Serialize)]
+struct StaticRow {
+    size: String,
+    fs: String,
+    scaffolding: String,
+    force: String,
+    dy_mm: String,
+    rel: String,
+}
+
+#[derive(Serialize)]
+struct DynamicRow {
+    size: String,
+    fs: String,
+    scaffolding: String,
+    peak_mm: String,
+    peak_t: String,
+    period: String,
+    period_fs: String,
+    settling: String,
+    decay: String,
+    zeta: String,
+    final_mm: String,
+}
+
+#[derive(Serialize)]
+struct FileView {
+    file: &'static str,
+    description: &'static str,
+}
+
+#[derive(Serialize)]
+struct View<'a> {
+    settings: &'a ReportSettings,
+    settings_rows: Vec<Row>,
+    static_force: String,
+    dynamic_force: String,
+    static_duration: String,
+    dynamic_duration: String,
+    impulse: String,
+    sweep_text: String,
+    beam: Option<&'static str>,
+    static_charts: Vec<ChartView>,
+    dynamic_charts: Vec<ChartView>,
+    static_rows: Vec<StaticRow>,
+    dynamic_rows: Vec<DynamicRow>,
+    tail_percent: String,
+    settling_percent: String,
+    summary: SanitySummary,
+    sanity: &'a [SanityCheck],
+    files: Vec<FileView>,
+}
+
+/// Renders `index.html` for data already analysed and charts already drawn.
+pub fn render_html(
+    data: &CantileverData,
+    analysis: &Analysis,
+    charts: &[Chart],
+    has_beam: bool,
+) -> Result<String, minijinja::Error> {
+    let mut env = minijinja::Environment::new();
+    env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+    env.add_template("cantilever.html", TEMPLATE)?;
+    let view = view(data, analysis, charts, has_beam);
+    env.get_template("cantilever.html")?.render(&view)
+}
+
+fn view<'a>(data: &'a CantileverData, analysis: &'a Analysis, charts: &[Chart], has_beam: bool) -> View<'a> {
+    let s = &data.settings;
+    let is_static = |c: &Chart| matches!(c.kind, ChartKind::StaticVsFs | ChartKind::StaticVsScaffolding);
+    let (mut static_charts, mut dynamic_charts) = (Vec::new(), Vec::new());
+    for (c, caption) in charts.iter().zip(captions(charts)) {
+        let v = ChartView { file: c.file_name.clone(), title: c.title.clone(), caption };
+        if is_static(c) {
+            static_charts.push(v);
+        } else {
+            dynamic_charts.push(v);
+        }
+    }
+    View {
+        settings: s,
+        settings_rows: settings_rows(data),
+        static_force: quantity(s.static_force_n, "N"),
+        dynamic_force: quantity(s.dynamic_force_n, "N"),
+        static_duration: quantity(s.static_duration_s, "s"),
+        dynamic_duration: quantity(s.dynamic_duration_s, "s"),
+        impulse: impulse_text(data),
+        sweep_text: sweep_text(data),
+        beam: has_beam.then_some(BEAM_PNG),
+        static_charts,
+        dynamic_charts,
+        static_rows: static_rows(data),
+        dynamic_rows: dynamic_rows(&analysis.dynamic),
+        tail_percent: short(100.0 * TAIL_FRACTION),
+        settling_percent: short(100.0 * SETTLING_FRACTION),
+        summary: analysis.summary,
+        sanity: &analysis.sanity,
+        files: vec![
+            FileView {
+                file: STATIC_CSV,
+                description: "one row per static run (w, h, fs_hz, scaffolding, dy_final_m, force_n)",
+            },
+            FileView {
+                file: DYNAMIC_CSV,
+                description:
+                    "one row per recorded step of every dynamic run (w, h, fs_hz, scaffolding, t_s, dy_m, step, load_n)",
+            },
+            FileView { file: RESULTS_JSON, description: "settings, all runs, derived figures and sanity checks" },
+        ],
+    }
+}
+
+/// Figure captions numbered after the paper's figures (4: beam, 5: static, 6: dynamic).
+fn captions(charts: &[Chart]) -> Vec<String> {
+    let mut letters = [b'a'; 2];
+    charts
+        .iter()
+        .map(|c| {
+            let (figure, slot) = match c.kind {
+                ChartKind::StaticVsFs | ChartKind::StaticVsScaffolding => (5, 0),
+                _ => (6, 1),
+            };
+            let label = format!("Figure {figure}{}", letters[slot] as char);
+            letters[slot] = letters[slot].saturating_add(1);
+            let text = match c.kind {
+                ChartKind::StaticVsFs => {
+                    "final |δ| against f_s on log-log axes, all groups, one series per size; the dashed guide has \
+                     slope −2 (|δ| ∝ 1/f_s²)."
+                        .to_string()
+                }
+                ChartKind::StaticVsScaffolding => {
+                    "final |δ| for the four scaffolding sets, from E+C (6 springs per voxel) \
+                     to all groups (18), one series per size."
+                        .to_string()
+                }
+                ChartKind::DynamicVsFs { w, h } => {
+                    format!("δ(t) of the {w}×{h} beam during and after the impulse, all groups, one line per f_s.")
+                }
+                ChartKind::DynamicVsScaffolding { w, h } => {
+                    format!("δ(t) of the {w}×{h} beam during and after the impulse, one line per scaffolding set.")
+                }
+            };
+            format!("{label} (cf. the paper's Figure {figure}): {text}")
+        })
+        .collect()
+}
+
+/// A quantity with its unit; "not given" for a missing (non-finite) value.
+fn quantity(v: f64, unit: &str) -> String {
+    if v.is_finite() {
+        format!("{} {unit}", short(v))
+    } else {
+        "not given".into()
+    }
+}
+
+fn dt_text(dt: f64) -> String {
+    if !(dt.is_finite() && dt > 0.0) {
+        return "not given".into();
+    }
+    let per = 1.0 / dt;
+    if (per - per.round()).abs() < 1e-6 * per {
+        format!("1/{} s ({} s)", per.round() as i64, sig(dt, 4))
+    } else {
+        format!("{} s", sig(dt, 4))
+    }
+}
+
+fn impulse_text(data: &CantileverData) -> String {
+    let s = &data.settings;
+    let mut steps: Vec<u32> = data.dynamic_runs.iter().map(|r| r.impulse_steps).collect();
+    steps.sort_unstable();
+    steps.dedup();
+    let steps_text = match steps.as_slice() {
+        [] if s.dt > 0.0 && s.impulse_s > 0.0 => format!("{} steps", (s.impulse_s / s.dt).round()),
+        [] => "no steps given".into(),
+        [one] => format!("{one} steps"),
+        many => format!("{}–{} steps", many[0], many[many.len() - 1]),
+    };
+    if s.impulse_s > 0.0 && s.impulse_s.is_finite() {
+        format!("{} ({steps_text})", quantity(s.impulse_s, "s"))
+    } else {
+        steps_text
+    }
+}
+
+fn list<T: PartialEq + Clone>(items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut v: Vec<T> = Vec::new();
+    for i in items {
+        if !v.contains(&i) {
+            v.push(i);
+        }
+    }
+    v
+}
+
+fn sweep_text(data: &CantileverData) -> String {
+    let runs = || {
+        data.static_runs
+            .iter()
+            .map(|r| ((r.w, r.h), r.fs_hz, r.scaffolding))
+            .chain(data.dynamic_runs.iter().map(|r| ((r.w, r.h), r.fs_hz, r.scaffolding)))
+    };
+    let mut sizes = list(runs().map(|r| r.0));
+    sizes.sort_unstable();
+    if sizes.is_empty() {
+        return "no data: no runs.".into();
+    }
+    let mut fs = list(runs().filter(|r| r.2 == Scaffolding::ALL).map(|r| r.1).filter(|f| f.is_finite()));
+    fs.sort_by(f64::total_cmp);
+    let sets = list(Scaffolding::PAPER_SETS.iter().copied().filter(|s| runs().any(|r| r.2 == *s)));
+    let sizes_text = sizes.iter().map(|s| format!("{}×{}", s.0, s.1)).collect::<Vec<_>>().join(", ");
+    let fs_text = fs.iter().map(|f| short(*f)).collect::<Vec<_>>().join(", ");
+    let mut text = format!("sizes {sizes_text}; f_s ∈ {{{fs_text}}} Hz with all groups");
+    if let Some(f) = scaffolding_sweep_fs(runs().filter(|r| r.2 != Scaffolding::ALL).map(|r| r.1)) {
+        let sets_text = sets.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ");
+        let _ = write!(text, "; scaffolding ∈ {{{sets_text}}} at f_s = {} Hz", short(f));
+    }
+    text.push('.');
+    text
+}
+
+fn settings_rows(data: &CantileverData) -> Vec<Row> {
+    let s = &data.settings;
+    let row = |name: &str, value: String| Row { name: name.into(), value };
+    let mut rows = vec![
+        row("vsr2d version", s.version.clone()),
+        row("material preset", s.preset.clone()),
+        row("time step dt", dt_text(s.dt)),
+        row(
+            "static load |F| and duration",
+            format!("{} for {}", quantity(s.static_force_n, "N"), quantity(s.static_duration_s, "s")),
+        ),
+        row(
+            "dynamic load |F|, impulse and record",
+            format!(
+                "{} for {}, recorded for {}",
+                quantity(s.dynamic_force_n, "N"),
+                impulse_text(data),
+                quantity(s.dynamic_duration_s, "s")
+            ),
+        ),
+        row("voxel side l", quantity(s.voxel_side_m, "m")),
+        row("gravity", "off".into()),
+        row("solver iterations", s.solver_iterations.to_string()),
+        row(
+            "convergence",
+            if s.convergence_note.trim().is_empty() { "not stated".into() } else { s.convergence_note.clone() },
+        ),
+        row("runs", format!("{} static, {} dynamic", data.static_runs.len(), data.dynamic_runs.len())),
+    ];
+    rows.extend(s.extra.iter().map(|e| Row { name: e.name.clone(), value: e.value.clone() }));
+    rows
+}
+
+/// Table order: size, then all groups by f_s, then the other sets softest first.
+fn run_order(w: u32, h: u32, s: Scaffolding, fs: f64) -> (u32, u32, usize, u64) {
+    let rank = if s == Scaffolding::ALL {
+        0
+    } else {
+        Scaffolding::PAPER_SETS.iter().position(|p| *p == s).map_or(10 + s.springs_per_voxel(), |i| i + 1)
+    };
+    // Non-negative finite f64 order as integer bits; NaN last.
+    let key = if fs.is_finite() && fs >= 0.0 { fs.to_bits() } else { u64::MAX };
+    (w, h, rank, key)
+}
+
+fn mm(v: f64) -> String {
+    sig(1000.0 * v, 4)
+}
+
+fn opt(v: Option<f64>, digits: usize) -> String {
+    v.map(|x| sig(x, digits)).unwrap_or_else(|| "–".into())
+}
+
+fn static_rows(data: &CantileverData) -> Vec<StaticRow> {
+    let mut runs: Vec<&StaticRun> = data.static_runs.iter().collect();
+    runs.sort_by_key(|r| run_order(r.w, r.h, r.scaffolding, r.fs_hz));
+    let side = data.settings.voxel_side_m;
+    runs.into_iter()
+        .map(|r| {
+            let length = r.w as f64 * side;
+            StaticRow {
+                size: format!("{}×{}", r.w, r.h),
+                fs: short(r.fs_hz),
+                scaffolding: r.scaffolding.to_string(),
+                force: short(r.force_n),
+                dy_mm: mm(r.dy_final_m),
+                rel: if length > 0.0 && r.dy_final_m.is_finite() {
+                    sig(100.0 * r.dy_final_m.abs() / length, 3)
+                } else {
+                    "–".into()
+                },
+            }
+        })
+        .collect()
+}
+
+fn dynamic_rows(dynamic: &[DynamicSummary]) -> Vec<DynamicRow> {
+    let mut runs: Vec<&DynamicSummary> = dynamic.iter().collect();
+    runs.sort_by_key(|r| run_order(r.w, r.h, r.scaffolding, r.fs_hz));
+    runs.into_iter()
+        .map(|r| {
+            let base = |rest: [String; 8]| {
+                let [peak_mm, peak_t, period, period_fs, settling, decay, zeta, final_mm] = rest;
+                DynamicRow {
+                    size: format!("{}×{}", r.w, r.h),
+                    fs: short(r.fs_hz),
+                    scaffolding: r.scaffolding.to_string(),
+                    peak_mm,
+                    peak_t,
+                    period,
+                    period_fs,
+                    settling,
+                    decay,
+                    zeta,
+                    final_mm,
+                }
+            };
+            match &r.figures {
+                Some(f) => base([
+                    mm(f.peak_abs_m),
+                    sig(f.peak_t_s, 3),
+                    opt(f.period_s, 4),
+                    opt(f.period_s.map(|t| t * r.fs_hz), 3),
+                    opt(f.settling_s, 3),
+                    opt(f.decay_ratio, 3),
+                    opt(f.damping_ratio, 2),
+                    mm(f.final_m),
+                ]),
+                None => {
+                    let mut cells: [String; 8] = std::array::from_fn(|_| "–".to_string());
+                    cells[0] = "no finite data".into();
+                    base(cells)
+                }
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_numbers_round_trip_and_missing_values_are_empty() {
+        assert_eq!(csv_f64(0.1), "0.1");
+        assert_eq!(csv_f64(f64::NAN), "");
+        let v = -0.012345678901234567;
+        assert_eq!(csv_f64(v).parse::<f64>().unwrap(), v);
+        assert_eq!(dt_text(1.0 / 60.0), "1/60 s (0.01667 s)");
+        assert_eq!(short(8.0), "8");
+    }
+
+    #[test]
+    fn empty_data_renders_a_page_that_says_no_data() {
+        let data = CantileverData {
+            settings: ReportSettings {
+                version: "0.1.0".into(),
+                preset: "default".into(),
+                dt: 1.0 / 60.0,
+                static_duration_s: 60.0,
+                dynamic_duration_s: 15.0,
+                static_force_n: 30.0,
+                dynamic_force_n: 800.0,
+                impulse_s: 0.1,
+                voxel_side_m: 3.0,
+                solver_iterations: 4,
+                convergence_note: "<b>escaped</b>".into(),
+                extra: vec![],
+            },
+            static_runs: vec![],
+            dynamic_runs: vec![],
+        };
+        let html = render_html(&data, &analyse(&data), &[], false).unwrap();
+        assert!(html.contains("No data: no static runs."));
+        assert!(html.contains("No data: no dynamic runs."));
+        assert!(
+            html.contains("&lt;b&gt;escaped") && !html.contains("<b>escaped"),
+            "settings text must be HTML-escaped"
+        );
+        assert!(!html.contains("<img"));
+        assert_eq!(static_csv(&data), "w,h,fs_hz,scaffolding,dy_final_m,force_n\n");
+    }
+}

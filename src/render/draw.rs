@@ -1,0 +1,456 @@
+//! Paints one cell (spec §12 paint order): background, world grid, terrain and walls, voxels, optional
+//! layers, text. Everything is transformed to cell pixels here, so stroke widths are in pixels.
+
+use std::fmt::Write as _;
+
+use tiny_skia::{FillRule, LineCap, Paint, PathBuilder, Pixmap, Rect, Stroke, StrokeDash, Transform};
+
+use super::camera::ViewTransform;
+use super::layout::nice_spacing;
+use super::style::{self, Rgba};
+use super::text::TextRenderer;
+use super::{CellFrame, RenderOptions};
+use crate::snapshot::{RobotSnapshot, SensorKind, SpringGroup, Vec2, VoxelSnapshot};
+
+/// Voxel side assumed when it cannot be inferred from a voxel (degenerate outline); the spec default.
+const DEFAULT_VOXEL_SIDE: f64 = 3.0;
+/// Margin of the overlay text from the cell's top-left corner, in pixels.
+const TEXT_MARGIN_PX: f32 = 4.0;
+/// Arrowhead: length cap in pixels, fraction of the arrow, half-angle.
+const ARROW_HEAD_PX: f64 = 7.0;
+const ARROW_HEAD_FRACTION: f64 = 0.35;
+const ARROW_HEAD_ANGLE: f64 = 0.45;
+/// Most grid lines drawn along one axis; more would be a degenerate view.
+const MAX_GRID_LINES: i64 = 2000;
+
+/// How far outside the cell (in pixels) geometry is kept. Farther parts are clipped away here, because
+/// tiny-skia's fixed-point rasterizer is only reliable up to about 2²² px; the guard band keeps the clip
+/// edges (and the strokes along them) well out of sight.
+const GUARD_PX: f64 = 1024.0;
+
+/// A polygon in cell pixels (f64, before clipping).
+type PixelPolygon = Vec<(f64, f64)>;
+
+/// Buffers reused from frame to frame so steady-state rendering does not allocate paths or strings.
+pub(crate) struct Scratch {
+    builder: Option<PathBuilder>,
+    clip: (PixelPolygon, PixelPolygon),
+    stroke: Stroke,
+    dashed: Stroke,
+    text: String,
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        let dashed = Stroke {
+            width: style::ROPE_PX,
+            dash: StrokeDash::new(style::ROPE_DASH_PX.to_vec(), 0.0),
+            ..Stroke::default()
+        };
+        Scratch {
+            builder: Some(PathBuilder::with_capacity(64, 64)),
+            clip: (Vec::with_capacity(16), Vec::with_capacity(16)),
+            stroke: Stroke::default(),
+            dashed,
+            text: String::new(),
+        }
+    }
+}
+
+impl Scratch {
+    /// A pen for one batched path in the cell `pm`, seen through `tf`.
+    fn pen<'t>(&mut self, tf: &'t ViewTransform, pm: &Pixmap) -> Pen<'t> {
+        let guard = [-GUARD_PX, -GUARD_PX, f64::from(pm.width()) + GUARD_PX, f64::from(pm.height()) + GUARD_PX];
+        Pen { pb: self.builder.take().unwrap_or_default(), tf, guard, clip: std::mem::take(&mut self.clip) }
+    }
+}
+
+/// Builds a path in cell pixels from world geometry, clipped to the guard band.
+struct Pen<'t> {
+    pb: PathBuilder,
+    tf: &'t ViewTransform,
+    /// x0, y0, x1, y1 of the guard rectangle.
+    guard: [f64; 4],
+    clip: (PixelPolygon, PixelPolygon),
+}
+
+impl Pen<'_> {
+    fn inside(&self, (x, y): (f64, f64)) -> bool {
+        let g = &self.guard;
+        x >= g[0] && x <= g[2] && y >= g[1] && y <= g[3]
+    }
+
+    /// Adds a closed polygon. One with a non-finite vertex is skipped so it cannot void the whole batch.
+    fn polygon(&mut self, points: &[Vec2]) {
+        if points.len() < 2 || !points.iter().all(|p| p.is_finite()) {
+            return;
+        }
+        let (mut a, mut b) = std::mem::take(&mut self.clip);
+        a.clear();
+        a.extend(points.iter().map(|&p| self.tf.to_pixel(p)));
+        if !a.iter().all(|p| p.0.is_finite() && p.1.is_finite()) {
+            self.clip = (a, b);
+            return;
+        }
+        if !a.iter().all(|&p| self.inside(p)) {
+            // Sutherland–Hodgman against the four sides of the guard rectangle.
+            for side in 0..4 {
+                clip_polygon(&a, &mut b, side, self.guard[side]);
+                std::mem::swap(&mut a, &mut b);
+            }
+        }
+        if let Some((&(x, y), rest)) = a.split_first() {
+            self.pb.move_to(x as f32, y as f32);
+            for &(x, y) in rest {
+                self.pb.line_to(x as f32, y as f32);
+            }
+            self.pb.close();
+        }
+        self.clip = (a, b);
+    }
+
+    /// Adds a segment between two world points.
+    fn segment(&mut self, a: Vec2, b: Vec2) {
+        if a.is_finite() && b.is_finite() {
+            self.pixel_segment(self.tf.to_pixel(a), self.tf.to_pixel(b));
+        }
+    }
+
+    /// Adds a segment between two cell-pixel points (Liang–Barsky clipped to the guard band).
+    fn pixel_segment(&mut self, a: (f64, f64), b: (f64, f64)) {
+        if !(a.0.is_finite() && a.1.is_finite() && b.0.is_finite() && b.1.is_finite()) {
+            return;
+        }
+        let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+        let (mut t0, mut t1) = (0.0f64, 1.0f64);
+        let g = self.guard;
+        for (p, q) in [(-dx, a.0 - g[0]), (dx, g[2] - a.0), (-dy, a.1 - g[1]), (dy, g[3] - a.1)] {
+            if p == 0.0 {
+                if q < 0.0 {
+                    return;
+                }
+            } else {
+                let r = q / p;
+                if p < 0.0 {
+                    t0 = t0.max(r);
+                } else {
+                    t1 = t1.min(r);
+                }
+            }
+        }
+        if t0 > t1 {
+            return;
+        }
+        let at = |t: f64| {
+            if t == 0.0 {
+                a
+            } else if t == 1.0 {
+                b
+            } else {
+                (a.0 + t * dx, a.1 + t * dy)
+            }
+        };
+        let (p, q) = (at(t0), at(t1));
+        self.pb.move_to(p.0 as f32, p.1 as f32);
+        self.pb.line_to(q.0 as f32, q.1 as f32);
+    }
+
+    /// Adds a circle of `radius` pixels around a world point (skipped if outside the guard band).
+    fn circle(&mut self, c: Vec2, radius: f32) {
+        let p = self.tf.to_pixel(c);
+        if c.is_finite() && self.inside(p) {
+            self.pb.push_circle(p.0 as f32, p.1 as f32, radius);
+        }
+    }
+}
+
+/// One Sutherland–Hodgman step: keeps the part of `input` on the inner side of the guard side `side`
+/// (0: x ≥ v, 1: y ≥ v, 2: x ≤ v, 3: y ≤ v).
+fn clip_polygon(input: &[(f64, f64)], out: &mut Vec<(f64, f64)>, side: usize, v: f64) {
+    out.clear();
+    let coord = |p: (f64, f64)| match side {
+        0 | 2 => p.0,
+        _ => p.1,
+    };
+    let keep = |p: (f64, f64)| if side < 2 { coord(p) >= v } else { coord(p) <= v };
+    let cross = |a: (f64, f64), b: (f64, f64)| {
+        let t = (v - coord(a)) / (coord(b) - coord(a));
+        (a.0 + t * (b.0 - a.0), a.1 + t * (b.1 - a.1))
+    };
+    let Some(&last) = input.last() else { return };
+    let mut prev = last;
+    for &cur in input {
+        match (keep(prev), keep(cur)) {
+            (true, true) => out.push(cur),
+            (true, false) => out.push(cross(prev, cur)),
+            (false, true) => {
+                out.push(cross(prev, cur));
+                out.push(cur);
+            }
+            (false, false) => {}
+        }
+        prev = cur;
+    }
+}
+
+fn paint(color: Rgba) -> Paint<'static> {
+    let mut p = Paint::default();
+    p.set_color(color.to_skia());
+    p.anti_alias = true;
+    p
+}
+
+/// Finishes the pen's path and fills and/or strokes it, then returns the buffers to the scratch.
+fn finish(pm: &mut Pixmap, sc: &mut Scratch, pen: Pen<'_>, fill: Option<Rgba>, stroke: Option<(Rgba, f32, bool)>) {
+    sc.clip = pen.clip;
+    let pb = pen.pb;
+    if pb.is_empty() {
+        // Nothing to draw (e.g. no touching voxel): keep the builder's buffers.
+        sc.builder = Some(pb);
+        return;
+    }
+    let Some(path) = pb.finish() else {
+        return;
+    };
+    if let Some(color) = fill {
+        pm.fill_path(&path, &paint(color), FillRule::Winding, Transform::identity(), None);
+    }
+    if let Some((color, width, dashed)) = stroke {
+        if dashed {
+            sc.dashed.width = width;
+            pm.stroke_path(&path, &paint(color), &sc.dashed, Transform::identity(), None);
+        } else {
+            sc.stroke.width = width;
+            pm.stroke_path(&path, &paint(color), &sc.stroke, Transform::identity(), None);
+        }
+    }
+    sc.builder = Some(path.clear());
+}
+
+/// The reading that drives a voxel's fill (and its printed value).
+pub(crate) fn reading(v: &VoxelSnapshot, kind: SensorKind) -> f64 {
+    match kind {
+        SensorKind::AreaRatio => v.area_ratio,
+        SensorKind::Touching => f64::from(u8::from(v.touching)),
+        k => v.sensors.get(k),
+    }
+}
+
+/// l from the spec's own definition AR = |area(outline)| / l², so display domains that scale with l work
+/// without the snapshot carrying the material.
+fn inferred_side(v: &VoxelSnapshot) -> f64 {
+    let o = &v.outline;
+    let twice_area: f64 = (0..4).map(|i| o[i].cross(o[(i + 1) % 4])).sum();
+    let l = (twice_area.abs() * 0.5 / v.area_ratio).sqrt();
+    if l.is_finite() && l > 0.0 {
+        l
+    } else {
+        DEFAULT_VOXEL_SIDE
+    }
+}
+
+fn robots<'a>(frame: &'a CellFrame<'a>) -> impl Iterator<Item = &'a RobotSnapshot> + 'a {
+    let filter = frame.robots;
+    frame.snapshot.robots.iter().filter(move |r| filter.is_none_or(|ids| ids.contains(&r.id)))
+}
+
+pub(crate) fn draw_cell(
+    pm: &mut Pixmap,
+    tf: &ViewTransform,
+    frame: &CellFrame<'_>,
+    opts: &RenderOptions,
+    text: &mut TextRenderer,
+    sc: &mut Scratch,
+) {
+    pm.fill(style::BACKGROUND.to_skia());
+    if opts.world_grid {
+        draw_world_grid(pm, tf);
+    }
+    draw_statics(pm, tf, frame, sc);
+    draw_voxels(pm, tf, frame, opts, sc);
+    draw_layers(pm, tf, frame, opts, text, sc);
+    if opts.text {
+        draw_overlay(pm, frame, text, sc);
+    }
+}
+
+/// 1 px lines snapped to whole pixels (crisp, and cheaper than anti-aliased strokes).
+fn draw_world_grid(pm: &mut Pixmap, tf: &ViewTransform) {
+    let Some(g) = nice_spacing(tf.view.width()) else { return };
+    let vis = tf.visible_world();
+    let (w, h) = (pm.width() as f32, pm.height() as f32);
+    let mut p = paint(style::WORLD_GRID);
+    p.anti_alias = false;
+    let (kx0, kx1) = ((vis.min.x / g).ceil() as i64, (vis.max.x / g).floor() as i64);
+    let (ky0, ky1) = ((vis.min.y / g).ceil() as i64, (vis.max.y / g).floor() as i64);
+    if kx1.saturating_sub(kx0) > MAX_GRID_LINES || ky1.saturating_sub(ky0) > MAX_GRID_LINES {
+        return;
+    }
+    for k in kx0..=kx1 {
+        let (x, _) = tf.to_pixel(Vec2::new(k as f64 * g, 0.0));
+        if let Some(r) = Rect::from_xywh(x.floor() as f32, 0.0, style::GRID_LINE_PX, h) {
+            pm.fill_rect(r, &p, Transform::identity(), None);
+        }
+    }
+    for k in ky0..=ky1 {
+        let (_, y) = tf.to_pixel(Vec2::new(0.0, k as f64 * g));
+        if let Some(r) = Rect::from_xywh(0.0, y.floor() as f32, w, style::GRID_LINE_PX) {
+            pm.fill_rect(r, &p, Transform::identity(), None);
+        }
+    }
+}
+
+fn draw_statics(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, sc: &mut Scratch) {
+    let snap = frame.snapshot;
+    if snap.terrain.is_none() && snap.statics.is_empty() {
+        return;
+    }
+    let mut pen = sc.pen(tf, pm);
+    for poly in snap.terrain.iter().chain(snap.statics.iter()) {
+        pen.polygon(poly);
+    }
+    finish(pm, sc, pen, Some(style::TERRAIN_FILL), Some((style::TERRAIN_OUTLINE, style::TERRAIN_OUTLINE_PX, false)));
+}
+
+fn draw_voxels(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, opts: &RenderOptions, sc: &mut Scratch) {
+    let kind = opts.color_by;
+    let fixed_domain = match (kind, opts.voxel_side) {
+        (SensorKind::AreaRatio | SensorKind::Angle | SensorKind::Touching, _) => {
+            Some(style::display_domain(kind, DEFAULT_VOXEL_SIDE, opts.area_ratio_range))
+        }
+        (_, Some(l)) => Some(style::display_domain(kind, l, opts.area_ratio_range)),
+        (_, None) => None,
+    };
+    // Fills first, then all outlines in one stroke, so a neighbour's translucent fill never dims an outline.
+    for robot in robots(frame) {
+        for v in &robot.voxels {
+            let domain =
+                fixed_domain.unwrap_or_else(|| style::display_domain(kind, inferred_side(v), opts.area_ratio_range));
+            let mut pen = sc.pen(tf, pm);
+            pen.polygon(&v.outline);
+            finish(pm, sc, pen, Some(style::voxel_fill(reading(v, kind), domain)), None);
+        }
+    }
+    let mut pen = sc.pen(tf, pm);
+    for robot in robots(frame) {
+        for v in &robot.voxels {
+            pen.polygon(&v.outline);
+        }
+    }
+    finish(pm, sc, pen, None, Some((style::VOXEL_OUTLINE, style::VOXEL_OUTLINE_PX, false)));
+}
+
+fn draw_layers(
+    pm: &mut Pixmap,
+    tf: &ViewTransform,
+    frame: &CellFrame<'_>,
+    opts: &RenderOptions,
+    text: &mut TextRenderer,
+    sc: &mut Scratch,
+) {
+    if opts.masses {
+        let mut pen = sc.pen(tf, pm);
+        for v in robots(frame).flat_map(|r| &r.voxels) {
+            for m in &v.masses {
+                pen.polygon(m);
+            }
+        }
+        finish(pm, sc, pen, Some(style::MASS_FILL), None);
+    }
+    if opts.springs {
+        for group in SpringGroup::ALL {
+            let mut pen = sc.pen(tf, pm);
+            for s in robots(frame).filter_map(|r| r.springs.as_deref()).flatten().filter(|s| s.group == group) {
+                pen.segment(s.a, s.b);
+            }
+            finish(pm, sc, pen, None, Some((style::spring_color(group), style::SPRING_PX, false)));
+        }
+    }
+    if opts.ropes {
+        let mut pen = sc.pen(tf, pm);
+        for r in robots(frame).filter_map(|r| r.ropes.as_deref()).flatten() {
+            pen.segment(r.a, r.b);
+        }
+        finish(pm, sc, pen, None, Some((style::ROPE, style::ROPE_PX, true)));
+    }
+    if opts.welds {
+        let radius = ((style::WELD_RADIUS_M * tf.scale) as f32).max(style::WELD_MIN_RADIUS_PX);
+        let mut pen = sc.pen(tf, pm);
+        for pair in robots(frame).filter_map(|r| r.welds.as_deref()).flatten() {
+            for &p in pair {
+                pen.circle(p, radius);
+            }
+        }
+        finish(pm, sc, pen, Some(style::WELD), None);
+    }
+    // Over the structure layers (the ring would be hidden by mass squares), under arrows and text.
+    if opts.touching_markers {
+        let mut pen = sc.pen(tf, pm);
+        for v in robots(frame).flat_map(|r| &r.voxels).filter(|v| v.touching) {
+            pen.polygon(&v.outline);
+        }
+        finish(pm, sc, pen, None, Some((style::TOUCHING, style::TOUCHING_PX, false)));
+    }
+    if opts.velocity_arrows {
+        let mut pen = sc.pen(tf, pm);
+        for v in robots(frame).flat_map(|r| &r.voxels) {
+            push_arrow(&mut pen, v.center, v.center + v.velocity * 0.5);
+        }
+        sc.stroke.line_cap = LineCap::Round;
+        finish(pm, sc, pen, None, Some((style::ARROW, style::ARROW_PX, false)));
+        sc.stroke.line_cap = LineCap::default();
+    }
+    if opts.sensor_values {
+        let digit_half = 0.5 * TextRenderer::digit_height(style::TEXT_PX);
+        for v in robots(frame).flat_map(|r| &r.voxels) {
+            let value = reading(v, opts.color_by);
+            // Print 0.00, not -0.00, for tiny negative readings.
+            let value = if value.abs() < 0.005 { 0.0 } else { value };
+            sc.text.clear();
+            let _ = write!(sc.text, "{value:.2}");
+            let (cx, cy) = tf.px(v.center);
+            // Cull labels of voxels far outside the cell.
+            if !(cx > -100.0 && cy > -100.0 && cx < pm.width() as f32 + 100.0 && cy < pm.height() as f32 + 100.0) {
+                continue;
+            }
+            let width = TextRenderer::measure(&sc.text, style::TEXT_PX);
+            // Centre the digits (which stand on the baseline) on the voxel centre.
+            let baseline = cy + digit_half;
+            text.draw(pm, &sc.text, cx - width * 0.5, baseline, style::TEXT_PX, style::TEXT);
+        }
+    }
+}
+
+/// A shaft from `from` to `to` with a two-stroke head; nothing if shorter than half a pixel.
+fn push_arrow(pen: &mut Pen<'_>, from: Vec2, to: Vec2) {
+    let a = pen.tf.to_pixel(from);
+    let b = pen.tf.to_pixel(to);
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let len = dx.hypot(dy);
+    if !(len.is_finite() && len >= 0.5) {
+        return;
+    }
+    pen.pixel_segment(a, b);
+    let head = (len * ARROW_HEAD_FRACTION).min(ARROW_HEAD_PX);
+    let (ux, uy) = (dx / len, dy / len);
+    for side in [-1.0, 1.0] {
+        let (s, c) = (ARROW_HEAD_ANGLE * side).sin_cos();
+        // The backwards direction (−ux, −uy) rotated by ±angle.
+        let (rx, ry) = (-ux * c + uy * s, -ux * s - uy * c);
+        pen.pixel_segment(b, (b.0 + rx * head, b.1 + ry * head));
+    }
+}
+
+fn draw_overlay(pm: &mut Pixmap, frame: &CellFrame<'_>, text: &mut TextRenderer, sc: &mut Scratch) {
+    let m = TextRenderer::metrics(style::TEXT_PX);
+    let mut baseline = TEXT_MARGIN_PX + m.ascent;
+    sc.text.clear();
+    let _ = write!(sc.text, "t = {:.2} s", frame.snapshot.t);
+    text.draw(pm, &sc.text, TEXT_MARGIN_PX, baseline, style::TEXT_PX, style::TEXT);
+    if let Some(label) = frame.label {
+        for line in label.lines() {
+            baseline += m.line_height;
+            text.draw(pm, line, TEXT_MARGIN_PX, baseline, style::TEXT_PX, style::TEXT);
+        }
+    }
+}

@@ -1,0 +1,298 @@
+//! Headless renderer (spec §12): draws snapshots into tiny-skia pixmaps, one simulation per cell of a
+//! grid, each cell with its own camera. Depends only on [`crate::snapshot`], so it can render recorded or
+//! hand-built snapshots as well as live runs.
+//!
+//! ```ignore
+//! let mut r = GridRenderer::new(1280, 720, 2, 2, RenderOptions::default())?;
+//! let frame = r.render(&[CellFrame::new(&snapshot).label("run 1")])?;
+//! let image = pixmap_to_rgba_image(frame);
+//! ```
+
+mod camera;
+mod draw;
+mod frames;
+mod layout;
+mod style;
+mod text;
+
+use serde::{Deserialize, Serialize};
+use tiny_skia::Pixmap;
+
+pub use camera::{Camera, ViewTransform, FOLLOW_MARGIN, FOLLOW_TIME_CONSTANT_S, FOLLOW_WINDOW_S};
+pub use frames::{frame_count, frame_count_of, frame_time, pick_index, FrameCursor, FRAME_TIME_EPS};
+pub use layout::{auto_layout, cell_rect, nice_spacing, CellRect, GridLayout, LayoutParseError};
+pub use style::{display_domain, diverging, spring_color, voxel_fill, Rgba};
+pub use text::{LineMetrics, TextRenderer};
+
+use crate::snapshot::{SensorKind, Snapshot};
+
+/// The colours of the look, for callers and tests that need to name them.
+pub mod colors {
+    pub use super::style::{
+        ARROW, BACKGROUND, MASS_FILL, ROPE, TERRAIN_FILL, TERRAIN_OUTLINE, TEXT, TOUCHING, VOXEL_FILL_ALPHA,
+        VOXEL_OUTLINE, WELD, WORLD_GRID,
+    };
+}
+
+/// What to draw. Optional layers are off by default (spec §12); the world grid and the text are on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RenderOptions {
+    /// The four mass squares of each voxel, gray at alpha 0.6.
+    pub masses: bool,
+    /// Spring segments coloured by group (needs snapshots recorded with spring detail).
+    pub springs: bool,
+    /// Rope segments, dashed black (needs rope detail).
+    pub ropes: bool,
+    /// Red dots at welded mass centres (needs weld detail).
+    pub welds: bool,
+    /// The `color_by` reading printed at each voxel centre, 2 decimals.
+    pub sensor_values: bool,
+    /// Arrows from each voxel centre to centre + v·0.5 s.
+    pub velocity_arrows: bool,
+    /// A magenta ring around voxels that touch something outside their robot.
+    pub touching_markers: bool,
+    /// The reading that drives the voxel fill.
+    pub color_by: SensorKind,
+    /// Display domain [lo, hi] of the area ratio (other sensors use the spec's fixed domains).
+    pub area_ratio_range: [f64; 2],
+    /// Voxel side l for the velocity domains (±1.5·l); `None` infers it per voxel from its outline and
+    /// area ratio (AR = area / l²).
+    pub voxel_side: Option<f64>,
+    /// Light-gray world grid at a "nice" spacing.
+    pub world_grid: bool,
+    /// `t = …` and the cell label, top-left.
+    pub text: bool,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions {
+            masses: false,
+            springs: false,
+            ropes: false,
+            welds: false,
+            sensor_values: false,
+            velocity_arrows: false,
+            touching_markers: false,
+            color_by: SensorKind::AreaRatio,
+            area_ratio_range: [0.75, 1.25],
+            voxel_side: None,
+            world_grid: true,
+            text: true,
+        }
+    }
+}
+
+impl RenderOptions {
+    /// Every optional layer on (debug views, tests).
+    pub fn all_layers() -> Self {
+        RenderOptions {
+            masses: true,
+            springs: true,
+            ropes: true,
+            welds: true,
+            sensor_values: true,
+            velocity_arrows: true,
+            touching_markers: true,
+            ..RenderOptions::default()
+        }
+    }
+}
+
+/// Why a renderer could not be built or could not render.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RenderError {
+    #[error("the output image must be at least 1×1 pixels, got {width}×{height}")]
+    EmptyImage { width: u32, height: u32 },
+    #[error("the grid must have at least 1 column and 1 row, got {cols} columns × {rows} rows")]
+    EmptyGrid { cols: u32, rows: u32 },
+    #[error("a {width}×{height} image is too small for {cols} columns × {rows} rows: every cell needs a pixel")]
+    CellTooSmall { width: u32, height: u32, cols: u32, rows: u32 },
+    #[error("a {width}×{height} image is too large to allocate")]
+    TooLarge { width: u32, height: u32 },
+    #[error("{given} cells given for a grid of {capacity}")]
+    TooManyCells { given: usize, capacity: usize },
+}
+
+/// What one cell shows in a frame.
+#[derive(Debug, Clone, Copy)]
+pub struct CellFrame<'a> {
+    pub snapshot: &'a Snapshot,
+    /// Robot ids to show (and to frame); `None` shows all robots of the snapshot.
+    pub robots: Option<&'a [usize]>,
+    /// Text under the time line (may have several lines).
+    pub label: Option<&'a str>,
+}
+
+impl<'a> CellFrame<'a> {
+    pub fn new(snapshot: &'a Snapshot) -> Self {
+        CellFrame { snapshot, robots: None, label: None }
+    }
+    pub fn robots(self, ids: &'a [usize]) -> Self {
+        CellFrame { robots: Some(ids), ..self }
+    }
+    pub fn label(self, label: &'a str) -> Self {
+        CellFrame { label: Some(label), ..self }
+    }
+}
+
+struct CellState {
+    rect: CellRect,
+    camera: Camera,
+    pixmap: Pixmap,
+    transform: Option<ViewTransform>,
+}
+
+/// Renders frames of a `cols` × `rows` grid of cells into one reusable pixmap. Cells are filled row by
+/// row (cell index = row·cols + column); each keeps its camera across frames.
+pub struct GridRenderer {
+    layout: GridLayout,
+    options: RenderOptions,
+    cells: Vec<CellState>,
+    output: Pixmap,
+    text: TextRenderer,
+    scratch: draw::Scratch,
+}
+
+impl GridRenderer {
+    /// A renderer for a `width` × `height` image split into `cols` × `rows` cells, all follow cameras.
+    pub fn new(width: u32, height: u32, cols: u32, rows: u32, options: RenderOptions) -> Result<Self, RenderError> {
+        if width == 0 || height == 0 {
+            return Err(RenderError::EmptyImage { width, height });
+        }
+        if cols == 0 || rows == 0 {
+            return Err(RenderError::EmptyGrid { cols, rows });
+        }
+        if cols > width || rows > height {
+            return Err(RenderError::CellTooSmall { width, height, cols, rows });
+        }
+        let too_large = RenderError::TooLarge { width, height };
+        let output = Pixmap::new(width, height).ok_or(too_large.clone())?;
+        let mut cells = Vec::with_capacity(cols as usize * rows as usize);
+        for j in 0..rows {
+            for i in 0..cols {
+                let rect = cell_rect(width, height, cols, rows, i, j);
+                let pixmap = Pixmap::new(rect.width, rect.height).ok_or(too_large.clone())?;
+                cells.push(CellState { rect, camera: Camera::follow(), pixmap, transform: None });
+            }
+        }
+        Ok(GridRenderer {
+            layout: GridLayout { cols, rows },
+            options,
+            cells,
+            output,
+            text: TextRenderer::new(),
+            scratch: draw::Scratch::default(),
+        })
+    }
+
+    pub fn with_layout(
+        width: u32,
+        height: u32,
+        layout: GridLayout,
+        options: RenderOptions,
+    ) -> Result<Self, RenderError> {
+        Self::new(width, height, layout.cols, layout.rows, options)
+    }
+
+    pub fn layout(&self) -> GridLayout {
+        self.layout
+    }
+    pub fn width(&self) -> u32 {
+        self.output.width()
+    }
+    pub fn height(&self) -> u32 {
+        self.output.height()
+    }
+    pub fn options(&self) -> &RenderOptions {
+        &self.options
+    }
+    pub fn set_options(&mut self, options: RenderOptions) {
+        self.options = options;
+    }
+    /// The pixel rectangle of cell `index` (row-major).
+    pub fn cell_rect(&self, index: usize) -> Option<CellRect> {
+        self.cells.get(index).map(|c| c.rect)
+    }
+    pub fn camera(&self, index: usize) -> Option<&Camera> {
+        self.cells.get(index).map(|c| &c.camera)
+    }
+    /// E.g. to feed [`Camera::observe`] with snapshots that are not rendered, or to reset it.
+    pub fn camera_mut(&mut self, index: usize) -> Option<&mut Camera> {
+        self.cells.get_mut(index).map(|c| &mut c.camera)
+    }
+    /// Replaces a cell's camera (e.g. with [`Camera::fixed`]); returns false if there is no such cell.
+    pub fn set_camera(&mut self, index: usize, camera: Camera) -> bool {
+        self.cells.get_mut(index).map(|c| c.camera = camera).is_some()
+    }
+    /// The world → cell-pixel transform used for cell `index` in the last frame (`None` if it was empty).
+    pub fn transform(&self, index: usize) -> Option<ViewTransform> {
+        self.cells.get(index).and_then(|c| c.transform)
+    }
+    /// The last rendered frame (premultiplied RGBA).
+    pub fn pixmap(&self) -> &Pixmap {
+        &self.output
+    }
+
+    /// Renders one frame: `cells[k]` goes to cell k (row-major); cells beyond `cells.len()` stay white.
+    pub fn render(&mut self, cells: &[CellFrame<'_>]) -> Result<&Pixmap, RenderError> {
+        if cells.len() > self.cells.len() {
+            return Err(RenderError::TooManyCells { given: cells.len(), capacity: self.cells.len() });
+        }
+        for (index, cell) in self.cells.iter_mut().enumerate() {
+            match cells.get(index) {
+                Some(frame) => {
+                    let (w, h) = (cell.rect.width, cell.rect.height);
+                    let bbox = frame.snapshot.robots_bbox(frame.robots);
+                    let view = cell.camera.update(frame.snapshot.t, bbox, f64::from(w) / f64::from(h));
+                    let tf = ViewTransform::new(view, w, h);
+                    draw::draw_cell(&mut cell.pixmap, &tf, frame, &self.options, &mut self.text, &mut self.scratch);
+                    cell.transform = Some(tf);
+                }
+                None => {
+                    cell.pixmap.fill(style::BACKGROUND.to_skia());
+                    cell.transform = None;
+                }
+            }
+            blit_cell(&mut self.output, &cell.pixmap, cell.rect);
+        }
+        Ok(&self.output)
+    }
+}
+
+/// Copies a cell's pixmap into its rectangle of the output, row by row.
+fn blit_cell(output: &mut Pixmap, cell: &Pixmap, rect: CellRect) {
+    let out_stride = output.width() as usize * 4;
+    let row_bytes = rect.width as usize * 4;
+    let src = cell.data();
+    let dst = output.data_mut();
+    for row in 0..rect.height as usize {
+        let d = (rect.y as usize + row) * out_stride + rect.x as usize * 4;
+        dst[d..d + row_bytes].copy_from_slice(&src[row * row_bytes..(row + 1) * row_bytes]);
+    }
+}
+
+/// Renders a single snapshot into a `width` × `height` image (one cell, camera framing it exactly).
+pub fn render_snapshot(
+    snapshot: &Snapshot,
+    width: u32,
+    height: u32,
+    options: RenderOptions,
+) -> Result<Pixmap, RenderError> {
+    let mut r = GridRenderer::new(width, height, 1, 1, options)?;
+    r.render(&[CellFrame::new(snapshot)])?;
+    Ok(r.output)
+}
+
+/// Straight (demultiplied) RGBA, as PNG encoders and the golden harness expect.
+pub fn pixmap_to_rgba_image(pixmap: &Pixmap) -> image::RgbaImage {
+    let mut data = Vec::with_capacity(pixmap.data().len());
+    for p in pixmap.pixels() {
+        let c = p.demultiply();
+        data.extend_from_slice(&[c.red(), c.green(), c.blue(), c.alpha()]);
+    }
+    // The buffer length is exactly width·height·4, so this cannot fail.
+    image::RgbaImage::from_raw(pixmap.width(), pixmap.height(), data)
+        .unwrap_or_else(|| image::RgbaImage::new(pixmap.width(), pixmap.height()))
+}

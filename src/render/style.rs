@@ -1,0 +1,115 @@
+//! The colours and the diverging colormap of spec §12, in one place so the tests can name them.
+
+use tiny_skia::Color;
+
+use crate::snapshot::{SensorKind, SpringGroup};
+
+/// An opaque or translucent RGBA colour, components in 0–255 (alpha as f32 in 0–1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rgba {
+    pub r: u8,
+    pub g: u8,
+    pub b: u8,
+    pub a: f32,
+}
+
+impl Rgba {
+    pub const fn opaque(r: u8, g: u8, b: u8) -> Self {
+        Rgba { r, g, b, a: 1.0 }
+    }
+    pub const fn with_alpha(self, a: f32) -> Self {
+        Rgba { a, ..self }
+    }
+    pub(crate) fn to_skia(self) -> Color {
+        Color::from_rgba8(self.r, self.g, self.b, (self.a.clamp(0.0, 1.0) * 255.0).round() as u8)
+    }
+}
+
+pub const BACKGROUND: Rgba = Rgba::opaque(255, 255, 255);
+pub const WORLD_GRID: Rgba = Rgba::opaque(220, 220, 220);
+pub const TERRAIN_FILL: Rgba = Rgba::opaque(128, 128, 128);
+pub const TERRAIN_OUTLINE: Rgba = Rgba::opaque(0, 0, 0);
+pub const VOXEL_OUTLINE: Rgba = Rgba::opaque(0, 0, 255);
+/// Alpha of the voxel fill; the world grid shows through a little.
+pub const VOXEL_FILL_ALPHA: f32 = 0.75;
+pub const MASS_FILL: Rgba = Rgba::opaque(90, 90, 90).with_alpha(0.6);
+pub const ROPE: Rgba = Rgba::opaque(0, 0, 0);
+pub const WELD: Rgba = Rgba::opaque(255, 0, 0);
+pub const ARROW: Rgba = Rgba::opaque(0, 0, 0);
+/// Touching marker (not in the spec, which leaves the look open): a magenta ring over the blue outline,
+/// a colour the fill map never produces.
+pub const TOUCHING: Rgba = Rgba::opaque(220, 0, 220);
+pub const TEXT: Rgba = Rgba::opaque(0, 0, 0);
+
+/// Pixel widths (spec §12).
+pub const GRID_LINE_PX: f32 = 1.0;
+pub const TERRAIN_OUTLINE_PX: f32 = 1.0;
+pub const VOXEL_OUTLINE_PX: f32 = 1.5;
+pub const SPRING_PX: f32 = 1.0;
+pub const ROPE_PX: f32 = 1.0;
+/// Dash pattern of ropes, in pixels (on, off).
+pub const ROPE_DASH_PX: [f32; 2] = [4.0, 3.0];
+pub const ARROW_PX: f32 = 1.5;
+pub const TOUCHING_PX: f32 = 3.0;
+/// Weld dot radius in metres; never drawn smaller than [`WELD_MIN_RADIUS_PX`] so it stays visible when zoomed out.
+pub const WELD_RADIUS_M: f64 = 0.1;
+pub const WELD_MIN_RADIUS_PX: f32 = 1.0;
+/// Font size of the overlay and of the sensor readings, in pixels.
+pub const TEXT_PX: f32 = 12.0;
+
+/// The paper's Figure 1 colours of the scaffolding groups.
+pub fn spring_color(group: SpringGroup) -> Rgba {
+    match group {
+        SpringGroup::SideExternal => Rgba::opaque(0, 0, 255),
+        SpringGroup::SideInternal => Rgba::opaque(255, 0, 0),
+        SpringGroup::SideCross => Rgba::opaque(0, 160, 0),
+        SpringGroup::CentralCross => Rgba::opaque(255, 140, 0),
+    }
+}
+
+/// The diverging map red (u = 0) → green (u = ½) → yellow (u = 1), as RGB in [0, 1]. `u` is clamped;
+/// NaN maps to the middle (green) so a broken reading does not look like a real extreme.
+pub fn diverging(u: f64) -> [f64; 3] {
+    let u = if u.is_nan() { 0.5 } else { u.clamp(0.0, 1.0) };
+    if u <= 0.5 {
+        [1.0 - 2.0 * u, 2.0 * u, 0.0]
+    } else {
+        [2.0 * u - 1.0, 1.0, 0.0]
+    }
+}
+
+/// The fill colour of a voxel whose reading is `value` on the display domain `[lo, hi]`, at alpha 0.75.
+pub fn voxel_fill(value: f64, [lo, hi]: [f64; 2]) -> Rgba {
+    let u = if hi > lo { (value - lo) / (hi - lo) } else { 0.5 };
+    let [r, g, b] = diverging(u);
+    let to8 = |c: f64| (c * 255.0).round() as u8;
+    Rgba { r: to8(r), g: to8(g), b: to8(b), a: VOXEL_FILL_ALPHA }
+}
+
+/// The display domain of a sensor (spec §12). `voxel_side` is l; `area_ratio` is the configured range.
+pub fn display_domain(kind: SensorKind, voxel_side: f64, area_ratio: [f64; 2]) -> [f64; 2] {
+    let v = 1.5 * voxel_side;
+    match kind {
+        SensorKind::AreaRatio => area_ratio,
+        SensorKind::XVelocity | SensorKind::YVelocity | SensorKind::XRotVelocity | SensorKind::YRotVelocity => [-v, v],
+        SensorKind::VelocityMagnitude => [0.0, v * std::f64::consts::SQRT_2],
+        SensorKind::Angle => [-std::f64::consts::PI, std::f64::consts::PI],
+        SensorKind::Touching => [0.0, 1.0],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colormap_ends_and_middle() {
+        assert_eq!(diverging(0.0), [1.0, 0.0, 0.0]);
+        assert_eq!(diverging(0.5), [0.0, 1.0, 0.0]);
+        assert_eq!(diverging(1.0), [1.0, 1.0, 0.0]);
+        assert_eq!(diverging(-3.0), [1.0, 0.0, 0.0]);
+        assert_eq!(diverging(f64::NAN), [0.0, 1.0, 0.0]);
+        let c = voxel_fill(1.0, [0.75, 1.25]);
+        assert_eq!((c.r, c.g, c.b, c.a), (0, 255, 0, 0.75));
+    }
+}
