@@ -7,6 +7,9 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
+mod cli;
+
+use cli::{input, load_scenario, Failure};
 use vsr2d::record::JsonlRecorder;
 use vsr2d::scenario::Scenario;
 use vsr2d::snapshot::SnapshotListener;
@@ -38,24 +41,6 @@ enum Command {
     Schema,
 }
 
-/// A failure, classified for the exit code.
-enum Failure {
-    /// Bad command line, scenario or recording: exit code 2.
-    Input(anyhow::Error),
-    /// Anything else: exit code 1.
-    Runtime(anyhow::Error),
-}
-
-impl<E: Into<anyhow::Error>> From<E> for Failure {
-    fn from(e: E) -> Self {
-        Failure::Runtime(e.into())
-    }
-}
-
-fn input<E: Into<anyhow::Error>>(e: E) -> Failure {
-    Failure::Input(e.into())
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
@@ -82,22 +67,6 @@ fn run(cli: Cli) -> Result<(), Failure> {
             Ok(())
         }
     }
-}
-
-/// Reads and validates a scenario file; every problem is bad input.
-fn load_scenario(path: &Path, duration: Option<f64>) -> Result<Scenario, Failure> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read scenario {}", path.display()))
-        .map_err(input)?;
-    let mut scenario =
-        Scenario::from_json(&text).with_context(|| format!("scenario {}", path.display())).map_err(input)?;
-    if let Some(d) = duration {
-        if !(d.is_finite() && d >= 0.0) {
-            return Err(input(anyhow::anyhow!("--duration {d} is invalid: give a number of seconds ≥ 0")));
-        }
-        scenario.world.duration = d;
-    }
-    Ok(scenario)
 }
 
 fn simulate(path: &Path, duration: Option<f64>, record: Option<&Path>, every: u64) -> Result<(), Failure> {

@@ -42,7 +42,6 @@ pub(crate) struct VoxelRef {
     pub material: Material,
     pub masses: [MassRef; 4],
     pub springs: std::ops::Range<usize>,
-    pub ropes: std::ops::Range<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -105,8 +104,6 @@ impl Default for RobotOptions {
 pub(crate) struct Robot {
     pub id: usize,
     pub label: String,
-    pub grid: [u32; 2],
-    pub options: RobotOptions,
     pub bodies: Vec<RigidBodyHandle>,
     pub voxels: Vec<VoxelRef>,
     pub springs: Vec<SpringRef>,
@@ -239,7 +236,6 @@ impl Robot {
                 let handle = physics.impulse_joints.insert(bodies[a.body], bodies[b.body], joint, true);
                 springs.push(SpringRef { joint: handle, def, voxel: vi });
             }
-            let rope_start = ropes.len();
             if mat.ropes {
                 let (min, max) = voxel::rope_bounds(mat);
                 for (ma, mb) in voxel::SIDES {
@@ -269,8 +265,6 @@ impl Robot {
         let mut robot = Robot {
             id,
             label,
-            grid: [body.width(), body.height()],
-            options,
             states: vec![BodyState::default(); bodies.len()],
             bodies,
             voxels,

@@ -1,0 +1,42 @@
+//! Subcommand implementations of the `vsr2d` binary, one module per command, sharing the
+//! input-versus-runtime failure classification that decides the exit code.
+
+use std::path::Path;
+
+use anyhow::Context;
+
+use vsr2d::scenario::Scenario;
+
+/// A failure, classified for the exit code.
+pub enum Failure {
+    /// Bad command line, scenario or recording: exit code 2.
+    Input(anyhow::Error),
+    /// Anything else: exit code 1.
+    Runtime(anyhow::Error),
+}
+
+impl<E: Into<anyhow::Error>> From<E> for Failure {
+    fn from(e: E) -> Self {
+        Failure::Runtime(e.into())
+    }
+}
+
+pub fn input<E: Into<anyhow::Error>>(e: E) -> Failure {
+    Failure::Input(e.into())
+}
+
+/// Reads and validates a scenario file; every problem is bad input.
+pub fn load_scenario(path: &Path, duration: Option<f64>) -> Result<Scenario, Failure> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read scenario {}", path.display()))
+        .map_err(input)?;
+    let mut scenario =
+        Scenario::from_json(&text).with_context(|| format!("scenario {}", path.display())).map_err(input)?;
+    if let Some(d) = duration {
+        if !(d.is_finite() && d >= 0.0) {
+            return Err(input(anyhow::anyhow!("--duration {d} is invalid: give a number of seconds ≥ 0")));
+        }
+        scenario.world.duration = d;
+    }
+    Ok(scenario)
+}
