@@ -258,7 +258,6 @@ impl Robot {
                 material: *mat,
                 masses,
                 springs: spring_start..springs.len(),
-                ropes: rope_start..ropes.len(),
             });
         }
 
