@@ -39,6 +39,14 @@ enum Command {
     },
     /// Print the JSON Schema of scenario files.
     Schema,
+    /// Run the cantilever characterization sweeps and write an HTML report with plots and data.
+    Cantilever(cli::cantilever::CantileverArgs),
+    /// Evaluate a JSONL batch of scenarios in parallel (restartable, shardable; see docs/batch.md).
+    Eval(cli::eval::EvalArgs),
+    /// Measure simulated voxel steps per second (SVSPS) as in the paper.
+    Bench(cli::bench::BenchArgs),
+    /// Render scenarios, recordings or the bundled showcase to an mp4, PNG frames or one PNG.
+    Render(cli::render::RenderArgs),
 }
 
 fn main() -> ExitCode {
@@ -61,6 +69,10 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Simulate { scenario, duration, record, every } => {
             simulate(&scenario, duration, record.as_deref(), every)
         }
+        Command::Eval(args) => cli::eval::run(args),
+        Command::Bench(args) => cli::bench::run(args),
+        Command::Render(args) => cli::render::run(args),
+        Command::Cantilever(args) => cli::cantilever::run(args),
         Command::Schema => {
             let schema = schemars::schema_for!(Scenario);
             println!("{}", serde_json::to_string_pretty(&schema)?);

@@ -1,4 +1,6 @@
 pub mod analysis;
 pub mod data;
+pub mod experiment;
 pub mod plots;
 pub mod report;
+pub mod sweep;

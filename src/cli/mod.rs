@@ -1,11 +1,17 @@
 //! Subcommand implementations of the `vsr2d` binary, one module per command, sharing the
 //! input-versus-runtime failure classification that decides the exit code.
 
+pub mod cantilever;
+
 use std::path::Path;
 
 use anyhow::Context;
 
 use vsr2d::scenario::Scenario;
+
+pub mod bench;
+pub mod eval;
+pub mod render;
 
 /// A failure, classified for the exit code.
 pub enum Failure {

@@ -1,6 +1,8 @@
 //! The single integration-test binary (one link step for all suites).
 
+mod cantilever;
 mod cantilever_report;
+mod eval;
 mod golden;
 mod physics;
 mod render_golden;

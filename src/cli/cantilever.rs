@@ -1,0 +1,134 @@
+//! `vsr2d cantilever`: run the characterization sweeps and write the report directory.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use anyhow::{anyhow, Context};
+use clap::Args;
+
+use super::{input, Failure};
+use vsr2d::cantilever::report::write_report;
+use vsr2d::cantilever::sweep::{Cases, SweepOptions};
+use vsr2d::material::Preset;
+use vsr2d::scaffolding::Scaffolding;
+
+#[derive(Args)]
+pub struct CantileverArgs {
+    /// Report directory (created if missing).
+    #[arg(short, long, default_value = "cantilever-report")]
+    output: PathBuf,
+    /// Beam sizes as WxH, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "5x2,10x2,10x4")]
+    sizes: Vec<String>,
+    /// Spring frequencies (Hz) of the f_s sweep, all groups.
+    #[arg(long = "fs", value_delimiter = ',', default_value = "4,8,10,15,20,25,30")]
+    fs: Vec<f64>,
+    /// Scaffolding sets of the scaffolding sweep (at 8 Hz).
+    #[arg(long, value_delimiter = ',', default_value = "E+C,E+I+C,E+I+X,all")]
+    scaffolds: Vec<Scaffolding>,
+    /// Run only the static or only the dynamic case.
+    #[arg(long, value_parser = ["static", "dynamic"])]
+    only: Option<String>,
+    /// Total static load, N.
+    #[arg(long, default_value_t = 30.0)]
+    force: f64,
+    /// Total load of the dynamic impulse, N (acts for 0.1 s).
+    #[arg(long, default_value_t = 800.0)]
+    impulse_force: f64,
+    /// Duration of the static case, s.
+    #[arg(long, default_value_t = 60.0)]
+    duration: f64,
+    /// Duration of the dynamic case, s.
+    #[arg(long, default_value_t = 15.0)]
+    dynamic_duration: f64,
+    /// Time step, s.
+    #[arg(long, default_value_t = 1.0 / 60.0)]
+    dt: f64,
+    /// Material preset: default or legacy-1.0.
+    #[arg(long, default_value = "default")]
+    preset: Preset,
+    /// Solver substeps per step (default: the project's measured default).
+    #[arg(long)]
+    solver_iterations: Option<usize>,
+    /// Skip the convergence re-runs at twice the solver iterations.
+    #[arg(long)]
+    no_convergence: bool,
+    /// Parallel simulations (default: one per core).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), Failure> {
+    let bad = || input(anyhow!("invalid beam size {s:?}: write WxH with both at least 1, e.g. 10x4"));
+    let (w, h) = s.trim().split_once(['x', 'X']).ok_or_else(bad)?;
+    let (w, h): (u32, u32) = (w.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?);
+    if w == 0 || h == 0 || w > 200 || h > 200 {
+        return Err(bad());
+    }
+    Ok((w, h))
+}
+
+pub fn run(args: CantileverArgs) -> Result<(), Failure> {
+    let sizes = args.sizes.iter().map(|s| parse_size(s)).collect::<Result<Vec<_>, _>>()?;
+    for (name, value, ok) in [
+        ("--dt", args.dt, args.dt > 0.0 && args.dt <= 0.1),
+        ("--duration", args.duration, args.duration > 0.0),
+        ("--dynamic-duration", args.dynamic_duration, args.dynamic_duration > 0.0),
+        ("--force", args.force, true),
+        ("--impulse-force", args.impulse_force, true),
+    ] {
+        if !(value.is_finite() && ok) {
+            return Err(input(anyhow!("{name} {value} is out of range")));
+        }
+    }
+    if let Some(f) = args.fs.iter().find(|f| !(f.is_finite() && **f > 0.0)) {
+        return Err(input(anyhow!("--fs {f} is invalid: spring frequencies must be > 0 Hz")));
+    }
+    // Fail on an unwritable report directory before minutes of simulation.
+    std::fs::create_dir_all(&args.output)
+        .with_context(|| format!("cannot create the report directory {}", args.output.display()))
+        .map_err(input)?;
+    vsr2d::frames::check_dir_writable(&args.output).map_err(input)?;
+
+    let options = SweepOptions {
+        sizes,
+        fs_hz: args.fs,
+        scaffolds: args.scaffolds,
+        cases: match args.only.as_deref() {
+            Some("static") => Cases::Static,
+            Some("dynamic") => Cases::Dynamic,
+            _ => Cases::Both,
+        },
+        static_force_n: args.force,
+        static_duration_s: args.duration,
+        dynamic_force_n: args.impulse_force,
+        dynamic_duration_s: args.dynamic_duration,
+        dt: args.dt,
+        preset: args.preset,
+        solver_iterations: args.solver_iterations.unwrap_or(SweepOptions::default().solver_iterations),
+        measure_convergence: !args.no_convergence,
+        progress: !args.quiet && std::io::stderr().is_terminal(),
+        ..SweepOptions::default()
+    };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs.unwrap_or(0)).build()?;
+    let started = std::time::Instant::now();
+    let (data, figure) = pool.install(|| -> Result<_, Failure> {
+        let data = options.run()?;
+        // Figure 4: the largest beam requested, loaded.
+        let &(w, h) = options.sizes.iter().max_by_key(|(w, h)| w * h).expect("at least one size");
+        let figure = options.beam_figure(w, h, 1280, 720)?;
+        Ok((data, figure))
+    })?;
+    let files = write_report(&args.output, &data, Some(&figure))?;
+    eprintln!(
+        "cantilever: {} static and {} dynamic runs in {:.1} s; report in {}",
+        data.static_runs.len(),
+        data.dynamic_runs.len(),
+        started.elapsed().as_secs_f64(),
+        files.index_html.display()
+    );
+    Ok(())
+}

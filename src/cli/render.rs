@@ -1,0 +1,362 @@
+//! `vsr2d render`: scenarios (or recordings) simulated in lockstep and tiled into one video, a PNG
+//! sequence or a single PNG. Every output is checked before anything is simulated.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::anyhow;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use vsr2d::frames::{check_dir_writable, check_output_writable, write_png, FrameSink, PngSequence};
+use vsr2d::movie::{
+    bench_render, frame_index_at, showcase_sources, Movie, MovieError, MovieSettings, MovieSource, StillPng, Tee,
+    DEFAULT_X264_THREADS,
+};
+use vsr2d::render::{GridLayout, RenderOptions};
+use vsr2d::snapshot::{Aabb, SensorKind, Vec2};
+
+use super::{input, load_scenario, Failure};
+
+#[derive(Args)]
+pub struct RenderArgs {
+    /// Scenario JSON files, one grid cell each (one per robot for multi-robot scenarios). With none and no
+    /// --from: the bundled showcase (worm, biped, tripod, two-material; 2×2, 20 s).
+    pub scenarios: Vec<PathBuf>,
+    /// Output mp4 [default: showcase.mp4 for the showcase, else render.mp4; no mp4 when only --png or
+    /// --frames is given].
+    #[arg(short, long, value_name = "OUT.mp4")]
+    pub output: Option<PathBuf>,
+    /// Render snapshots recorded by `vsr2d simulate --record` (repeatable; one cell per robot).
+    #[arg(long, value_name = "RECORD.jsonl")]
+    pub from: Vec<PathBuf>,
+    /// Grid as ROWSxCOLS, e.g. 1x3 [default: near-square, never taller than wide].
+    #[arg(long, value_name = "ROWSxCOLS")]
+    pub layout: Option<GridLayout>,
+    /// Frame size in pixels; mp4 needs both even.
+    #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_size)]
+    pub size: (u32, u32),
+    /// Frames per simulated second.
+    #[arg(long, default_value_t = 30)]
+    pub fps: u32,
+    /// x264 preset (ultrafast … placebo): slower presets give smaller files.
+    #[arg(long, default_value = "veryfast")]
+    pub preset: String,
+    /// x264 constant rate factor, 0 (lossless) to 51 (smallest).
+    #[arg(long, default_value_t = 23)]
+    pub crf: u8,
+    /// x264 threads; the same value gives byte-identical files, 0 = auto (depends on the CPU count).
+    #[arg(long, default_value_t = DEFAULT_X264_THREADS)]
+    pub threads: u32,
+    /// Override the scenarios' duration (and cut recordings), in seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub duration: Option<f64>,
+    /// Also write every frame as DIR/frame_NNNNNN.png (DIR must hold no frames yet).
+    #[arg(long, value_name = "DIR")]
+    pub frames: Option<PathBuf>,
+    /// Write one frame as a PNG: the last one, or the one shown at --at.
+    #[arg(long, value_name = "FILE.png")]
+    pub png: Option<PathBuf>,
+    /// Simulated time of the --png frame, in seconds.
+    #[arg(long, value_name = "SECONDS", requires = "png")]
+    pub at: Option<f64>,
+    /// Draw the four mass squares of each voxel.
+    #[arg(long)]
+    pub masses: bool,
+    /// Draw the springs, coloured by group.
+    #[arg(long)]
+    pub springs: bool,
+    /// Draw the ropes (dashed).
+    #[arg(long)]
+    pub ropes: bool,
+    /// Draw the welds (red dots).
+    #[arg(long)]
+    pub welds: bool,
+    /// Print the --color-by reading at each voxel centre.
+    #[arg(long)]
+    pub sensor_values: bool,
+    /// Draw velocity arrows (v·0.5 s).
+    #[arg(long)]
+    pub velocity: bool,
+    /// Ring the voxels that touch something outside their robot.
+    #[arg(long)]
+    pub touching: bool,
+    /// Every layer above.
+    #[arg(long)]
+    pub all_layers: bool,
+    /// The sensor that drives the voxel fill (area_ratio, velocity_magnitude, x_velocity, y_velocity, angle,
+    /// x_rot_velocity, y_rot_velocity, touching).
+    #[arg(long, value_name = "SENSOR", value_parser = parse_sensor)]
+    pub color_by: Option<SensorKind>,
+    /// Show this world rectangle in every cell instead of following the robots.
+    #[arg(long, value_name = "x0,y0,x1,y1", value_parser = parse_view, allow_hyphen_values = true)]
+    pub fixed_camera: Option<Aabb>,
+    /// No progress bar and no summary on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Print the showcase's frames per second, rendering alone and rendering + encoding, at 640×360 and
+    /// 1280×720 (--duration sets the length, default 20 s), and write nothing.
+    #[arg(long)]
+    pub bench: bool,
+}
+
+fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    let err = || format!("size {text:?} must look like WIDTHxHEIGHT with positive integers, e.g. 1280x720");
+    let (w, h) = text.split_once(['x', 'X', '×']).ok_or_else(err)?;
+    let (w, h) = (w.trim().parse::<u32>().map_err(|_| err())?, h.trim().parse::<u32>().map_err(|_| err())?);
+    if w == 0 || h == 0 {
+        return Err(err());
+    }
+    Ok((w, h))
+}
+
+fn parse_sensor(text: &str) -> Result<SensorKind, String> {
+    SensorKind::from_id(text).ok_or_else(|| {
+        let ids: Vec<&str> = SensorKind::ALL.iter().map(|k| k.id()).collect();
+        format!("unknown sensor {text:?}; use one of {}", ids.join(", "))
+    })
+}
+
+fn parse_view(text: &str) -> Result<Aabb, String> {
+    let err = || format!("camera rectangle {text:?} must be x0,y0,x1,y1 in metres with x0 < x1 and y0 < y1");
+    let v: Vec<f64> = text.split(',').map(|p| p.trim().parse::<f64>()).collect::<Result<_, _>>().map_err(|_| err())?;
+    match v[..] {
+        [x0, y0, x1, y1] if v.iter().all(|c| c.is_finite()) && x0 < x1 && y0 < y1 => {
+            Ok(Aabb { min: Vec2::new(x0, y0), max: Vec2::new(x1, y1) })
+        }
+        _ => Err(err()),
+    }
+}
+
+impl RenderArgs {
+    fn render_options(&self) -> RenderOptions {
+        let mut o = if self.all_layers { RenderOptions::all_layers() } else { RenderOptions::default() };
+        o.masses |= self.masses;
+        o.springs |= self.springs;
+        o.ropes |= self.ropes;
+        o.welds |= self.welds;
+        o.sensor_values |= self.sensor_values;
+        o.velocity_arrows |= self.velocity;
+        o.touching_markers |= self.touching;
+        if let Some(kind) = self.color_by {
+            o.color_by = kind;
+        }
+        o
+    }
+
+    fn is_showcase(&self) -> bool {
+        self.scenarios.is_empty() && self.from.is_empty()
+    }
+
+    /// The mp4 to write: `-o`, or the default name unless only PNG outputs were asked for.
+    fn video_path(&self) -> Option<PathBuf> {
+        let default = if self.is_showcase() { "showcase.mp4" } else { "render.mp4" };
+        match (&self.output, &self.png, &self.frames) {
+            (Some(p), _, _) => Some(p.clone()),
+            (None, None, None) => Some(PathBuf::from(default)),
+            _ => None,
+        }
+    }
+}
+
+/// Sorts movie errors into bad input (exit 2) and failures while running (exit 1).
+fn classify(e: MovieError) -> Failure {
+    match e {
+        MovieError::Scenario { .. }
+        | MovieError::Record(_)
+        | MovieError::Render(_)
+        | MovieError::NoSources
+        | MovieError::LayoutTooSmall { .. }
+        | MovieError::ZeroFps
+        | MovieError::VideoUnavailable => input(e),
+        _ => Failure::Runtime(e.into()),
+    }
+}
+
+pub fn run(args: RenderArgs) -> Result<(), Failure> {
+    if args.bench {
+        return bench(args.duration.unwrap_or(vsr2d::showcase::DURATION_S));
+    }
+    let started = Instant::now();
+    let (width, height) = args.size;
+    if let Some(at) = args.at {
+        if !(at.is_finite() && at >= 0.0) {
+            return Err(input(anyhow!("--at {at} is invalid: give a simulated time in seconds ≥ 0")));
+        }
+    }
+    if let Some(d) = args.duration {
+        if !(d.is_finite() && d >= 0.0) {
+            return Err(input(anyhow!("--duration {d} is invalid: give a number of seconds ≥ 0")));
+        }
+    }
+
+    // Every output is checked before anything is loaded or simulated.
+    let video_path = args.video_path();
+    #[cfg(feature = "video")]
+    let video_settings = vsr2d::video::VideoSettings {
+        width,
+        height,
+        fps: args.fps,
+        preset: args.preset.clone(),
+        crf: args.crf,
+        threads: args.threads,
+    };
+    #[cfg(feature = "video")]
+    if let Some(path) = &video_path {
+        vsr2d::video::preflight(path, &video_settings).map_err(video_failure)?;
+    }
+    #[cfg(not(feature = "video"))]
+    if video_path.is_some() {
+        return Err(classify(MovieError::VideoUnavailable));
+    }
+    if let Some(path) = &args.png {
+        check_output_writable(path).map_err(input)?;
+    }
+    if let Some(dir) = &args.frames {
+        check_frames_dir(dir).map_err(input)?;
+    }
+
+    let options = args.render_options();
+    let sources = load_sources(&args, &options)?;
+    let settings = MovieSettings {
+        width,
+        height,
+        fps: args.fps,
+        layout: args.layout,
+        options,
+        fixed_view: args.fixed_camera,
+    };
+    let mut movie = Movie::new(sources, &settings).map_err(classify)?;
+    let total = movie.frame_count();
+    let still_index = args.at.map(|t| frame_index_at(t, args.fps));
+    if still_index.is_some_and(|k| k >= total) && !args.quiet {
+        eprintln!(
+            "note: --at {} s is after the last frame ({}); the PNG shows the last frame",
+            args.at.unwrap_or_default(),
+            describe_time(total.saturating_sub(1), args.fps)
+        );
+    }
+
+    let mut sinks: Vec<Box<dyn FrameSink + Send>> = Vec::new();
+    #[cfg(feature = "video")]
+    if let Some(path) = &video_path {
+        let encoder = vsr2d::video::Mp4Encoder::new(path, video_settings.clone()).map_err(video_failure)?;
+        sinks.push(Box::new(encoder));
+    }
+    if let Some(dir) = &args.frames {
+        sinks.push(Box::new(PngSequence::create(dir).map_err(input)?));
+    }
+
+    let progress = progress_bar(total, args.quiet);
+    let frames = if sinks.is_empty() {
+        // Only a still: draw just that frame (the others only move the cameras).
+        let path = args.png.as_ref().expect("with no video and no frame directory, --png is set");
+        let k = still_index.unwrap_or(u64::MAX);
+        let pixmap = movie.still(k).map_err(classify)?;
+        write_png(pixmap, path)?;
+        progress.finish_and_clear();
+        1
+    } else {
+        if let Some(path) = &args.png {
+            sinks.push(Box::new(StillPng::new(path, still_index)));
+        }
+        let mut sink: Box<dyn FrameSink + Send> =
+            if sinks.len() == 1 { sinks.pop().expect("one sink") } else { Box::new(Tee::new(sinks)) };
+        let pushed = movie.run(&mut *sink, &mut |n| progress.set_position(n)).map_err(classify)?;
+        progress.set_message("finishing");
+        sink.finish()?;
+        progress.finish_and_clear();
+        pushed
+    };
+    let metrics = movie.finish_runs().map_err(classify)?;
+
+    if !args.quiet {
+        let mut outputs: Vec<String> = Vec::new();
+        outputs.extend(video_path.iter().map(|p| p.display().to_string()));
+        outputs.extend(args.frames.iter().map(|d| format!("{}/frame_NNNNNN.png", d.display())));
+        outputs.extend(args.png.iter().map(|p| p.display().to_string()));
+        eprintln!(
+            "{} frames ({} of {total}), {width}×{height}, {} grid at {} fps, in {:.1} s -> {}",
+            frames,
+            describe_time(total.saturating_sub(1), args.fps),
+            movie.layout(),
+            args.fps,
+            started.elapsed().as_secs_f64(),
+            outputs.join(", ")
+        );
+    }
+    println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "runs": metrics }))?);
+    Ok(())
+}
+
+fn describe_time(frame: u64, fps: u32) -> String {
+    format!("t = {:.2} s", frame as f64 / f64::from(fps.max(1)))
+}
+
+fn load_sources(args: &RenderArgs, options: &RenderOptions) -> Result<Vec<MovieSource>, Failure> {
+    if args.is_showcase() {
+        return showcase_sources(options, args.duration).map_err(classify);
+    }
+    let mut sources = Vec::with_capacity(args.scenarios.len() + args.from.len());
+    for path in &args.scenarios {
+        let scenario = load_scenario(path, args.duration)?;
+        sources.push(MovieSource::scenario(path.display().to_string(), &scenario, options).map_err(classify)?);
+    }
+    for path in &args.from {
+        sources.push(MovieSource::recording(path, args.duration).map_err(classify)?);
+    }
+    Ok(sources)
+}
+
+/// Bad settings and unusable paths are input; a missing codec or an FFmpeg failure is a runtime failure.
+#[cfg(feature = "video")]
+fn video_failure(e: vsr2d::video::VideoError) -> Failure {
+    use vsr2d::video::VideoError as V;
+    match e {
+        V::ZeroSize { .. }
+        | V::OddSize { .. }
+        | V::FpsOutOfRange { .. }
+        | V::UnknownPreset { .. }
+        | V::CrfOutOfRange { .. }
+        | V::Output(_) => input(e),
+        _ => Failure::Runtime(e.into()),
+    }
+}
+
+/// A frame directory must be writable if it exists, or be creatable under its nearest existing ancestor.
+fn check_frames_dir(dir: &Path) -> Result<(), vsr2d::frames::OutputError> {
+    let mut probe = dir;
+    while !probe.exists() {
+        match probe.parent() {
+            Some(p) if !p.as_os_str().is_empty() => probe = p,
+            _ => return check_dir_writable("."),
+        }
+    }
+    check_dir_writable(probe)
+}
+
+fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
+    // indicatif draws nothing when stderr is not a terminal.
+    let target = if quiet { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() };
+    let bar = ProgressBar::with_draw_target(Some(total), target);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} frames, eta {eta} {msg}")
+            .expect("the template is valid"),
+    );
+    bar.enable_steady_tick(Duration::from_millis(250));
+    bar
+}
+
+fn bench(seconds: f64) -> Result<(), Failure> {
+    if !(seconds.is_finite() && seconds > 0.0) {
+        return Err(input(anyhow!("--duration {seconds} is invalid for --bench: give a positive number of seconds")));
+    }
+    println!("showcase 2x2, {seconds} s at 30 fps (simulation included)");
+    println!("{:>10} {:>7} {:>12} {:>19}", "size", "frames", "render fps", "render+encode fps");
+    for (w, h) in [(640, 360), (1280, 720)] {
+        let render = bench_render(w, h, seconds, false).map_err(classify)?;
+        let encode = bench_render(w, h, seconds, true).map_err(classify)?;
+        println!("{:>10} {:>7} {:>12.1} {:>19.1}", format!("{w}x{h}"), render.frames, render.fps, encode.fps);
+    }
+    Ok(())
+}

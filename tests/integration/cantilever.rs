@@ -1,0 +1,92 @@
+//! Cantilever physics as physical facts (spec §13), the beam figure golden, and the CLI report.
+
+use vsr2d::cantilever::analysis::series_figures;
+use vsr2d::cantilever::experiment::{run, BeamSetup};
+use vsr2d::cantilever::sweep::SweepOptions;
+use vsr2d::material::Preset;
+use vsr2d::scaffolding::Scaffolding;
+
+use crate::golden::{assert_golden, GoldenOptions};
+
+const DT: f64 = 1.0 / 60.0;
+
+/// Final static deflection after 10 s at 30 N (the beam is settled well before: see README).
+fn static_dy(w: u32, h: u32, fs: f64, scaffolding: Scaffolding) -> f64 {
+    let material = BeamSetup::material(Preset::Default, fs, scaffolding);
+    *run(&BeamSetup::static_case(w, h, material, 30.0, 10.0, DT)).unwrap().last().unwrap()
+}
+
+fn dynamic_series(w: u32, h: u32, fs: f64) -> Vec<f64> {
+    let material = BeamSetup::material(Preset::Default, fs, Scaffolding::ALL);
+    run(&BeamSetup::dynamic_case(w, h, material, 800.0, 6.0, DT)).unwrap()
+}
+
+#[test]
+fn static_deflection_falls_strictly_with_spring_frequency() {
+    for (w, h) in [(5, 2), (10, 2)] {
+        let dys: Vec<f64> = [4.0, 8.0, 20.0].iter().map(|&f| static_dy(w, h, f, Scaffolding::ALL)).collect();
+        assert!(dys.iter().all(|d| *d < 0.0), "{w}x{h}: the beam must bend down: {dys:?}");
+        assert!(dys[0].abs() > dys[1].abs() && dys[1].abs() > dys[2].abs(), "{w}x{h}: {dys:?}");
+        // Stiffness ∝ f_s²: 4 → 8 Hz divides the small deflection by about 4.
+        let ratio = dys[0] / dys[1];
+        assert!((3.0..5.0).contains(&ratio), "{w}x{h}: δ(4 Hz)/δ(8 Hz) = {ratio}");
+    }
+}
+
+#[test]
+fn longer_beams_bend_more_and_all_groups_are_stiffest() {
+    let short = static_dy(5, 2, 8.0, Scaffolding::ALL);
+    let long = static_dy(10, 2, 8.0, Scaffolding::ALL);
+    // Beam theory predicts L³: 8× for twice the length (shear makes short beams deviate a little).
+    assert!((5.0..12.0).contains(&(long / short)), "10×2 / 5×2 = {}", long / short);
+    let by_set: Vec<f64> = Scaffolding::PAPER_SETS.iter().map(|s| static_dy(5, 2, 8.0, *s).abs()).collect();
+    let all = by_set[3];
+    assert!(by_set[..3].iter().all(|d| *d > all), "all groups must bend least: {by_set:?}");
+    assert!(by_set[0] >= by_set.iter().cloned().fold(0.0, f64::max), "E+C must bend most: {by_set:?}");
+}
+
+#[test]
+fn dynamic_oscillation_is_slower_when_softer_and_decays() {
+    let soft = series_figures(&dynamic_series(5, 2, 4.0), DT).unwrap();
+    let stiff = series_figures(&dynamic_series(5, 2, 15.0), DT).unwrap();
+    let (ps, pt) = (soft.period_s.expect("4 Hz beam oscillates"), stiff.period_s.expect("15 Hz beam oscillates"));
+    assert!(ps > pt, "period at 4 Hz {ps} s must exceed period at 15 Hz {pt} s");
+    assert!(soft.peak_abs_m > stiff.peak_abs_m, "softer beam must swing further");
+    for series in [dynamic_series(5, 2, 4.0), dynamic_series(10, 2, 8.0)] {
+        let peak = series.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let late = series[series.len() - 60..].iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        assert!(late < 0.1 * peak, "oscillation must decay: peak {peak}, last second {late}");
+    }
+}
+
+#[test]
+fn beam_figure_end_to_end() {
+    let options = SweepOptions { static_duration_s: 5.0, ..SweepOptions::default() };
+    let figure = options.beam_figure(10, 4, 480, 270).unwrap();
+    assert_golden("e2e", "cantilever_beam_10x4", &figure, GoldenOptions::tolerant(0.01, &figure));
+}
+
+#[test]
+fn cli_writes_a_consistent_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_vsr2d"))
+        .args(["cantilever", "--sizes", "5x2", "--fs", "4,8", "--scaffolds", "all,E+C", "--duration", "3"])
+        .args(["--dynamic-duration", "2", "--no-convergence", "--quiet", "-o"])
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let csv = std::fs::read_to_string(out.join("static.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert!(lines.next().unwrap().starts_with("w,h,fs_hz,scaffolding,dy_final_m"));
+    // 4 Hz and 8 Hz with all groups, plus E+C at 8 Hz.
+    assert_eq!(lines.count(), 3);
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(html.contains("beam.png") && out.join("beam.png").exists());
+    assert!(out.join("dynamic.csv").exists() && out.join("results.json").exists());
+
+    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_vsr2d")).args(["cantilever", "--sizes", "0x2"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("0x2"));
+}
