@@ -15,7 +15,14 @@ fn main() {
             d.solver_iterations = iters;
             let dy = run(&d).unwrap();
             let peak = dy.iter().cloned().fold(0.0f64, |a, b| a.min(b));
-            println!("{w}x{h} fs {fs:>4} it {iters}: static {:.6} (at 30s {:.6})  dyn peak {:.5} final {:.5} [{:.2}s]", st.last().unwrap(), st[1800], peak, dy.last().unwrap(), t.elapsed().as_secs_f64());
+            println!(
+                "{w}x{h} fs {fs:>4} it {iters}: static {:.6} (at 30s {:.6})  dyn peak {:.5} final {:.5} [{:.2}s]",
+                st.last().unwrap(),
+                st[1800],
+                peak,
+                dy.last().unwrap(),
+                t.elapsed().as_secs_f64()
+            );
         }
     }
 }

@@ -499,10 +499,9 @@ pub fn run_batch(options: BatchOptions) -> Result<BatchSummary, EvalError> {
     let window = 4 * pool.current_num_threads().max(1);
     let (tx, rx) = mpsc::channel::<(u64, Record)>();
     let mut in_flight = 0usize;
-    let mut seq = 0u64;
     let mut line = 0u64;
     let mut buf = Vec::new();
-    for job in scan.jobs.into_iter().filter(|j| !done.contains(&j.line)) {
+    for (seq, job) in scan.jobs.into_iter().filter(|j| !done.contains(&j.line)).enumerate() {
         loop {
             if !read_line(&mut reader, &mut buf).map_err(in_err)? {
                 let reason = io::Error::new(io::ErrorKind::UnexpectedEof, "the file shrank while the batch ran");
@@ -520,13 +519,12 @@ pub fn run_batch(options: BatchOptions) -> Result<BatchSummary, EvalError> {
         }
         let text = std::mem::take(&mut buf);
         let tx = tx.clone();
-        let this = seq;
+        let this = seq as u64;
         pool.spawn(move || {
             let record = run_line(&job, &text);
             // The receiver is gone only when the batch already failed.
             let _ = tx.send((this, record));
         });
-        seq += 1;
         in_flight += 1;
     }
     while in_flight > 0 {

@@ -62,7 +62,9 @@ pub enum MovieError {
     Video(#[from] crate::video::VideoError),
     #[error("nothing to render: give at least one scenario or recording")]
     NoSources,
-    #[error("layout {layout} has {capacity} cells but {cells} simulations (robots) are to be shown; give a larger layout")]
+    #[error(
+        "layout {layout} has {capacity} cells but {cells} simulations (robots) are to be shown; give a larger layout"
+    )]
     LayoutTooSmall { layout: GridLayout, capacity: usize, cells: usize },
     #[error("frame rate 0 is invalid; give a positive number of frames per second (e.g. 30)")]
     ZeroFps,
@@ -332,7 +334,8 @@ impl Movie {
         if layout.cells() < total {
             return Err(MovieError::LayoutTooSmall { layout, capacity: layout.cells(), cells: total });
         }
-        let mut renderer = GridRenderer::with_layout(settings.width, settings.height, layout, settings.options.clone())?;
+        let mut renderer =
+            GridRenderer::with_layout(settings.width, settings.height, layout, settings.options.clone())?;
         let fps = f64::from(settings.fps);
         let frames = frame_count(sources.iter().map(|s| s.end_t), fps);
 
@@ -424,11 +427,7 @@ impl Movie {
     /// Renders the remaining frames into `sink`, encoding each frame while the next one is simulated and
     /// rendered. Calls `progress` with the number of frames pushed so far. Returns the frames pushed;
     /// the caller finishes the sink.
-    pub fn run(
-        &mut self,
-        sink: &mut (dyn FrameSink + Send),
-        progress: &mut dyn FnMut(u64),
-    ) -> Result<u64, MovieError> {
+    pub fn run(&mut self, sink: &mut (dyn FrameSink + Send), progress: &mut dyn FnMut(u64)) -> Result<u64, MovieError> {
         let mut waiting: Option<Pixmap> = None;
         let mut pushed = 0;
         while self.next < self.frames {
@@ -472,7 +471,8 @@ impl Movie {
     /// What [`GridRenderer::render`] does to the cameras, without drawing.
     fn move_cameras(&mut self) {
         let frames = Self::frames_of(&self.feeds, &self.cells);
-        let updates: Vec<(f64, Aabb)> = frames.iter().map(|f| (f.snapshot.t, f.snapshot.robots_bbox(f.robots))).collect();
+        let updates: Vec<(f64, Aabb)> =
+            frames.iter().map(|f| (f.snapshot.t, f.snapshot.robots_bbox(f.robots))).collect();
         for (i, (t, bbox)) in updates.into_iter().enumerate() {
             let aspect = self.renderer.cell_rect(i).map_or(1.0, |r| f64::from(r.width) / f64::from(r.height));
             if let Some(camera) = self.renderer.camera_mut(i) {
@@ -504,8 +504,8 @@ impl Movie {
 
 /// The showcase scenarios as sources, with their duration set to `seconds` if given.
 pub fn showcase_sources(options: &RenderOptions, seconds: Option<f64>) -> Result<Vec<MovieSource>, MovieError> {
-    let scenarios = crate::showcase::scenarios()
-        .map_err(|source| MovieError::Scenario { name: "showcase".into(), source })?;
+    let scenarios =
+        crate::showcase::scenarios().map_err(|source| MovieError::Scenario { name: "showcase".into(), source })?;
     scenarios
         .into_iter()
         .map(|(name, mut scenario)| {
@@ -663,7 +663,8 @@ fn bench_sink(width: u32, height: u32, encode: bool) -> Result<BenchSink, MovieE
     #[cfg(feature = "video")]
     {
         let dir = tempfile::tempdir().map_err(MovieError::Scratch)?;
-        let encoder = crate::video::Mp4Encoder::new(dir.path().join("bench.mp4"), default_video_settings(width, height))?;
+        let encoder =
+            crate::video::Mp4Encoder::new(dir.path().join("bench.mp4"), default_video_settings(width, height))?;
         Ok((Some(dir), Box::new(encoder)))
     }
     #[cfg(not(feature = "video"))]
@@ -714,6 +715,9 @@ mod tests {
     fn too_small_a_layout_is_refused() {
         let sources = showcase_sources(&RenderOptions::default(), Some(0.1)).unwrap();
         let settings = MovieSettings { layout: Some(GridLayout::new(3, 1)), ..MovieSettings::default() };
-        assert!(matches!(Movie::new(sources, &settings), Err(MovieError::LayoutTooSmall { capacity: 3, cells: 4, .. })));
+        assert!(matches!(
+            Movie::new(sources, &settings),
+            Err(MovieError::LayoutTooSmall { capacity: 3, cells: 4, .. })
+        ));
     }
 }

@@ -253,12 +253,7 @@ impl Robot {
                     ropes.push(RopeRef { joint: handle, voxel: vi, mass_a: ma, mass_b: mb, min, motor_on: false });
                 }
             }
-            voxels.push(VoxelRef {
-                cell: *cell,
-                material: *mat,
-                masses,
-                springs: spring_start..springs.len(),
-            });
+            voxels.push(VoxelRef { cell: *cell, material: *mat, masses, springs: spring_start..springs.len() });
         }
 
         let mut robot = Robot {

@@ -197,7 +197,10 @@ impl SweepOptions {
             solver_iterations: self.solver_iterations,
             convergence_note: "not measured in this run".to_string(),
             extra: vec![
-                Setting { name: "engine".into(), value: "rapier2d 0.36 (f32), implicit acceleration-based spring joints".into() },
+                Setting {
+                    name: "engine".into(),
+                    value: "rapier2d 0.36 (f32), implicit acceleration-based spring joints".into(),
+                },
                 Setting { name: "gravity".into(), value: "off".into() },
                 Setting { name: "scaffolding sweep at".into(), value: format!("{} Hz", self.scaffold_fs_hz) },
             ],
@@ -226,9 +229,15 @@ impl SweepOptions {
             let (a, b) = (*a?.last().unwrap_or(&0.0), *b?.last().unwrap_or(&0.0));
             let change = if a != 0.0 { ((b - a) / a).abs() } else { 0.0 };
             worst = worst.max(change);
-            parts.push(format!("{w}×{h} at {fs} Hz: δ = {a:.6} m with {} iterations, {b:.6} m with {} ({:.2} %)", self.solver_iterations, 2 * self.solver_iterations, 100.0 * change));
+            parts.push(format!(
+                "{w}×{h} at {fs} Hz: δ = {a:.6} m with {} iterations, {b:.6} m with {} ({:.2} %)",
+                self.solver_iterations,
+                2 * self.solver_iterations,
+                100.0 * change
+            ));
         }
-        let verdict = if worst < 0.01 { "converged (< 1 %)" } else { "NOT converged to 1 %: raise --solver-iterations" };
+        let verdict =
+            if worst < 0.01 { "converged (< 1 %)" } else { "NOT converged to 1 %: raise --solver-iterations" };
         Ok(format!("{}; {verdict}", parts.join("; ")))
     }
 
@@ -243,12 +252,20 @@ impl SweepOptions {
         let snapshot = beam.snapshot();
         let l = material.side;
         // Frame the wall, the beam at rest and its bent tip.
-        let beam_box = Aabb { min: Vec2::new(-1.5, -0.5 * h as f64 * l), max: Vec2::new((w as f64 + 0.5) * l, 1.5 * h as f64 * l) };
+        let beam_box = Aabb {
+            min: Vec2::new(-1.5, -0.5 * h as f64 * l),
+            max: Vec2::new((w as f64 + 0.5) * l, 1.5 * h as f64 * l),
+        };
         let view = beam_box.union(snapshot.robots_bbox(None));
         let options = RenderOptions { springs: true, masses: true, ..RenderOptions::default() };
         let mut renderer = GridRenderer::new(width, height, 1, 1, options)?;
         renderer.set_camera(0, Camera::fixed(view));
-        let label = format!("{w}×{h} beam, {} Hz, {} N, δ = {:.3} m", self.scaffold_fs_hz, self.static_force_n, beam.deflection());
+        let label = format!(
+            "{w}×{h} beam, {} Hz, {} N, δ = {:.3} m",
+            self.scaffold_fs_hz,
+            self.static_force_n,
+            beam.deflection()
+        );
         let pixmap = renderer.render(&[CellFrame::new(&snapshot).label(&label)])?;
         Ok(pixmap_to_rgba_image(pixmap))
     }

@@ -3,6 +3,7 @@
 use clap::Args;
 
 use vsr2d::bench::{run_bench, table_header, table_row, BenchError, BenchOptions, MachineInfo};
+use vsr2d::movie::{bench_render, MovieError};
 
 use super::{input, Failure};
 
@@ -26,7 +27,7 @@ pub struct BenchArgs {
     /// Attach the metrics listener (what `eval` pays per step) instead of no listener.
     #[arg(long)]
     pub with_metrics: bool,
-    /// Also measure rendering and encoding (frames/s).
+    /// Also measure the showcase's rendering and encoding, in frames/s (2 s of video with --quick, else 10 s).
     #[arg(long)]
     pub render: bool,
 }
@@ -66,19 +67,37 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
         run_bench(&options, |r| println!("{}", table_row(r))).map_err(classify)?;
     }
     if args.render {
-        render_bench(args.json)?;
+        render_bench(args.json, if args.quick { 2.0 } else { 10.0 })?;
     }
     Ok(())
 }
 
-// HOOK(render-bench): the render developer's frames/s benchmark (`vsr2d::movie::bench_frames` or
-// similar) does not exist yet; once it does, call it here and print its frames/s next to the table.
-fn render_bench(json: bool) -> Result<(), Failure> {
-    let note = "render benchmark: see `vsr2d render --bench`";
+/// Frames per second of the render developer's showcase pipeline (simulation + rendering, and with
+/// the `video` feature also H.264 encoding), at two sizes. In `--json` mode it goes to stderr, so
+/// stdout stays the SVSPS array.
+fn render_bench(json: bool, seconds: f64) -> Result<(), Failure> {
+    let mut lines = vec![
+        format!("render: showcase 2x2, {seconds} s at 30 fps (simulation included)"),
+        format!("{:>10} {:>7} {:>12} {:>19}", "size", "frames", "render fps", "render+encode fps"),
+    ];
+    let classify = |e: MovieError| match e {
+        MovieError::VideoUnavailable => input(e),
+        _ => Failure::Runtime(e.into()),
+    };
+    for (w, h) in [(640, 360), (1280, 720)] {
+        let render = bench_render(w, h, seconds, false).map_err(classify)?;
+        let encode = if cfg!(feature = "video") {
+            format!("{:.1}", bench_render(w, h, seconds, true).map_err(classify)?.fps)
+        } else {
+            "n/a (no video)".to_string()
+        };
+        lines.push(format!("{:>10} {:>7} {:>12.1} {:>19}", format!("{w}x{h}"), render.frames, render.fps, encode));
+    }
+    let text = lines.join("\n");
     if json {
-        eprintln!("{note}");
+        eprintln!("{text}");
     } else {
-        println!("\n{note}");
+        println!("\n{text}");
     }
     Ok(())
 }

@@ -218,14 +218,8 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
 
     let options = args.render_options();
     let sources = load_sources(&args, &options)?;
-    let settings = MovieSettings {
-        width,
-        height,
-        fps: args.fps,
-        layout: args.layout,
-        options,
-        fixed_view: args.fixed_camera,
-    };
+    let settings =
+        MovieSettings { width, height, fps: args.fps, layout: args.layout, options, fixed_view: args.fixed_camera };
     let mut movie = Movie::new(sources, &settings).map_err(classify)?;
     let total = movie.frame_count();
     let still_index = args.at.map(|t| frame_index_at(t, args.fps));

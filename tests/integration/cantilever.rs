@@ -18,7 +18,7 @@ fn static_dy(w: u32, h: u32, fs: f64, scaffolding: Scaffolding) -> f64 {
 
 fn dynamic_series(w: u32, h: u32, fs: f64) -> Vec<f64> {
     let material = BeamSetup::material(Preset::Default, fs, Scaffolding::ALL);
-    run(&BeamSetup::dynamic_case(w, h, material, 800.0, 6.0, DT)).unwrap()
+    run(&BeamSetup::dynamic_case(w, h, material, 800.0, 8.0, DT)).unwrap()
 }
 
 #[test]
@@ -52,10 +52,11 @@ fn dynamic_oscillation_is_slower_when_softer_and_decays() {
     let (ps, pt) = (soft.period_s.expect("4 Hz beam oscillates"), stiff.period_s.expect("15 Hz beam oscillates"));
     assert!(ps > pt, "period at 4 Hz {ps} s must exceed period at 15 Hz {pt} s");
     assert!(soft.peak_abs_m > stiff.peak_abs_m, "softer beam must swing further");
-    for series in [dynamic_series(5, 2, 4.0), dynamic_series(10, 2, 8.0)] {
+    for series in [dynamic_series(5, 2, 4.0), dynamic_series(10, 4, 15.0)] {
+        // Several periods fit in 8 s; the last 2 s must swing far less than the first swing.
         let peak = series.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        let late = series[series.len() - 60..].iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        assert!(late < 0.1 * peak, "oscillation must decay: peak {peak}, last second {late}");
+        let late = series[series.len() - 120..].iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        assert!(late < 0.2 * peak, "oscillation must decay: peak {peak}, last 2 s {late}");
     }
 }
 
@@ -86,7 +87,10 @@ fn cli_writes_a_consistent_report() {
     assert!(html.contains("beam.png") && out.join("beam.png").exists());
     assert!(out.join("dynamic.csv").exists() && out.join("results.json").exists());
 
-    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_vsr2d")).args(["cantilever", "--sizes", "0x2"]).output().unwrap();
+    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_vsr2d"))
+        .args(["cantilever", "--sizes", "0x2"])
+        .output()
+        .unwrap();
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("0x2"));
 }
