@@ -262,6 +262,9 @@ pub struct MachineInfo {
     pub logical_cpus: usize,
     /// `release` or `debug` (debug assertions on: numbers are not representative).
     pub build_profile: &'static str,
+    /// 1-minute load average when the benchmark started: above ~0.5 per CPU, other processes compete
+    /// with the measurement.
+    pub load_average: Option<f64>,
 }
 
 impl MachineInfo {
@@ -279,6 +282,9 @@ impl MachineInfo {
             cpu_model,
             logical_cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
             build_profile: if cfg!(debug_assertions) { "debug" } else { "release" },
+            load_average: std::fs::read_to_string("/proc/loadavg")
+                .ok()
+                .and_then(|t| t.split_whitespace().next().and_then(|v| v.parse().ok())),
         }
     }
 }
@@ -288,6 +294,12 @@ impl std::fmt::Display for MachineInfo {
         write!(f, "machine: {}, {} logical CPUs; build: {}", self.cpu_model, self.logical_cpus, self.build_profile)?;
         if self.build_profile == "debug" {
             f.write_str(" (debug assertions on: build with --release for representative numbers)")?;
+        }
+        if let Some(load) = self.load_average {
+            write!(f, "; load average {load:.2}")?;
+            if load > 0.5 * self.logical_cpus as f64 {
+                f.write_str(" (other processes compete for the CPUs: expect low, noisy numbers)")?;
+            }
         }
         Ok(())
     }

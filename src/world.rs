@@ -327,7 +327,7 @@ impl World {
         }
         let dt = self.settings.dt;
         for slot in &mut self.slots {
-            slot.robot.update_rope_motors(&mut self.physics, dt);
+            slot.robot.update_ropes(&mut self.physics, dt);
         }
 
         self.physics.step_with_events(&self.filter, &());
@@ -500,10 +500,7 @@ impl World {
                             .map(|rope| {
                                 let (a, b) =
                                     (r.mass_centre(rope.voxel, rope.mass_a), r.mass_centre(rope.voxel, rope.mass_b));
-                                let max = crate::voxel::rope_bounds(&r.voxels[rope.voxel].material).1;
-                                let taut =
-                                    !r.voxels[rope.voxel].material.preset.is_legacy() && (b - a).length() >= max - 1e-3;
-                                RopeSegment { a, b, active: rope.motor_on || taut }
+                                RopeSegment { a, b, active: rope.enabled }
                             })
                             .collect()
                     }),

@@ -15,7 +15,8 @@ pub struct BenchArgs {
     /// Print a JSON array of rows on stdout (machine information goes to stderr).
     #[arg(long)]
     pub json: bool,
-    /// Worm widths to measure, e.g. `--widths 3,12` [default: 3,6,12,24,45].
+    /// Worm widths to measure, e.g. `--widths 3,12` [default: 3,6,12,24,45]; the scaffolding and dt
+    /// sweeps run at w = 12, or at the first width when 12 is not listed.
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
     pub widths: Option<Vec<u32>>,
     /// Timed runs per row (the median is reported).
@@ -35,6 +36,10 @@ pub struct BenchArgs {
 pub fn run(args: BenchArgs) -> Result<(), Failure> {
     let mut options = if args.quick { BenchOptions::quick() } else { BenchOptions::full() };
     if let Some(w) = args.widths {
+        // The scaffolding and dt sweeps stay at w = 12 when it is measured, else at the first width.
+        if !w.contains(&12) {
+            options.sweep_width = w.first().copied();
+        }
         options.widths = w;
     }
     if let Some(r) = args.repeats {
@@ -58,7 +63,7 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
         BenchError::Sim { .. } => Failure::Runtime(e.into()),
     };
     if args.json {
-        eprintln!("{header}");
+        eprintln!("{header}\n\n{}", table_header());
         let rows = run_bench(&options, |r| eprintln!("{}", table_row(r))).map_err(classify)?;
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {

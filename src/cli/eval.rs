@@ -48,11 +48,11 @@ pub fn run(args: EvalArgs) -> Result<(), Failure> {
             );
         }
         eprintln!(
-            "{} of {} jobs evaluated ({} failed, see their `error`), {} already done; {:.1} s -> {}",
+            "{} jobs evaluated ({} with an error record), {} already done, {} in this shard; {:.1} s -> {}",
             summary.written,
-            summary.shard_jobs,
             summary.errors,
             summary.already_done,
+            summary.shard_jobs,
             summary.elapsed.as_secs_f64(),
             args.output.display()
         );

@@ -5,6 +5,7 @@ mod cantilever_report;
 mod eval;
 mod golden;
 mod physics;
+mod render_e2e;
 mod render_golden;
 #[cfg(feature = "video")]
 mod video;

@@ -1,0 +1,216 @@
+//! End to end: fixture scenarios simulated and rendered through the movie pipeline (goldens of suite `e2e`,
+//! tolerant because they go through physics), the showcase video, and the `vsr2d render` command line.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use vsr2d::frames::FrameSink;
+use vsr2d::movie::{showcase_sources, Movie, MovieSettings, MovieSource, StillPng};
+use vsr2d::render::{frame_count, pixmap_to_rgba_image, GridLayout, RenderOptions};
+use vsr2d::scenario::Scenario;
+
+use crate::golden::{assert_golden, GoldenOptions};
+
+const SUITE: &str = "e2e";
+
+fn scratch_dir() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir under CARGO_TARGET_TMPDIR")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios").join(format!("{name}.json"))
+}
+
+fn scenario(name: &str, seconds: f64) -> Scenario {
+    let mut s = Scenario::from_json(&fs::read_to_string(fixture(name)).unwrap()).unwrap();
+    s.world.duration = seconds;
+    s
+}
+
+fn settings(width: u32, height: u32) -> MovieSettings {
+    MovieSettings { width, height, ..MovieSettings::default() }
+}
+
+fn vsr2d(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vsr2d")).args(args).output().expect("vsr2d runs")
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn biped_after_two_seconds_golden() {
+    let options = RenderOptions::default();
+    let source = MovieSource::scenario("biped", &scenario("biped", 2.0), &options).unwrap();
+    let mut movie = Movie::new(vec![source], &settings(320, 180)).unwrap();
+    // Frames at 0, 1/30, ..., 2 s.
+    assert_eq!(movie.frame_count(), 61);
+    let image = pixmap_to_rgba_image(movie.still(u64::MAX).unwrap());
+    assert_golden(SUITE, "biped_2s_320x180", &image, GoldenOptions::tolerant(0.02, &image));
+}
+
+#[test]
+fn showcase_grid_frame_golden() {
+    let mut movie = Movie::showcase(&settings(640, 360), Some(3.0)).unwrap();
+    assert_eq!(movie.layout(), GridLayout { cols: 2, rows: 2 });
+    let image = pixmap_to_rgba_image(movie.still(u64::MAX).unwrap());
+    assert_golden(SUITE, "showcase_3s_640x360", &image, GoldenOptions::tolerant(0.02, &image));
+}
+
+#[test]
+fn a_multi_robot_scenario_gets_one_cell_per_robot() {
+    let mut two = scenario("biped", 0.5);
+    two.robots.push(scenario("worm", 0.5).robots.remove(0));
+    let source = MovieSource::scenario("two", &two, &RenderOptions::default()).unwrap();
+    assert_eq!(source.cell_count(), 2);
+    let mut movie = Movie::new(vec![source], &settings(200, 100)).unwrap();
+    assert_eq!(movie.layout(), GridLayout { cols: 2, rows: 1 });
+    let mut sink = StillPng::new(scratch_dir().path().join("unused.png"), Some(u64::MAX));
+    assert_eq!(movie.run(&mut sink, &mut |_| {}).unwrap(), 16);
+    assert_eq!(sink.frame_count(), 16);
+    let metrics = movie.finish_runs().unwrap();
+    assert_eq!(metrics.len(), 1);
+    let labels: Vec<&str> = metrics[0].robots.iter().map(|m| m.label.as_str()).collect();
+    assert_eq!(labels, ["biped", "worm"]);
+}
+
+#[test]
+fn metrics_after_rendering_match_a_plain_run() {
+    let s = scenario("tripod", 1.5);
+    let plain = s.build().unwrap().run(&mut []).unwrap();
+    let mut movie =
+        Movie::new(vec![MovieSource::scenario("tripod", &s, &RenderOptions::all_layers()).unwrap()], &settings(64, 36))
+            .unwrap();
+    while movie.next_frame().unwrap().is_some() {}
+    let rendered = movie.finish_runs().unwrap();
+    assert_eq!(rendered[0].robots, plain, "rendering (with every layer's detail on) must not change the run");
+}
+
+#[cfg(feature = "video")]
+#[test]
+fn showcase_video_has_the_frames_the_spec_rule_gives() {
+    use vsr2d::movie::default_video_settings;
+    use vsr2d::video::{probe, Mp4Encoder};
+
+    let dir = scratch_dir();
+    let path = dir.path().join("showcase.mp4");
+    let mut movie =
+        Movie::new(showcase_sources(&RenderOptions::default(), Some(1.0)).unwrap(), &settings(320, 180)).unwrap();
+    // Every run ends at t = 60 · (1/60) s = 1 s, so frames k = 0..=30 reach a snapshot.
+    let expected = frame_count([1.0], 30.0);
+    assert_eq!(expected, 31);
+    assert_eq!(movie.frame_count(), expected);
+    let mut encoder: Box<dyn FrameSink + Send> =
+        Box::new(Mp4Encoder::new(&path, default_video_settings(320, 180)).unwrap());
+    assert_eq!(movie.run(&mut *encoder, &mut |_| {}).unwrap(), expected);
+    encoder.finish().unwrap();
+    assert_eq!(entries(dir.path()), ["showcase.mp4"]);
+
+    let info = probe(&path).unwrap();
+    assert_eq!((info.width, info.height), (320, 180));
+    assert_eq!(info.frame_rate, (30, 1));
+    assert_eq!(info.frames, expected);
+    assert_eq!(info.codec, "h264");
+}
+
+#[cfg(feature = "video")]
+#[test]
+fn cli_renders_the_showcase_to_mp4() {
+    let dir = scratch_dir();
+    let out = dir.path().join("x.mp4");
+    let result = vsr2d(&["render", "--duration", "1", "--size", "320x180", "-o", out.to_str().unwrap()]);
+    assert!(result.status.success(), "stderr: {}", String::from_utf8_lossy(&result.stderr));
+    assert_eq!(entries(dir.path()), ["x.mp4"]);
+    assert_eq!(vsr2d::video::probe(&out).unwrap().frames, 31);
+    let metrics: serde_json::Value = serde_json::from_slice(&result.stdout).expect("metrics JSON on stdout");
+    let names: Vec<&str> = metrics["runs"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["worm", "biped", "tripod", "two-material"]);
+    assert_eq!(metrics["runs"][1]["robots"][0]["steps"], 60);
+}
+
+#[test]
+fn cli_refuses_an_odd_video_size_with_exit_2_and_writes_nothing() {
+    let dir = scratch_dir();
+    let out = dir.path().join("odd.mp4");
+    let result = vsr2d(&["render", "--duration", "1", "--size", "321x180", "-o", out.to_str().unwrap()]);
+    assert_eq!(result.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(stderr.contains("321×180") && stderr.contains("even"), "stderr: {stderr}");
+    assert!(entries(dir.path()).is_empty(), "left behind: {:?}", entries(dir.path()));
+    assert!(result.stdout.is_empty(), "nothing was simulated, so no metrics");
+}
+
+/// A missing output directory is bad input (exit 2), found before any simulation: no metrics are printed,
+/// and metrics are printed only after simulating.
+#[test]
+fn cli_refuses_a_missing_output_directory_before_simulating() {
+    let result = vsr2d(&["render", "--size", "320x180", "-o", "/nonexistent/dir/x.mp4"]);
+    assert_eq!(result.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(stderr.contains("/nonexistent/dir") && stderr.contains("does not exist"), "stderr: {stderr}");
+    assert!(result.stdout.is_empty());
+    assert!(!Path::new("/nonexistent/dir/x.mp4").exists());
+}
+
+#[test]
+fn cli_refuses_bad_size_strings_and_unreadable_scenarios_with_exit_2() {
+    let dir = scratch_dir();
+    let png = dir.path().join("never.png");
+    for size in ["1280", "0x720", "axb"] {
+        let result = vsr2d(&["render", "--size", size, "--png", png.to_str().unwrap()]);
+        assert_eq!(result.status.code(), Some(2), "--size {size}");
+    }
+    let result = vsr2d(&["render", "/nonexistent/scenario.json", "--png", png.to_str().unwrap()]);
+    assert_eq!(result.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&result.stderr).contains("cannot read scenario"));
+    assert!(entries(dir.path()).is_empty());
+}
+
+/// `--png --at` draws one frame alone; it must equal that frame of the full sequence.
+#[test]
+fn cli_still_equals_the_same_frame_of_the_sequence() {
+    let dir = scratch_dir();
+    let frames = dir.path().join("frames");
+    let still = dir.path().join("still.png");
+    let biped = fixture("biped");
+    let common = ["render", biped.to_str().unwrap(), "--duration", "1", "--size", "160x90"];
+    let seq = vsr2d(&[&common[..], &["--frames", frames.to_str().unwrap()]].concat());
+    assert!(seq.status.success(), "stderr: {}", String::from_utf8_lossy(&seq.stderr));
+    assert_eq!(entries(&frames).len(), 31, "no mp4 unless -o is given; 31 frames");
+    let one = vsr2d(&[&common[..], &["--png", still.to_str().unwrap(), "--at", "0.5"]].concat());
+    assert!(one.status.success(), "stderr: {}", String::from_utf8_lossy(&one.stderr));
+    let a = image::open(&still).unwrap().to_rgba8();
+    let b = image::open(frames.join("frame_000015.png")).unwrap().to_rgba8();
+    assert_eq!((a.width(), a.height()), (160, 90));
+    assert!(a == b, "the still at 0.5 s differs from frame 15");
+}
+
+/// A run recorded once renders exactly like the live run (snapshots round-trip bit-exactly).
+#[test]
+fn cli_renders_a_recording_like_the_live_run() {
+    let dir = scratch_dir();
+    let record = dir.path().join("biped.jsonl");
+    let biped = fixture("biped");
+    let sim = vsr2d(&["simulate", biped.to_str().unwrap(), "--duration", "1", "--record", record.to_str().unwrap()]);
+    assert!(sim.status.success(), "stderr: {}", String::from_utf8_lossy(&sim.stderr));
+
+    let (live, recorded) = (dir.path().join("live"), dir.path().join("recorded"));
+    let size = ["--size", "160x90"];
+    let live_args = ["render", biped.to_str().unwrap(), "--duration", "1", "--frames", live.to_str().unwrap()];
+    let a = vsr2d(&[&live_args[..], &size].concat());
+    let b = vsr2d(
+        &[&["render", "--from", record.to_str().unwrap(), "--frames", recorded.to_str().unwrap()][..], &size].concat(),
+    );
+    assert!(a.status.success() && b.status.success(), "stderr: {}", String::from_utf8_lossy(&b.stderr));
+    let names = entries(&live);
+    assert_eq!(names.len(), 31);
+    assert_eq!(entries(&recorded), names);
+    for name in &names {
+        assert!(fs::read(live.join(name)).unwrap() == fs::read(recorded.join(name)).unwrap(), "{name} differs");
+    }
+}
