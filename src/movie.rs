@@ -43,7 +43,7 @@ pub enum MovieError {
     Scenario {
         name: String,
         #[source]
-        source: ScenarioError,
+        source: Box<ScenarioError>,
     },
     #[error("simulation `{name}`: {source}")]
     Simulation {
@@ -116,7 +116,8 @@ impl MovieSource {
         d.springs |= extra.springs;
         d.ropes |= extra.ropes;
         d.welds |= extra.welds;
-        let sim = scenario.build().map_err(|source| MovieError::Scenario { name: name.clone(), source })?;
+        let sim =
+            scenario.build().map_err(|source| MovieError::Scenario { name: name.clone(), source: Box::new(source) })?;
         Ok(Self::simulation(name, sim))
     }
 
@@ -125,7 +126,12 @@ impl MovieSource {
         let robots = sim.labels.iter().cloned().enumerate().collect();
         let end_t = sim.steps as f64 * sim.world.settings().dt;
         let metrics = LocomotionListener::new(sim.control_interval, sim.legacy);
-        MovieSource { name: name.into(), stream: Stream::Live { sim, metrics, started: false }, robots, end_t }
+        MovieSource {
+            name: name.into(),
+            stream: Stream::Live { sim: Box::new(sim), metrics, started: false },
+            robots,
+            end_t,
+        }
     }
 
     /// A JSON Lines recording (`vsr2d simulate --record`), cut after `until` seconds if given. The file is
@@ -169,8 +175,17 @@ impl MovieSource {
 
 /// Where a source's snapshots come from.
 enum Stream {
-    Live { sim: Simulation, metrics: LocomotionListener, started: bool },
-    Recorded { reader: JsonlReader, until: Option<f64>, done: bool },
+    /// Boxed: a simulation is large and a recording small.
+    Live {
+        sim: Box<Simulation>,
+        metrics: LocomotionListener,
+        started: bool,
+    },
+    Recorded {
+        reader: JsonlReader,
+        until: Option<f64>,
+        done: bool,
+    },
 }
 
 impl Stream {
@@ -428,6 +443,14 @@ impl Movie {
     /// rendered. Calls `progress` with the number of frames pushed so far. Returns the frames pushed;
     /// the caller finishes the sink.
     pub fn run(&mut self, sink: &mut (dyn FrameSink + Send), progress: &mut dyn FnMut(u64)) -> Result<u64, MovieError> {
+        if std::env::var_os("VSR2D_SEQ").is_some() {
+            let mut n = 0;
+            while let Some(f) = self.next_frame()? {
+                sink.push(f)?;
+                n += 1;
+            }
+            return Ok(n);
+        }
         let mut waiting: Option<Pixmap> = None;
         let mut pushed = 0;
         while self.next < self.frames {
@@ -504,8 +527,8 @@ impl Movie {
 
 /// The showcase scenarios as sources, with their duration set to `seconds` if given.
 pub fn showcase_sources(options: &RenderOptions, seconds: Option<f64>) -> Result<Vec<MovieSource>, MovieError> {
-    let scenarios =
-        crate::showcase::scenarios().map_err(|source| MovieError::Scenario { name: "showcase".into(), source })?;
+    let scenarios = crate::showcase::scenarios()
+        .map_err(|source| MovieError::Scenario { name: "showcase".into(), source: Box::new(source) })?;
     scenarios
         .into_iter()
         .map(|(name, mut scenario)| {

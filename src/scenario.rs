@@ -110,18 +110,18 @@ pub enum ScenarioError {
     World { field: &'static str, value: f64, requirement: &'static str },
     #[error("the scenario has no robot: add at least one entry to `robots`")]
     NoRobots,
-    #[error("`robots[{robot}].materials.{key}`: {source}")]
-    Material { robot: usize, key: String, source: MaterialError },
+    #[error("`robots[{robot}].materials.{key}`: {reason}")]
+    Material { robot: usize, key: String, reason: MaterialError },
     #[error("`robots[{robot}].materials`: key {key:?} must be exactly one character, the one used in `body`")]
     MaterialKey { robot: usize, key: String },
     #[error("`robots[{robot}].body[{row}]`: {message}")]
     BodyRow { robot: usize, row: usize, message: String },
-    #[error("`robots[{robot}].body`: {source}")]
-    Body { robot: usize, source: BodyError },
-    #[error("`robots[{robot}].controller`: {source}")]
-    Controller { robot: usize, source: ControllerError },
+    #[error("`robots[{robot}].body`: {reason}")]
+    Body { robot: usize, reason: BodyError },
+    #[error("`robots[{robot}].controller`: {reason}")]
+    Controller { robot: usize, reason: ControllerError },
     #[error("`world.terrain`: {0}")]
-    Terrain(#[from] TerrainError),
+    Terrain(TerrainError),
 }
 
 impl Scenario {
@@ -191,7 +191,7 @@ impl Scenario {
                     let mut m = m.clone();
                     m.preset = m.preset.or(Some(default_preset));
                     let resolved =
-                        m.resolve().map_err(|source| ScenarioError::Material { robot: i, key: key.clone(), source })?;
+                        m.resolve().map_err(|reason| ScenarioError::Material { robot: i, key: key.clone(), reason })?;
                     materials.insert(c, resolved);
                 }
             }
@@ -203,7 +203,7 @@ impl Scenario {
         let h = spec.body.len();
         let width = spec.body.iter().map(|r| r.chars().count()).max().unwrap_or(0);
         if h == 0 || width == 0 {
-            return Err(ScenarioError::Body { robot: i, source: BodyError::Empty });
+            return Err(ScenarioError::Body { robot: i, reason: BodyError::Empty });
         }
         let mut cells = vec![None; width * h];
         for (row, text) in spec.body.iter().enumerate() {
@@ -226,7 +226,7 @@ impl Scenario {
                 cells[y * width + x] = Some(*m);
             }
         }
-        Body::new(width as u32, h as u32, cells).map_err(|source| ScenarioError::Body { robot: i, source })
+        Body::new(width as u32, h as u32, cells).map_err(|reason| ScenarioError::Body { robot: i, reason })
     }
 
     /// The world settings this scenario asks for.
@@ -255,7 +255,7 @@ impl Scenario {
                     legacy_placement = Some((ys, x2));
                     Some(t)
                 } else {
-                    Some(Terrain::uneven(*height, *spacing, *seed)?)
+                    Some(Terrain::uneven(*height, *spacing, *seed).map_err(ScenarioError::Terrain)?)
                 }
             }
             TerrainSpec::None => None,
@@ -284,7 +284,7 @@ impl Scenario {
             let controller = match &spec.controller {
                 Some(c) => Some(
                     c.build(&cells, [body.width(), body.height()])
-                        .map_err(|source| ScenarioError::Controller { robot: i, source })?,
+                        .map_err(|reason| ScenarioError::Controller { robot: i, reason })?,
                 ),
                 None => None,
             };

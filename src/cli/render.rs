@@ -225,9 +225,9 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
     let still_index = args.at.map(|t| frame_index_at(t, args.fps));
     if still_index.is_some_and(|k| k >= total) && !args.quiet {
         eprintln!(
-            "note: --at {} s is after the last frame ({}); the PNG shows the last frame",
+            "note: --at {} s is after the last frame (t = {:.2} s); the PNG shows the last frame",
             args.at.unwrap_or_default(),
-            describe_time(total.saturating_sub(1), args.fps)
+            total.saturating_sub(1) as f64 / f64::from(args.fps)
         );
     }
 
@@ -242,11 +242,9 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
     }
 
     let progress = progress_bar(total, args.quiet);
-    let frames = if sinks.is_empty() {
+    let frames = if let (true, Some(path)) = (sinks.is_empty(), &args.png) {
         // Only a still: draw just that frame (the others only move the cameras).
-        let path = args.png.as_ref().expect("with no video and no frame directory, --png is set");
-        let k = still_index.unwrap_or(u64::MAX);
-        let pixmap = movie.still(k).map_err(classify)?;
+        let pixmap = movie.still(still_index.unwrap_or(u64::MAX)).map_err(classify)?;
         write_png(pixmap, path)?;
         progress.finish_and_clear();
         1
@@ -270,21 +268,16 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
         outputs.extend(args.frames.iter().map(|d| format!("{}/frame_NNNNNN.png", d.display())));
         outputs.extend(args.png.iter().map(|p| p.display().to_string()));
         eprintln!(
-            "{} frames ({} of {total}), {width}×{height}, {} grid at {} fps, in {:.1} s -> {}",
-            frames,
-            describe_time(total.saturating_sub(1), args.fps),
-            movie.layout(),
+            "wrote {}: {frames} of {total} frames (0 to {:.2} s at {} fps), {width}×{height}, {} grid, in {:.1} s",
+            outputs.join(", "),
+            total.saturating_sub(1) as f64 / f64::from(args.fps),
             args.fps,
+            movie.layout(),
             started.elapsed().as_secs_f64(),
-            outputs.join(", ")
         );
     }
     println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "runs": metrics }))?);
     Ok(())
-}
-
-fn describe_time(frame: u64, fps: u32) -> String {
-    format!("t = {:.2} s", frame as f64 / f64::from(fps.max(1)))
 }
 
 fn load_sources(args: &RenderArgs, options: &RenderOptions) -> Result<Vec<MovieSource>, Failure> {

@@ -2,6 +2,7 @@
 
 mod cantilever;
 mod cantilever_report;
+mod cli;
 mod eval;
 mod golden;
 mod physics;

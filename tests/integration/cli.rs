@@ -1,0 +1,125 @@
+//! The command line: bad input is refused with exit code 2 and a message naming the problem,
+//! never a panic; good input works end to end.
+
+use std::process::{Command, Output};
+
+fn vsr2d(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vsr2d")).args(args).output().unwrap()
+}
+
+/// Writes `json` to a temp file and runs `simulate` on it.
+fn simulate_json(json: &str, extra: &[&str]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scenario.json");
+    std::fs::write(&path, json).unwrap();
+    let mut args = vec!["simulate", path.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    vsr2d(&args)
+}
+
+fn assert_refused(out: &Output, needles: &[&str]) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "expected exit code 2, stderr: {stderr}");
+    assert!(!stderr.contains("panicked"), "must not panic: {stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "stderr must mention {n:?}: {stderr}");
+    }
+}
+
+const WORM: &str = "{\"world\": {\"duration\": 1}, \"robots\": [{\"body\": [\"####\"]}]}";
+
+/// Scenario JSON from a compact form where `'` stands for `"` (keeps the cases readable).
+fn json(compact: &str) -> String {
+    compact.replace('\'', "\"")
+}
+
+#[test]
+fn malformed_scenarios_exit_2_with_a_reason() {
+    let case = |compact: &str, needles: &[&str]| assert_refused(&simulate_json(&json(compact), &[]), needles);
+    case("{ not json", &["not valid JSON"]);
+    case("{'robots': [{'body': ['#'], 'colour': 1}]}", &["robots[0]", "colour"]);
+    case("{'robots': [{'body': ['...']}]}", &["no voxel"]);
+    case("{'robots': [{'body': ['#.', '.#']}]}", &["not connected"]);
+    case("{'robots': [{'materials': {'#': {'spring_hz': -3}}, 'body': ['#']}]}", &["spring_hz", "-3"]);
+    case("{'robots': [{'materials': {'#': {'mass': NaN}}, 'body': ['#']}]}", &["robots[0].materials"]);
+    case("{'world': {'dt': -1}, 'robots': [{'body': ['#']}]}", &["world.dt"]);
+    case("{'robots': [{'body': ['#x']}]}", &["'x'", "not a material"]);
+    case("{'robots': []}", &["no robot"]);
+    case(
+        "{'robots': [{'body': ['##'], 'controller': {'type': 'mlp', \
+         'sensors': {'default': [{'sensor': 'area_ratio'}]}, 'hidden': [], 'weights': [1, 2]}}]}",
+        &["expected 6 weights"],
+    );
+    assert_refused(&vsr2d(&["simulate", "/nonexistent/scenario.json"]), &["cannot read scenario"]);
+}
+
+#[test]
+fn simulate_prints_metrics_and_records_snapshots() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("run.jsonl");
+    let out = simulate_json(WORM, &["--record", record.to_str().unwrap(), "--every", "6"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let metrics: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(metrics["robots"][0]["steps"], 60);
+    // Steps 0, 6, …, 60: 11 snapshots.
+    let lines: Vec<String> = std::fs::read_to_string(&record).unwrap().lines().map(String::from).collect();
+    assert_eq!(lines.len(), 11);
+    let last: vsr2d::snapshot::Snapshot = serde_json::from_str(&lines[10]).unwrap();
+    assert_eq!(last.step, 60);
+    assert_eq!(last.robots[0].voxels.len(), 4);
+}
+
+#[test]
+fn an_unwritable_recording_fails_before_simulating() {
+    let out = simulate_json(WORM, &["--record", "/nonexistent-dir/run.jsonl"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent-dir/run.jsonl"));
+    assert!(out.stdout.is_empty(), "no metrics: nothing was simulated");
+}
+
+#[test]
+fn schema_describes_scenarios() {
+    let out = vsr2d(&["schema"]);
+    assert!(out.status.success());
+    let schema: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(schema["properties"]["robots"].is_object(), "{schema}");
+    assert!(schema.to_string().contains("spring_hz"));
+}
+
+#[test]
+fn every_fixture_scenario_parses_and_builds() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/scenarios");
+    let mut count = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let scenario =
+            vsr2d::scenario::Scenario::from_json(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        scenario.build().unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        count += 1;
+    }
+    assert!(count >= 6, "expected the six fixture scenarios, found {count}");
+}
+
+#[test]
+fn an_exploding_simulation_stops_with_the_step_and_time() {
+    use vsr2d::body::Body;
+    use vsr2d::material::{ActuationMode, Material};
+    use vsr2d::world::{FnController, SimError, World, WorldSettings};
+    let material = Material { actuation: ActuationMode::Force, max_force: 1e9, ..Material::default() };
+    let mut world = World::new(WorldSettings::default());
+    let body = Body::filled(2, 1, material).unwrap();
+    let controller = FnController(|t: f64, _r: &[_], out: &mut [f64]| {
+        out.iter_mut()
+            .enumerate()
+            .for_each(|(i, o)| *o = if (i as f64 + t * 30.0) as u64 % 2 == 0 { 1.0 } else { -1.0 })
+    });
+    world.add_robot("bomb", &body, vsr2d::snapshot::Vec2::ZERO, Default::default(), Some(Box::new(controller)));
+    match world.run(600, &mut []) {
+        Err(e @ SimError::Unstable { .. }) => {
+            let text = e.to_string();
+            assert!(text.contains("step") && text.contains("t = "), "{text}");
+        }
+        other => panic!("a 1e9 N push must blow the simulation up, got {other:?}"),
+    }
+}
