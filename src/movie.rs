@@ -39,13 +39,14 @@ use crate::world::SimError;
 /// Why a movie could not be made. Each message names the input involved.
 #[derive(Debug, thiserror::Error)]
 pub enum MovieError {
-    #[error("scenario `{name}`: {source}")]
+    // The cause is chained, not repeated: `{:#}` prints "scenario `x`: <cause>".
+    #[error("scenario `{name}`")]
     Scenario {
         name: String,
         #[source]
         source: Box<ScenarioError>,
     },
-    #[error("simulation `{name}`: {source}")]
+    #[error("simulation `{name}`")]
     Simulation {
         name: String,
         #[source]
@@ -60,6 +61,8 @@ pub enum MovieError {
     #[cfg(feature = "video")]
     #[error(transparent)]
     Video(#[from] crate::video::VideoError),
+    #[error("`{name}` delivered no snapshot; give a simulation that has not been run yet")]
+    NoSnapshot { name: String },
     #[error("nothing to render: give at least one scenario or recording")]
     NoSources,
     #[error(
@@ -121,7 +124,8 @@ impl MovieSource {
         Ok(Self::simulation(name, sim))
     }
 
-    /// A built simulation, run to its `steps`. Its snapshots carry the detail it was built with.
+    /// A built simulation that has not been stepped yet, run to its `steps`. Its snapshots carry the
+    /// detail it was built with.
     pub fn simulation(name: impl Into<String>, sim: Simulation) -> Self {
         let robots = sim.labels.iter().cloned().enumerate().collect();
         let end_t = sim.steps as f64 * sim.world.settings().dt;
@@ -283,8 +287,12 @@ impl Iterator for Pull<'_> {
 impl Feed {
     fn advance(&mut self, frame_t: f64) -> Result<(), MovieError> {
         let mut pull = Pull { name: &self.name, stream: &mut self.stream, tracks: &mut self.tracks, error: None };
-        self.cursor.advance(frame_t, &mut pull);
-        pull.error.map_or(Ok(()), Err)
+        let shown = self.cursor.advance(frame_t, &mut pull).is_some();
+        match pull.error {
+            Some(e) => Err(e),
+            None if !shown => Err(MovieError::NoSnapshot { name: self.name.clone() }),
+            None => Ok(()),
+        }
     }
 }
 
@@ -357,15 +365,14 @@ impl Movie {
         let mut cells = Vec::with_capacity(total);
         let mut feeds = Vec::with_capacity(sources.len());
         for (f, source) in sources.into_iter().enumerate() {
-            let split = source.robots.len() > 1;
-            let tracks: Vec<Track> = if split {
-                source
-                    .robots
-                    .iter()
-                    .map(|(id, label)| (Some(vec![*id]), label.clone()))
-                    .enumerate()
-                    .map(|(j, (robots, label))| Track { cell: cells.len() + j, robots, label, pending: Vec::new() })
-                    .collect()
+            let tracks: Vec<Track> = if source.robots.len() > 1 {
+                let track = |(j, (id, label)): (usize, &(usize, String))| Track {
+                    cell: cells.len() + j,
+                    robots: Some(vec![*id]),
+                    label: label.clone(),
+                    pending: Vec::new(),
+                };
+                source.robots.iter().enumerate().map(track).collect()
             } else {
                 let label = source.robots.first().map_or_else(|| source.name.clone(), |(_, l)| l.clone());
                 vec![Track { cell: cells.len(), robots: None, label, pending: Vec::new() }]
@@ -443,14 +450,6 @@ impl Movie {
     /// rendered. Calls `progress` with the number of frames pushed so far. Returns the frames pushed;
     /// the caller finishes the sink.
     pub fn run(&mut self, sink: &mut (dyn FrameSink + Send), progress: &mut dyn FnMut(u64)) -> Result<u64, MovieError> {
-        if std::env::var_os("VSR2D_SEQ").is_some() {
-            let mut n = 0;
-            while let Some(f) = self.next_frame()? {
-                sink.push(f)?;
-                n += 1;
-            }
-            return Ok(n);
-        }
         let mut waiting: Option<Pixmap> = None;
         let mut pushed = 0;
         while self.next < self.frames {
@@ -711,7 +710,7 @@ mod tests {
     }
 
     #[test]
-    fn recorded_and_live_sources_count_frames_by_the_spec_rule() {
+    fn live_sources_count_frames_by_the_spec_rule() {
         let options = RenderOptions::default();
         let sources = showcase_sources(&options, Some(1.0)).unwrap();
         let settings = MovieSettings { width: 64, height: 36, ..MovieSettings::default() };

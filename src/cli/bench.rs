@@ -19,6 +19,9 @@ pub struct BenchArgs {
     /// sweeps run at w = 12, or at the first width when 12 is not listed.
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
     pub widths: Option<Vec<u32>>,
+    /// Only the baseline row per width (scaffolding `all`, dt = 1/60): no scaffolding or dt sweep.
+    #[arg(long)]
+    pub no_sweep: bool,
     /// Timed runs per row (the median is reported).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub repeats: Option<u64>,
@@ -41,6 +44,10 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
             options.sweep_width = w.first().copied();
         }
         options.widths = w;
+    }
+    if args.no_sweep {
+        options.scaffoldings.truncate(1);
+        options.dts.truncate(1);
     }
     if let Some(r) = args.repeats {
         options.repeats = r as usize;

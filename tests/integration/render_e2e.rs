@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use vsr2d::frames::FrameSink;
-use vsr2d::movie::{showcase_sources, Movie, MovieSettings, MovieSource, StillPng};
-use vsr2d::render::{frame_count, pixmap_to_rgba_image, GridLayout, RenderOptions};
+use vsr2d::movie::{Movie, MovieSettings, MovieSource, StillPng};
+use vsr2d::render::{pixmap_to_rgba_image, GridLayout, RenderOptions};
 use vsr2d::scenario::Scenario;
 
 use crate::golden::{assert_golden, GoldenOptions};
@@ -32,8 +32,18 @@ fn settings(width: u32, height: u32) -> MovieSettings {
     MovieSettings { width, height, ..MovieSettings::default() }
 }
 
+/// Runs `vsr2d` in an empty working directory and checks that it left nothing there: every output of
+/// these tests is named, so a default `render.mp4` or `showcase.mp4` would be a bug.
 fn vsr2d(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vsr2d")).args(args).output().expect("vsr2d runs")
+    let cwd = scratch_dir();
+    let output =
+        Command::new(env!("CARGO_BIN_EXE_vsr2d")).args(args).current_dir(cwd.path()).output().expect("vsr2d runs");
+    assert!(
+        entries(cwd.path()).is_empty(),
+        "vsr2d {args:?} wrote {:?} into its working directory",
+        entries(cwd.path())
+    );
+    output
 }
 
 fn entries(dir: &Path) -> Vec<String> {
@@ -94,7 +104,8 @@ fn metrics_after_rendering_match_a_plain_run() {
 #[cfg(feature = "video")]
 #[test]
 fn showcase_video_has_the_frames_the_spec_rule_gives() {
-    use vsr2d::movie::default_video_settings;
+    use vsr2d::movie::{default_video_settings, showcase_sources};
+    use vsr2d::render::frame_count;
     use vsr2d::video::{probe, Mp4Encoder};
 
     let dir = scratch_dir();
@@ -116,6 +127,44 @@ fn showcase_video_has_the_frames_the_spec_rule_gives() {
     assert_eq!(info.frame_rate, (30, 1));
     assert_eq!(info.frames, expected);
     assert_eq!(info.codec, "h264");
+}
+
+/// A sink that fails after a given number of frames, standing in for a full disk or a broken encoder.
+#[cfg(feature = "video")]
+struct FailAt(u64, u64);
+
+#[cfg(feature = "video")]
+impl FrameSink for FailAt {
+    fn push(&mut self, _frame: &tiny_skia::Pixmap) -> Result<(), vsr2d::frames::FrameError> {
+        self.1 += 1;
+        if self.1 > self.0 {
+            return Err(vsr2d::frames::FrameError::Aborted { path: "fail-at".into() });
+        }
+        Ok(())
+    }
+    fn frame_count(&self) -> u64 {
+        self.1
+    }
+    fn finish(self: Box<Self>) -> Result<(), vsr2d::frames::FrameError> {
+        Ok(())
+    }
+}
+
+#[cfg(feature = "video")]
+#[test]
+fn a_failure_during_the_run_leaves_no_video_behind() {
+    use vsr2d::movie::{default_video_settings, Tee};
+    use vsr2d::video::Mp4Encoder;
+
+    let dir = scratch_dir();
+    let path = dir.path().join("broken.mp4");
+    let mut movie = Movie::showcase(&settings(160, 90), Some(1.0)).unwrap();
+    let encoder = Mp4Encoder::new(&path, default_video_settings(160, 90)).unwrap();
+    let mut tee = Tee::new(vec![Box::new(encoder), Box::new(FailAt(5, 0))]);
+    let result = movie.run(&mut tee, &mut |_| {});
+    assert!(result.is_err(), "the sink's failure must end the run");
+    drop(tee);
+    assert!(entries(dir.path()).is_empty(), "left behind: {:?}", entries(dir.path()));
 }
 
 #[cfg(feature = "video")]
