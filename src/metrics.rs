@@ -16,7 +16,8 @@ pub struct LocomotionMetrics {
     pub relative_x_velocity: f64,
     /// Mean centre height over steps 1…N, m.
     pub center_avg_y: f64,
-    /// Mean over control calls and voxels of the squared clipped control value, in [0, 1].
+    /// Mean over control calls and voxels of the squared clipped control value, in [0, 1]. Under
+    /// `legacy-1.0`: Σ over control calls of f_raw²·dt per cell, averaged over all W·H cells.
     pub control_effort: f64,
     /// Mean over control calls 2…K and voxels of the squared change of the control value.
     pub control_change: f64,
@@ -35,6 +36,8 @@ struct RobotAccumulator {
     x_last: f64,
     y_sum: f64,
     effort_sum: f64,
+    legacy_effort_sum: f64,
+    cells: usize,
     change_sum: f64,
     calls: u64,
     voxels: usize,
@@ -45,7 +48,8 @@ struct RobotAccumulator {
 #[derive(Debug, Clone)]
 pub struct LocomotionListener {
     control_period: u64,
-    legacy_first_control: bool,
+    /// `legacy-1.0`: no control call at t = 0, and the released code's control effort.
+    legacy: bool,
     robots: Vec<RobotAccumulator>,
     steps: u64,
     t: f64,
@@ -53,14 +57,8 @@ pub struct LocomotionListener {
 
 impl LocomotionListener {
     /// `control_interval` is c (the controller runs every c + 1 steps).
-    pub fn new(control_interval: u32, legacy_first_control: bool) -> Self {
-        LocomotionListener {
-            control_period: control_interval as u64 + 1,
-            legacy_first_control,
-            robots: Vec::new(),
-            steps: 0,
-            t: 0.0,
-        }
+    pub fn new(control_interval: u32, legacy: bool) -> Self {
+        LocomotionListener { control_period: control_interval as u64 + 1, legacy, robots: Vec::new(), steps: 0, t: 0.0 }
     }
 
     /// Metrics per robot, in creation order.
@@ -78,7 +76,13 @@ impl LocomotionListener {
                     x_velocity,
                     relative_x_velocity: if r.size0 > 0.0 { x_velocity / r.size0 } else { 0.0 },
                     center_avg_y: if self.steps > 0 { r.y_sum / self.steps as f64 } else { 0.0 },
-                    control_effort: if effort_norm > 0.0 { r.effort_sum / effort_norm } else { 0.0 },
+                    control_effort: if self.legacy {
+                        r.legacy_effort_sum / r.cells.max(1) as f64
+                    } else if effort_norm > 0.0 {
+                        r.effort_sum / effort_norm
+                    } else {
+                        0.0
+                    },
                     control_change: if change_norm > 0.0 { r.change_sum / change_norm } else { 0.0 },
                     x_distance: dx,
                     duration,
@@ -101,6 +105,7 @@ impl SnapshotListener for LocomotionListener {
                     x_last: r.center.x,
                     size0: r.bbox.width().max(r.bbox.height()),
                     voxels: r.voxels.len(),
+                    cells: (r.grid[0] * r.grid[1]) as usize,
                     ..Default::default()
                 })
                 .collect();
@@ -110,13 +115,15 @@ impl SnapshotListener for LocomotionListener {
         self.t = s.t;
         // The snapshot after step k carries the values of a control call made at step k.
         let k = s.step - 1;
-        let control_call = k % self.control_period == 0 && !(self.legacy_first_control && k == 0);
+        let control_call = k % self.control_period == 0 && !(self.legacy && k == 0);
+        let dt = s.t / s.step as f64;
         for (acc, r) in self.robots.iter_mut().zip(&s.robots) {
             acc.x_last = r.center.x;
             acc.y_sum += r.center.y;
             if control_call {
                 let values: Vec<f64> = r.voxels.iter().map(|v| v.control).collect();
                 acc.effort_sum += values.iter().map(|f| f * f).sum::<f64>();
+                acc.legacy_effort_sum += r.voxels.iter().map(|v| v.raw_control * v.raw_control * dt).sum::<f64>();
                 if acc.calls > 0 {
                     acc.change_sum += values.iter().zip(&acc.previous).map(|(a, b)| (a - b) * (a - b)).sum::<f64>();
                 }

@@ -117,6 +117,10 @@ pub(crate) struct Robot {
     pub welds: Vec<[(usize, usize); 2]>,
     /// Current clipped control value per voxel.
     pub control: Vec<f64>,
+    /// The raw controller outputs behind `control`.
+    pub raw_control: Vec<f64>,
+    /// Size of the body grid.
+    pub grid: [u32; 2],
     /// Control value the spring targets were last set for (area mode), per voxel.
     applied: Vec<Option<f64>>,
     /// Cached body states, refreshed by [`Robot::read_state`].
@@ -284,6 +288,8 @@ impl Robot {
             ropes,
             welds,
             control: vec![0.0; n],
+            raw_control: vec![0.0; n],
+            grid: [body.width(), body.height()],
             applied: vec![Some(0.0); n],
         };
         robot.read_state(physics);
@@ -344,6 +350,7 @@ impl Robot {
     /// Sets the clipped control values and, in area mode, the spring targets of changed voxels.
     pub fn apply_control(&mut self, physics: &mut PhysicsWorld, raw: &[f64]) {
         for (vi, &f) in raw.iter().enumerate() {
+            self.raw_control[vi] = f;
             let f = if f.is_nan() { 0.0 } else { f.clamp(-1.0, 1.0) };
             self.control[vi] = f;
             let mat = self.voxels[vi].material;

@@ -246,6 +246,9 @@ pub struct VoxelSnapshot {
     pub area_ratio: f64,
     /// The clipped control value last applied (0 before the first control step).
     pub control: f64,
+    /// The controller's raw output behind `control`, before NaN handling and clipping.
+    #[serde(default)]
+    pub raw_control: f64,
     pub sensors: SensorReadings,
     pub touching: bool,
 }
@@ -279,6 +282,9 @@ pub struct RobotSnapshot {
     /// Index of the robot in its world, in creation order.
     pub id: usize,
     pub label: String,
+    /// Size `[W, H]` of the body grid (cells, including empty ones).
+    #[serde(default)]
+    pub grid: [u32; 2],
     /// Unweighted mean of the voxel centres.
     pub center: Vec2,
     /// Bounding box of all mass corners.

@@ -471,6 +471,7 @@ impl World {
                             velocity: pose.velocities.iter().fold(V2::ZERO, |s, p| s + *p) * 0.25,
                             area_ratio: sensors.area_ratio,
                             control: r.control[vi],
+                            raw_control: r.raw_control[vi],
                             touching: slot.touching[vi],
                             sensors,
                         }
@@ -483,6 +484,7 @@ impl World {
                 RobotSnapshot {
                     id: r.id,
                     label: r.label.clone(),
+                    grid: r.grid,
                     center,
                     bbox,
                     voxels,

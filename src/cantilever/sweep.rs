@@ -201,7 +201,6 @@ impl SweepOptions {
                     name: "engine".into(),
                     value: "rapier2d 0.36 (f32), implicit acceleration-based spring joints".into(),
                 },
-                Setting { name: "gravity".into(), value: "off".into() },
                 Setting { name: "scaffolding sweep at".into(), value: format!("{} Hz", self.scaffold_fs_hz) },
             ],
         }

@@ -255,3 +255,30 @@ fn mlp_controller_spec_builds_for_the_paper_example() {
     let cells: Vec<[u32; 2]> = (0..6).map(|i| [i % 3, i / 3]).collect();
     assert_eq!(spec.expected_weight_count(&cells, [3, 2]).unwrap(), Some(20 * 10 + 10 * 6));
 }
+
+#[test]
+fn control_effort_default_and_legacy() {
+    // A 2×2 grid with one empty cell (3 voxels, 4 cells) commanded with a raw value of 2 (clipped to 1).
+    let text = |compat: &str| {
+        format!(
+            r####"{{"world": {{"duration": 1, "terrain": {{"type": "none"}}, "gravity": [0, 0], "compat": "{compat}"}},
+               "robots": [{{"body": ["#.", "##"],
+                 "controller": {{"type": "time_functions", "default": {{"type": "constant", "value": 2}}}}}}]}}"####
+        )
+    };
+    let run = |compat: &str| {
+        let scenario = Scenario::from_json(&text(compat)).unwrap();
+        let steps = scenario.steps();
+        (steps, scenario.build().unwrap().run(&mut []).unwrap()[0].control_effort)
+    };
+    let (_, effort) = run("default");
+    assert!((effort - 1.0).abs() < 1e-12, "clipped values of 1 give effort 1, got {effort}");
+    // legacy-1.0 counts steps with `t += dt while t < T` (3601 for 60 s); control calls come at
+    // k = 2, 4, … (not at t = 0); each adds 3 voxels × 2² × dt, and the sum is averaged over the 4 cells.
+    assert_eq!(vsr2d::scenario::steps_for(60.0, 1.0 / 60.0, true), 3601);
+    assert_eq!(vsr2d::scenario::steps_for(60.0, 1.0 / 60.0, false), 3600);
+    let (steps, legacy) = run("legacy-1.0");
+    let calls = ((steps - 1) / 2) as f64;
+    let expected = calls * 3.0 * 4.0 * (1.0 / 60.0) / 4.0;
+    assert!((legacy - expected).abs() < 1e-9, "legacy effort {legacy}, expected {expected}");
+}

@@ -88,6 +88,7 @@ fn voxel(cell: [u32; 2], p: Pose) -> VoxelSnapshot {
         velocity: v,
         area_ratio: p.area_ratio,
         control: 0.0,
+        raw_control: 0.0,
         sensors,
         touching: p.touching,
     }
@@ -150,7 +151,18 @@ fn robot(id: usize, voxels: Vec<VoxelSnapshot>, detail: bool) -> RobotSnapshot {
     } else {
         (None, None, None)
     };
-    RobotSnapshot { id, label: format!("robot {id}"), center, bbox, voxels, springs, ropes, welds, controller: None }
+    RobotSnapshot {
+        id,
+        label: format!("robot {id}"),
+        grid: [4, 2],
+        center,
+        bbox,
+        voxels,
+        springs,
+        ropes,
+        welds,
+        controller: None,
+    }
 }
 
 /// The spec's flat terrain (§10), closed down to y = −10.
