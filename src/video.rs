@@ -194,15 +194,10 @@ pub fn preflight(path: impl AsRef<Path>, settings: &VideoSettings) -> Result<(),
     Ok(())
 }
 
-/// The FFmpeg state of an encode in progress. Field order matters: the muxer (which holds the open file)
-/// drops before `temp`, whose drop deletes the unfinished file.
+/// An encode in progress. Field order matters: the muxer (which holds the open file) drops before
+/// `temp`, whose drop deletes the unfinished file.
 struct Active {
-    octx: ffmpeg::format::context::Output,
-    encoder: encoder::video::Encoder,
-    yuv: frame::Video,
-    packet: Packet,
-    stream_index: usize,
-    stream_time_base: Rational,
+    ffmpeg: Encoding,
     temp: tempfile::TempPath,
 }
 
@@ -244,7 +239,7 @@ impl Mp4Encoder {
             .map_err(|source| VideoError::TempFile { path: path.clone(), source })?
             .into_temp_path();
         // If opening fails, `temp` is dropped here, which deletes the file FFmpeg may have started.
-        let active = Self::open(&temp, &path, codec, &settings)?.into_active(temp);
+        let active = Active { ffmpeg: Self::open(&temp, &path, codec, &settings)?, temp };
         Ok(Mp4Encoder { active: Some(active), path, settings, frames: 0 })
     }
 
@@ -253,7 +248,7 @@ impl Mp4Encoder {
         path: &Path,
         codec: ffmpeg::Codec,
         settings: &VideoSettings,
-    ) -> Result<PartialActive, VideoError> {
+    ) -> Result<Encoding, VideoError> {
         let ff = |action: &'static str| move |source| VideoError::Ffmpeg { action, path: path.to_owned(), source };
         let mut octx = ffmpeg::format::output_as(temp, "mp4").map_err(ff("creating"))?;
         let global_header = octx.format().flags().contains(ffmpeg::format::Flags::GLOBAL_HEADER);
@@ -306,7 +301,7 @@ impl Mp4Encoder {
                 source: ffmpeg::Error::Other { errno: ffmpeg::util::error::ENOMEM },
             });
         }
-        Ok(PartialActive { octx, encoder, yuv, packet: Packet::empty(), stream_index, stream_time_base })
+        Ok(Encoding { octx, encoder, yuv, packet: Packet::empty(), stream_index, stream_time_base })
     }
 
     /// Where the video appears after a successful [`finish`](Self::finish).
@@ -337,7 +332,7 @@ impl Mp4Encoder {
     fn push_inner(&mut self, frame: &Pixmap) -> Result<(), VideoError> {
         let index = self.frames;
         let (width, height) = (self.settings.width, self.settings.height);
-        let active = self.active.as_mut().ok_or_else(|| VideoError::Aborted { path: self.path.clone() })?;
+        let active = &mut self.active.as_mut().ok_or_else(|| VideoError::Aborted { path: self.path.clone() })?.ffmpeg;
         if (frame.width(), frame.height()) != (width, height) {
             return Err(VideoError::FrameSize {
                 index,
@@ -363,7 +358,8 @@ impl Mp4Encoder {
     /// Flushes x264, finishes the mp4 and renames it to its final path (replacing any file there).
     pub fn finish(mut self) -> Result<(), VideoError> {
         let path = self.path.clone();
-        let mut active = self.active.take().ok_or_else(|| VideoError::Aborted { path: path.clone() })?;
+        let Active { ffmpeg: mut active, temp } =
+            self.active.take().ok_or_else(|| VideoError::Aborted { path: path.clone() })?;
         if self.frames == 0 {
             return Err(VideoError::NoFrames { path });
         }
@@ -372,10 +368,8 @@ impl Mp4Encoder {
         active.encoder.send_eof().map_err(ff("flushing the encoder for"))?;
         active.drain(&path, self.settings.fps)?;
         active.octx.write_trailer().map_err(ff("writing the index of"))?;
-        let Active { octx, encoder, temp, .. } = active;
         // Close the file before publishing it.
-        drop(octx);
-        drop(encoder);
+        drop(active);
         temp.persist(&path).map_err(|e| VideoError::Persist { path: path.clone(), source: e.error })
     }
 }
@@ -417,8 +411,8 @@ fn x264_cpu_without_avx512() -> Option<String> {
     None
 }
 
-/// `Active` before it owns its temporary path (see [`Mp4Encoder::new`]).
-struct PartialActive {
+/// The FFmpeg side of an encode: muxer, x264 and reusable frame and packet.
+struct Encoding {
     octx: ffmpeg::format::context::Output,
     encoder: encoder::video::Encoder,
     yuv: frame::Video,
@@ -427,7 +421,7 @@ struct PartialActive {
     stream_time_base: Rational,
 }
 
-impl Active {
+impl Encoding {
     /// Writes every packet x264 has ready.
     fn drain(&mut self, path: &Path, fps: u32) -> Result<(), VideoError> {
         let encoder_time_base = Rational::new(1, fps as i32);
@@ -452,13 +446,6 @@ impl Active {
                 source,
             })?;
         }
-    }
-}
-
-impl PartialActive {
-    fn into_active(self, temp: tempfile::TempPath) -> Active {
-        let PartialActive { octx, encoder, yuv, packet, stream_index, stream_time_base } = self;
-        Active { octx, encoder, yuv, packet, stream_index, stream_time_base, temp }
     }
 }
 
