@@ -307,6 +307,19 @@ fn marker_kind(i: usize) -> usize {
 
 /// Draws one series as a line with markers of shape `kind` (circle, triangle, square) and its legend
 /// entry. A macro, because each marker shape is a different element type.
+/// The legend box every chart uses (a macro: plotters' chart types are deeply generic).
+macro_rules! draw_legend {
+    ($chart:expr, $position:expr) => {
+        $chart
+            .configure_series_labels()
+            .position($position)
+            .label_font(legend_style())
+            .background_style(WHITE.mix(0.9))
+            .border_style(RGBColor(160, 160, 160))
+            .draw()?
+    };
+}
+
 macro_rules! marker_series {
     ($chart:expr, $points:expr, $kind:expr, $color:expr, $label:expr) => {{
         let color: RGBColor = $color;
@@ -425,13 +438,7 @@ pub fn static_vs_fs(runs: &[StaticRun]) -> Result<Option<RgbImage>, PlotError> {
             let color = size_color(&sizes, *size);
             marker_series!(chart, pts, marker_kind(i), color, format!("{}×{}", size.0, size.1));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .label_font(legend_style())
-            .background_style(WHITE.mix(0.9))
-            .border_style(RGBColor(160, 160, 160))
-            .draw()?;
+        draw_legend!(chart, SeriesLabelPosition::UpperRight);
         Ok(())
     })
     .map(Some)
@@ -495,13 +502,7 @@ pub fn static_vs_scaffolding(runs: &[StaticRun]) -> Result<Option<RgbImage>, Plo
             let color = size_color(&sizes, *size);
             marker_series!(chart, pts, marker_kind(i), color, format!("{}×{}", size.0, size.1));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .label_font(legend_style())
-            .background_style(WHITE.mix(0.9))
-            .border_style(RGBColor(160, 160, 160))
-            .draw()?;
+        draw_legend!(chart, SeriesLabelPosition::UpperRight);
         Ok(())
     })
     .map(Some)
@@ -591,13 +592,7 @@ fn draw_time_chart(
                 .label(format!("{legend_title} {label}"))
                 .legend(legend_line(*color));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .label_font(legend_style())
-            .background_style(WHITE.mix(0.9))
-            .border_style(RGBColor(160, 160, 160))
-            .draw()?;
+        draw_legend!(chart, SeriesLabelPosition::LowerRight);
         Ok(())
     })
     .map(Some)
