@@ -9,7 +9,6 @@ use serde::Serialize;
 
 use crate::controller::{CellFunction, ControllerSpec, TimeFunction, TimeFunctionsSpec};
 use crate::material::MaterialSpec;
-use crate::metrics::LocomotionListener;
 use crate::scaffolding::Scaffolding;
 use crate::scenario::{RobotSpec, Scenario, ScenarioError, TaskSpec, WorldSpec};
 use crate::terrain::TerrainSpec;
@@ -181,14 +180,13 @@ fn time_once(case: BenchCase, duration: f64, with_metrics: bool) -> Result<(usiz
     let BenchCase { w, scaffolding, dt } = case;
     let scenario = worm_scenario(w, scaffolding, dt, duration);
     let mut sim = scenario.build().map_err(|source| BenchError::Scenario { w, source })?;
-    let voxels = sim.world.voxel_count();
-    let mut listener = LocomotionListener::new(sim.control_interval, sim.legacy);
+    let (voxels, steps) = (sim.world.voxel_count(), sim.steps);
     let start = Instant::now();
-    let result =
-        if with_metrics { sim.world.run(sim.steps, &mut [&mut listener]) } else { sim.world.run(sim.steps, &mut []) };
+    // With metrics: the path `eval::evaluate` takes (no snapshots, metrics read the world).
+    let result = if with_metrics { sim.evaluate().map(|_| ()) } else { sim.world.run(steps, &mut []) };
     let seconds = start.elapsed().as_secs_f64();
     result.map_err(|source| BenchError::Sim { w, scaffolding, dt, source })?;
-    Ok((voxels, sim.steps, seconds))
+    Ok((voxels, steps, seconds))
 }
 
 fn median(sorted: &[f64]) -> f64 {

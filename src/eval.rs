@@ -153,9 +153,9 @@ impl EvalError {
 
 /// Runs a scenario to the end and returns the metrics of every robot, in creation order.
 ///
-/// This is the lightest path the simulator offers: no recorder, and the optional snapshot content
-/// (springs, ropes, welds, controller I/O) is switched off whatever the scenario asks for, because
-/// metrics never read it. The metrics listener still receives one snapshot per step.
+/// This is the lightest path the simulator offers: no snapshot is built at all (the metrics read
+/// the world directly, see [`crate::scenario::Simulation::evaluate`]), and the optional snapshot
+/// content the scenario may ask for is switched off.
 pub fn evaluate(scenario: &Scenario) -> Result<Vec<LocomotionMetrics>, EvalError> {
     let scenario = if scenario.world.snapshot == SnapshotDetail::default() {
         Cow::Borrowed(scenario)
@@ -165,7 +165,7 @@ pub fn evaluate(scenario: &Scenario) -> Result<Vec<LocomotionMetrics>, EvalError
         Cow::Owned(lean)
     };
     let simulation = scenario.build()?;
-    Ok(simulation.run(&mut [])?)
+    Ok(simulation.evaluate()?)
 }
 
 /// What [`run_batch`] reads, writes and how.

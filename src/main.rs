@@ -106,7 +106,8 @@ fn simulate(path: &Path, duration: Option<f64>, record: Option<&Path>, every: u6
     if let Some(r) = recorder.as_mut() {
         listeners.push(r);
     }
-    let metrics = simulation.run(&mut listeners)?;
+    // Without a recording no snapshot is needed: the metrics read the world directly.
+    let metrics = if listeners.is_empty() { simulation.evaluate()? } else { simulation.run(&mut listeners)? };
     if let Some(r) = recorder {
         r.finish()?;
     }

@@ -339,4 +339,16 @@ impl Simulation {
         self.world.run(self.steps, &mut all)?;
         Ok(metrics.metrics())
     }
+
+    /// Runs the whole task without building any snapshot and returns the same metrics as
+    /// [`Simulation::run`] (bit-identical): the path for optimizers evaluating many robots.
+    pub fn evaluate(mut self) -> Result<Vec<LocomotionMetrics>, SimError> {
+        let mut metrics = LocomotionListener::new(self.control_interval, self.legacy);
+        metrics.begin_world(&self.world);
+        for _ in 0..self.steps {
+            self.world.step(&mut [])?;
+            metrics.observe_world(&self.world);
+        }
+        Ok(metrics.metrics())
+    }
 }

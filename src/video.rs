@@ -243,12 +243,7 @@ impl Mp4Encoder {
         Ok(Mp4Encoder { active: Some(active), path, settings, frames: 0 })
     }
 
-    fn open(
-        temp: &Path,
-        path: &Path,
-        codec: ffmpeg::Codec,
-        settings: &VideoSettings,
-    ) -> Result<Encoding, VideoError> {
+    fn open(temp: &Path, path: &Path, codec: ffmpeg::Codec, settings: &VideoSettings) -> Result<Encoding, VideoError> {
         let ff = |action: &'static str| move |source| VideoError::Ffmpeg { action, path: path.to_owned(), source };
         let mut octx = ffmpeg::format::output_as(temp, "mp4").map_err(ff("creating"))?;
         let global_header = octx.format().flags().contains(ffmpeg::format::Flags::GLOBAL_HEADER);

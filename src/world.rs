@@ -261,6 +261,25 @@ impl World {
         self.slots[id].robot.centre_and_bbox()
     }
 
+    /// Centre of robot `id` (unweighted mean of its voxel centres), summed in the same order as the
+    /// snapshot's centre, so both are bit-identical.
+    pub fn robot_centre(&self, id: usize) -> V2 {
+        let n = self.slots[id].robot.voxels.len();
+        (0..n).fold(V2::ZERO, |s, vi| s + self.voxel_centre(id, vi)) * (1.0 / n as f64)
+    }
+
+    /// Clipped and raw control values of robot `id`, per voxel in grid order.
+    pub fn robot_controls(&self, id: usize) -> (&[f64], &[f64]) {
+        let r = &self.slots[id].robot;
+        (&r.control, &r.raw_control)
+    }
+
+    /// Label, voxel count and grid size of robot `id`.
+    pub fn robot_info(&self, id: usize) -> (&str, usize, [u32; 2]) {
+        let r = &self.slots[id].robot;
+        (&r.label, r.voxels.len(), r.grid)
+    }
+
     /// Centre of voxel `vi` of robot `id` (mean of its mass centres), now.
     pub fn voxel_centre(&self, id: usize, vi: usize) -> V2 {
         let r = &self.slots[id].robot;

@@ -282,3 +282,16 @@ fn control_effort_default_and_legacy() {
     let expected = calls * 3.0 * 4.0 * (1.0 / 60.0) / 4.0;
     assert!((legacy - expected).abs() < 1e-9, "legacy effort {legacy}, expected {expected}");
 }
+
+#[test]
+fn snapshot_free_evaluation_gives_bit_identical_metrics() {
+    for name in ["sensing-biped", "worm-10x3-uneven", "two-material"] {
+        let path = format!("{}/fixtures/scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        let mut scenario = Scenario::from_json(&std::fs::read_to_string(path).unwrap()).unwrap();
+        scenario.world.duration = 4.0;
+        let with_snapshots = scenario.build().unwrap().run(&mut []).unwrap();
+        let without = scenario.build().unwrap().evaluate().unwrap();
+        assert_eq!(with_snapshots, without, "{name}");
+        assert!(without[0].x_distance != 0.0 && without[0].control_effort > 0.0);
+    }
+}
