@@ -307,12 +307,13 @@ pub struct Snapshot {
     pub step: u64,
     pub t: f64,
     pub robots: Vec<RobotSnapshot>,
-    /// Terrain outline (closed downwards), if the world has a terrain.
+    /// Terrain outline (closed downwards), if the world has a terrain. Shared, not copied, between the
+    /// snapshots of a run: it never changes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub terrain: Option<Polygon>,
-    /// Other static bodies (walls), one polygon each.
+    pub terrain: Option<Arc<Polygon>>,
+    /// Other static bodies (walls), one polygon each (shared like the terrain).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub statics: Vec<Polygon>,
+    pub statics: Vec<Arc<Polygon>>,
 }
 
 impl Snapshot {

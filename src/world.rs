@@ -125,8 +125,8 @@ pub struct World {
     physics: PhysicsWorld,
     filter: ContactFilter,
     slots: Vec<RobotSlot>,
-    terrain: Option<Polygon>,
-    statics: Vec<Polygon>,
+    terrain: Option<Arc<Polygon>>,
+    statics: Vec<Arc<Polygon>>,
     loads: Vec<PointLoad>,
     settings: WorldSettings,
     step: u64,
@@ -167,7 +167,7 @@ impl World {
                 self.physics.colliders.insert_with_parent(Self::static_material(c), body, &mut self.physics.bodies);
             }
         }
-        self.terrain = Some(terrain.outline());
+        self.terrain = Some(Arc::new(terrain.outline()));
     }
 
     /// Adds a static convex polygon (a wall).
@@ -177,7 +177,7 @@ impl World {
         if let Some(c) = ColliderBuilder::convex_hull(&points) {
             self.physics.colliders.insert_with_parent(Self::static_material(c), body, &mut self.physics.bodies);
         }
-        self.statics.push(polygon);
+        self.statics.push(Arc::new(polygon));
     }
 
     fn static_material(c: ColliderBuilder) -> ColliderBuilder {

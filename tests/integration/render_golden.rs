@@ -173,7 +173,13 @@ fn flat_terrain() -> Polygon {
 }
 
 fn snapshot(t: f64, robots: Vec<RobotSnapshot>) -> Snapshot {
-    Snapshot { step: (t * 60.0).round() as u64, t, robots, terrain: Some(flat_terrain()), statics: vec![] }
+    Snapshot {
+        step: (t * 60.0).round() as u64,
+        t,
+        robots,
+        terrain: Some(std::sync::Arc::new(flat_terrain())),
+        statics: vec![],
+    }
 }
 
 /// A robot of voxels at the given cells, its lower-left lattice corner at `origin`, each posed by `pose`.
@@ -309,7 +315,7 @@ fn golden_robot_with_every_layer() {
     let robot = table_robot(0, Vec2::new(30.0, 0.0), true);
     let wall = vec![Vec2::new(44.0, 0.0), Vec2::new(45.0, 0.0), Vec2::new(45.0, 8.0), Vec2::new(44.0, 8.0)];
     let mut snap = snapshot(3.5, vec![robot]);
-    snap.statics.push(wall);
+    snap.statics.push(std::sync::Arc::new(wall));
     let (img, tf) = render_one(&snap, 480, 270, RenderOptions::all_layers());
     assert_golden(SUITE, "robot_all_layers", &img, GoldenOptions::default());
 
@@ -685,7 +691,7 @@ fn bad_sizes_are_errors_not_panics() {
     // Far-away geometry (1e9 m off a fixed view) and a huge label with every layer on: nothing to see, no panic.
     let mut far = snapshot(1e9, vec![table_robot(0, Vec2::new(1e9, -1e9), true)]);
     far.terrain = None;
-    far.statics.push(vec![Vec2::new(-1e12, 0.0), Vec2::new(1e12, 0.0), Vec2::new(0.0, 1e12)]);
+    far.statics.push(std::sync::Arc::new(vec![Vec2::new(-1e12, 0.0), Vec2::new(1e12, 0.0), Vec2::new(0.0, 1e12)]));
     let mut r = GridRenderer::new(64, 64, 1, 1, RenderOptions::all_layers()).unwrap();
     r.set_camera(0, Camera::fixed(Aabb { min: Vec2::new(0.0, 0.0), max: Vec2::new(f64::MAX, 1.0) }));
     let label = "x".repeat(100_000);
