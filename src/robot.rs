@@ -21,8 +21,11 @@ pub(crate) fn mass_tag(robot: usize, voxel: usize, mass: usize) -> u128 {
 
 /// (robot, voxel, mass) of a robot mass collider, or `None` for terrain and walls.
 pub(crate) fn decode_tag(data: u128) -> Option<(usize, usize, usize)> {
-    (data & MASS_TAG != 0)
-        .then(|| (((data >> 64) & 0xFFFF_FFFF) as usize, ((data >> 8) & 0xFFFF_FFFF) as usize, (data & 0xFF) as usize))
+    (data & MASS_TAG != 0).then_some((
+        ((data >> 64) & 0xFFFF_FFFF) as usize,
+        ((data >> 8) & 0xFFFF_FFFF) as usize,
+        (data & 0xFF) as usize,
+    ))
 }
 
 pub(crate) fn v(p: V2) -> Vector {

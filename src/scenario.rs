@@ -293,13 +293,7 @@ impl Scenario {
             let options = RobotOptions { self_collisions: spec.self_collisions, pin_left_face: false };
             world.add_robot(label, &body, origin, options, controller);
         }
-        Ok(Simulation {
-            world,
-            steps: self.steps(),
-            control_interval: self.world.control_interval,
-            legacy: legacy,
-            labels,
-        })
+        Ok(Simulation { world, steps: self.steps(), control_interval: self.world.control_interval, legacy, labels })
     }
 }
 

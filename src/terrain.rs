@@ -7,8 +7,10 @@ use crate::snapshot::{Polygon, Vec2};
 /// Terrain as written in scenario JSON.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Default)]
 pub enum TerrainSpec {
     /// 2 km of flat ground between two 100 m ramps.
+    #[default]
     Flat,
     /// Gentle random hills: heights uniform in [0, height), one point every `spacing` m.
     Uneven {
@@ -31,12 +33,6 @@ fn default_spacing() -> f64 {
 }
 fn default_seed() -> u64 {
     1
-}
-
-impl Default for TerrainSpec {
-    fn default() -> Self {
-        TerrainSpec::Flat
-    }
 }
 
 /// Why a terrain cannot be built.
