@@ -295,3 +295,25 @@ fn snapshot_free_evaluation_gives_bit_identical_metrics() {
         assert!(without[0].x_distance != 0.0 && without[0].control_effort > 0.0);
     }
 }
+
+#[test]
+fn force_actuation_pushes_masses_towards_or_away_from_the_centre() {
+    use vsr2d::material::ActuationMode;
+    let material = Material { actuation: ActuationMode::Force, max_force: 200.0, ..Material::default() };
+    let area_after = |f: f64| {
+        let mut world = held_voxel(no_gravity(), material, f);
+        world.run(10, &mut []).unwrap();
+        area_ratio(&mut world)
+    };
+    let (shrunk, rest, grown) = (area_after(1.0), area_after(0.0), area_after(-1.0));
+    assert!((rest - 1.0).abs() < 1e-6, "no force, no change: {rest}");
+    assert!(shrunk < 0.99, "+1 pulls the masses in: area ratio {shrunk}");
+    assert!(grown > 1.01, "−1 pushes them out: area ratio {grown}");
+    // The spring targets stay at rest: once the pushing stops, the voxel springs back.
+    let mut world = World::new(no_gravity());
+    let body = Body::filled(1, 1, material).unwrap();
+    let pulse = FnController(|t: f64, _r: &[_], out: &mut [f64]| out.fill(if t < 0.1 { 1.0 } else { 0.0 }));
+    world.add_robot("voxel", &body, Vec2::ZERO, RobotOptions::default(), Some(Box::new(pulse)));
+    world.run(300, &mut []).unwrap();
+    assert!((area_ratio(&mut world) - 1.0).abs() < 0.005);
+}
