@@ -250,10 +250,11 @@ impl SweepOptions {
         beam.world.run(setup.steps, &mut [])?;
         let snapshot = beam.snapshot();
         let l = material.side;
-        // Frame the wall, the beam at rest and its bent tip.
+        // Frame the wall, the beam at rest and its bent tip, with room on the left for the caption.
+        let length = w as f64 * l;
         let beam_box = Aabb {
-            min: Vec2::new(-1.5, -0.5 * h as f64 * l),
-            max: Vec2::new((w as f64 + 0.5) * l, 1.5 * h as f64 * l),
+            min: Vec2::new(-0.3 * length, -0.5 * h as f64 * l),
+            max: Vec2::new(length + 0.5 * l, 1.5 * h as f64 * l),
         };
         let view = beam_box.union(snapshot.robots_bbox(None));
         let options = RenderOptions { springs: true, masses: true, ..RenderOptions::default() };
