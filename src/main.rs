@@ -101,7 +101,7 @@ fn simulate(path: &Path, duration: Option<f64>, record: Option<&Path>, every: u6
     let scenario = load_scenario(path, duration)?;
     let simulation = scenario.build().with_context(|| format!("scenario {}", path.display())).map_err(input)?;
     // Open the recording before simulating, so an unwritable path fails at once.
-    let mut recorder = record.map(|p| JsonlRecorder::create(p, every)).transpose()?;
+    let mut recorder = record.map(|p| JsonlRecorder::create(p, every)).transpose().map_err(input)?;
     let mut listeners: Vec<&mut dyn SnapshotListener> = Vec::new();
     if let Some(r) = recorder.as_mut() {
         listeners.push(r);

@@ -32,6 +32,8 @@ fn shard_arg(text: &str) -> Result<(usize, usize), String> {
 }
 
 pub fn run(args: EvalArgs) -> Result<(), Failure> {
+    // An output that cannot be written is bad input, found before any job runs.
+    vsr2d::frames::check_output_writable(&args.output).map_err(input)?;
     let options = BatchOptions {
         input: args.input,
         output: args.output.clone(),

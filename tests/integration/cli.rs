@@ -72,7 +72,7 @@ fn simulate_prints_metrics_and_records_snapshots() {
 #[test]
 fn an_unwritable_recording_fails_before_simulating() {
     let out = simulate_json(WORM, &["--record", "/nonexistent-dir/run.jsonl"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "an output that cannot be written is bad input");
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent-dir/run.jsonl"));
     assert!(out.stdout.is_empty(), "no metrics: nothing was simulated");
 }
