@@ -226,16 +226,22 @@ fn paper_biped_walks_forward_on_flat_ground() {
 }
 
 #[test]
-fn legacy_damping_matches_the_released_code_per_step() {
-    // A free body with v0 = 1 m/s: after one step rapier's 1/(1 + d'dt) must equal 1 − d·dt.
-    let material = Material::with_preset(Preset::Legacy10);
-    let mut world = World::new(no_gravity());
-    let body = Body::filled(1, 1, material).unwrap();
-    world.add_robot("voxel", &body, Vec2::ZERO, RobotOptions::default(), None);
-    world.set_robot_velocity(0, Vec2::new(1.0, 0.0));
-    world.run(1, &mut []).unwrap();
-    let v = world.sensor_readings(0)[0].x_velocity;
-    assert!((v - (1.0 - 1.0 / 60.0)).abs() < 1e-6, "legacy speed after one step: {v}");
+fn damping_per_step_matches_the_engine_and_the_released_code() {
+    // A free voxel with v0 = 1 m/s (spec §2 check; 1e−6 because the engine is f32): rapier scales
+    // velocities by 1/(1 + d·dt) per step, and legacy-1.0's d' = d/(1 − d·dt) turns that into 1 − d·dt.
+    let speed_after_one_step = |preset: Preset| {
+        let mut world = World::new(no_gravity());
+        let body = Body::filled(1, 1, Material::with_preset(preset)).unwrap();
+        world.add_robot("voxel", &body, Vec2::ZERO, RobotOptions::default(), None);
+        world.set_robot_velocity(0, Vec2::new(1.0, 0.0));
+        world.run(1, &mut []).unwrap();
+        world.sensor_readings(0)[0].x_velocity
+    };
+    let dt = 1.0 / 60.0;
+    let v = speed_after_one_step(Preset::Default);
+    assert!((v - 1.0 / (1.0 + dt)).abs() < 1e-6, "default speed after one step: {v}");
+    let v = speed_after_one_step(Preset::Legacy10);
+    assert!((v - (1.0 - dt)).abs() < 1e-6, "legacy speed after one step: {v}");
 }
 
 #[test]
