@@ -5,7 +5,6 @@
 //! Output records carry the 0-based input line index (`line`) besides the job's `id`: it is what makes
 //! shards mergeable (sort by `line`) and what a restart checks a results file against.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::fs::{File, OpenOptions};
@@ -21,7 +20,6 @@ use serde_json::Value;
 
 use crate::metrics::LocomotionMetrics;
 use crate::scenario::{Scenario, ScenarioError};
-use crate::snapshot::SnapshotDetail;
 use crate::world::SimError;
 
 /// A job's identifier: any JSON string or number, compared as parsed (so `1` and `"1"` differ).
@@ -154,18 +152,10 @@ impl EvalError {
 /// Runs a scenario to the end and returns the metrics of every robot, in creation order.
 ///
 /// This is the lightest path the simulator offers: no snapshot is built at all (the metrics read
-/// the world directly, see [`crate::scenario::Simulation::evaluate`]), and the optional snapshot
-/// content the scenario may ask for is switched off.
+/// the world directly, see [`crate::scenario::Simulation::evaluate`]), so optional snapshot content
+/// the scenario asks for costs nothing.
 pub fn evaluate(scenario: &Scenario) -> Result<Vec<LocomotionMetrics>, EvalError> {
-    let scenario = if scenario.world.snapshot == SnapshotDetail::default() {
-        Cow::Borrowed(scenario)
-    } else {
-        let mut lean = scenario.clone();
-        lean.world.snapshot = SnapshotDetail::default();
-        Cow::Owned(lean)
-    };
-    let simulation = scenario.build()?;
-    Ok(simulation.evaluate()?)
+    Ok(scenario.build()?.evaluate()?)
 }
 
 /// What [`run_batch`] reads, writes and how.

@@ -268,7 +268,7 @@ impl Scenario {
         for (i, spec) in self.robots.iter().enumerate() {
             let body = self.body(i)?;
             let l = body.side();
-            let (bw, bh) = (body.width() as f64 * l, body.height() as f64 * l);
+            let bw = body.width() as f64 * l;
             let origin = match (spec.position, &terrain, legacy_placement) {
                 (Some([x, y]), _, _) => Vec2::new(x, y),
                 (None, Some(_), Some(([y1, y2], x2))) if i == 0 => {
@@ -279,7 +279,6 @@ impl Scenario {
             };
             // Robots without a position stand side by side, 2 voxel sides apart.
             next_x = next_x.max(origin.x + bw + 2.0 * l);
-            let _ = bh;
             let cells: Vec<[u32; 2]> = body.voxels().map(|(c, _)| c).collect();
             let controller = match &spec.controller {
                 Some(c) => Some(

@@ -7,7 +7,6 @@ use rapier2d::prelude::*;
 
 use crate::body::Body;
 use crate::controller::Controller;
-use crate::material::ActuationMode;
 use crate::robot::{decode_tag, v, Robot, RobotOptions};
 use crate::sensors::{self, VoxelPose};
 use crate::snapshot::{
@@ -295,7 +294,7 @@ impl World {
     pub fn sensor_readings(&mut self, id: usize) -> Vec<SensorReadings> {
         self.refresh_touching();
         let slot = &self.slots[id];
-        (0..slot.robot.voxels.len()).map(|vi| Self::read_voxel(slot, vi)).collect()
+        (0..slot.robot.voxels.len()).map(|vi| Self::read_voxel(&slot.robot, &slot.touching, vi)).collect()
     }
 
     /// Adjacent mass centre distances of every voxel of robot `id` (rope checks).
@@ -376,7 +375,7 @@ impl World {
             let Some(controller) = slot.controller.as_mut() else { continue };
             if controller.needs_sensors() {
                 for vi in 0..slot.robot.voxels.len() {
-                    slot.readings[vi] = Self::read_voxel_parts(&slot.robot, &slot.touching, vi);
+                    slot.readings[vi] = Self::read_voxel(&slot.robot, &slot.touching, vi);
                 }
             }
             slot.outputs.iter_mut().for_each(|o| *o = 0.0);
@@ -444,21 +443,23 @@ impl World {
         }
     }
 
-    fn read_voxel(slot: &RobotSlot, vi: usize) -> SensorReadings {
-        Self::read_voxel_parts(&slot.robot, &slot.touching, vi)
-    }
-
-    fn voxel_pose(robot: &Robot, vi: usize) -> VoxelPose {
+    /// The pose of voxel `vi`, given its mass squares (corners, outer corner) already computed.
+    fn voxel_pose(robot: &Robot, vi: usize, squares: &[([V2; 4], V2); 4]) -> VoxelPose {
         VoxelPose {
             centres: [0, 1, 2, 3].map(|k| robot.mass_centre(vi, k)),
-            outer_corners: [0, 1, 2, 3].map(|k| robot.mass_square(vi, k).1),
+            outer_corners: squares.map(|(_, outer)| outer),
             velocities: [0, 1, 2, 3].map(|k| robot.mass_velocity(vi, k)),
         }
     }
 
-    fn read_voxel_parts(robot: &Robot, touching: &[bool], vi: usize) -> SensorReadings {
+    fn sensors_of(robot: &Robot, touching: &[bool], vi: usize, pose: &VoxelPose) -> SensorReadings {
         let mat = &robot.voxels[vi].material;
-        sensors::read(&Self::voxel_pose(robot, vi), mat.side, touching[vi], mat.preset.is_legacy())
+        sensors::read(pose, mat.side, touching[vi], mat.preset.is_legacy())
+    }
+
+    fn read_voxel(robot: &Robot, touching: &[bool], vi: usize) -> SensorReadings {
+        let squares = [0, 1, 2, 3].map(|k| robot.mass_square(vi, k));
+        Self::sensors_of(robot, touching, vi, &Self::voxel_pose(robot, vi, &squares))
     }
 
     fn emit(&mut self, listeners: &mut [&mut dyn SnapshotListener]) {
@@ -480,8 +481,9 @@ impl World {
                 let voxels: Vec<VoxelSnapshot> = (0..r.voxels.len())
                     .map(|vi| {
                         let squares = [0, 1, 2, 3].map(|k| r.mass_square(vi, k));
-                        let pose = Self::voxel_pose(r, vi);
-                        let sensors = Self::read_voxel_parts(r, &slot.touching, vi);
+                        // One pose per voxel feeds the geometry and the sensors alike.
+                        let pose = Self::voxel_pose(r, vi, &squares);
+                        let sensors = Self::sensors_of(r, &slot.touching, vi, &pose);
                         VoxelSnapshot {
                             cell: r.voxels[vi].cell,
                             masses: squares.map(|(c, _)| c),
@@ -548,10 +550,5 @@ impl World {
             terrain: self.terrain.clone(),
             statics: self.statics.clone(),
         }
-    }
-
-    /// Whether any robot uses force actuation (for callers that want to know the mode in use).
-    pub fn uses_force_actuation(&self) -> bool {
-        self.slots.iter().any(|s| s.robot.voxels.iter().any(|vx| vx.material.actuation == ActuationMode::Force))
     }
 }
