@@ -89,6 +89,26 @@ fn default_voxel_side() -> f64 {
     3.0
 }
 
+impl Default for ReportSettings {
+    /// The paper's experiment (spec §13) with this build's version and solver default.
+    fn default() -> Self {
+        ReportSettings {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            preset: "default".into(),
+            dt: 1.0 / 60.0,
+            static_duration_s: 60.0,
+            dynamic_duration_s: 15.0,
+            static_force_n: 30.0,
+            dynamic_force_n: 800.0,
+            impulse_s: 0.1,
+            voxel_side_m: default_voxel_side(),
+            solver_iterations: crate::world::DEFAULT_SOLVER_ITERATIONS,
+            convergence_note: "not measured".into(),
+            extra: vec![],
+        }
+    }
+}
+
 /// Everything one `vsr2d cantilever` run measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CantileverData {

@@ -565,17 +565,9 @@ mod tests {
         let data = CantileverData {
             settings: ReportSettings {
                 version: "0.1.0".into(),
-                preset: "default".into(),
-                dt: 1.0 / 60.0,
-                static_duration_s: 60.0,
-                dynamic_duration_s: 15.0,
-                static_force_n: 30.0,
-                dynamic_force_n: 800.0,
-                impulse_s: 0.1,
-                voxel_side_m: 3.0,
                 solver_iterations: 4,
                 convergence_note: "<b>escaped</b>".into(),
-                extra: vec![],
+                ..ReportSettings::default()
             },
             static_runs: vec![],
             dynamic_runs: vec![],

@@ -185,7 +185,6 @@ impl SweepOptions {
     fn settings(&self) -> ReportSettings {
         let material = Material::with_preset(self.preset);
         ReportSettings {
-            version: env!("CARGO_PKG_VERSION").to_string(),
             preset: self.preset.name().to_string(),
             dt: self.dt,
             static_duration_s: self.static_duration_s,
@@ -203,6 +202,7 @@ impl SweepOptions {
                 },
                 Setting { name: "scaffolding sweep at".into(), value: format!("{} Hz", self.scaffold_fs_hz) },
             ],
+            ..ReportSettings::default()
         }
     }
 

@@ -21,17 +21,10 @@ const SCAFFOLDING_COMPLIANCE: [(Scaffolding, f64); 4] =
 fn settings() -> ReportSettings {
     ReportSettings {
         version: "0.1.0-test".into(),
-        preset: "default".into(),
-        dt: 1.0 / 60.0,
-        static_duration_s: 60.0,
-        dynamic_duration_s: 15.0,
-        static_force_n: 30.0,
-        dynamic_force_n: 800.0,
-        impulse_s: 0.1,
-        voxel_side_m: 3.0,
         solver_iterations: 4,
         convergence_note: "synthetic data, no solver".into(),
         extra: vec![Setting { name: "data".into(), value: "fixed synthetic fixture".into() }],
+        ..ReportSettings::default()
     }
 }
 
