@@ -159,15 +159,11 @@ impl Material {
         Ok(())
     }
 
-    /// Spring stiffness ω² (s⁻²) in the acceleration-based sense.
-    pub fn spring_stiffness(&self) -> f64 {
+    /// The mass-normalised spring rates (ω², 2ζω) with ω = 2π·f_s, in s⁻² and s⁻¹. A spring's stiffness
+    /// and damping are these times its effective mass (spec §3, [`crate::voxel::effective_mass`]).
+    pub fn spring_rates(&self) -> (f64, f64) {
         let w = 2.0 * std::f64::consts::PI * self.spring_hz;
-        w * w
-    }
-
-    /// Spring damping 2ζω (s⁻¹) in the acceleration-based sense.
-    pub fn spring_damping(&self) -> f64 {
-        2.0 * self.damping_ratio * 2.0 * std::f64::consts::PI * self.spring_hz
+        (w * w, 2.0 * self.damping_ratio * w)
     }
 }
 
@@ -244,8 +240,9 @@ mod tests {
         m.validate().unwrap();
         assert!((m.mass_side() - 0.9).abs() < 1e-12);
         assert_eq!(m.corner_mass(), 0.25);
-        assert!((m.spring_stiffness() - 2526.62).abs() < 0.01);
-        assert!((m.spring_damping() - 30.1593).abs() < 1e-3);
+        let (omega_sq, two_zeta_omega) = m.spring_rates();
+        assert!((omega_sq - 2526.62).abs() < 0.01);
+        assert!((two_zeta_omega - 30.1593).abs() < 1e-3);
         let legacy = Material::with_preset(Preset::Legacy10);
         assert!((legacy.corner_mass() - 0.2025).abs() < 1e-12);
     }

@@ -1,5 +1,6 @@
-//! A robot built into the physics engine: welded masses merged into one rigid body per cluster,
-//! springs as implicit acceleration-based joints, ropes as distance limits plus a one-sided motor
+//! A robot built into the physics engine: welded masses merged into one rigid body per cluster (or,
+//! as a cross-check, one body per mass with fixed joints), springs as implicit force-based joints whose
+//! stiffness comes from their own corner masses, ropes as distance limits plus a one-sided motor
 //! (spec §2–§6), and the per-mass read-outs the sensors and snapshots need.
 
 use rapier2d::prelude::*;
@@ -93,6 +94,18 @@ impl BodyState {
     }
 }
 
+/// How welded masses are simulated (spec §6).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Welds {
+    /// One rigid body per cluster of welded masses: ideal welds, and the fast path.
+    #[default]
+    Merged,
+    /// One body per corner mass, welds as rapier fixed joints (a spanning tree of each cluster's welds):
+    /// the slower second way of computing the same thing, to cross-check the merged clusters.
+    Joints,
+}
+
 /// Options for building a robot.
 #[derive(Debug, Clone, Copy)]
 pub struct RobotOptions {
@@ -118,6 +131,9 @@ pub(crate) struct Robot {
     pub ropes: Vec<RopeRef>,
     /// Welded mass pairs as (voxel, mass) pairs.
     pub welds: Vec<[(usize, usize); 2]>,
+    /// Cluster of welded masses of each (voxel, mass), indexed 4·voxel + mass: masses of one cluster
+    /// never collide (they are one body when merged, jointed bodies otherwise).
+    pub cluster_of: Vec<usize>,
     /// Current clipped control value per voxel.
     pub control: Vec<f64>,
     /// The raw controller outputs behind `control`.
@@ -141,6 +157,7 @@ fn find(parent: &mut [usize], mut i: usize) -> usize {
 
 impl Robot {
     /// Builds `body` with its bottom-left corner at `origin` (world coordinates).
+    #[allow(clippy::too_many_arguments)]
     pub fn build(
         physics: &mut PhysicsWorld,
         id: usize,
@@ -148,6 +165,7 @@ impl Robot {
         body: &Body,
         origin: V2,
         options: RobotOptions,
+        welds_as: Welds,
         dt: f64,
     ) -> Robot {
         let l = body.side();
@@ -180,7 +198,7 @@ impl Robot {
             c + voxel::mass_offset(mat, k)
         };
 
-        // One body per cluster, in order of first appearance (grid order, then mass order).
+        // Clusters in order of first appearance (grid order, then mass order).
         let mut cluster_of = vec![usize::MAX; 4 * n];
         let mut clusters: Vec<Vec<usize>> = Vec::new();
         for slot in 0..4 * n {
@@ -192,10 +210,15 @@ impl Robot {
             cluster_of[slot] = cluster_of[root];
             clusters[cluster_of[root]].push(slot);
         }
+        // One rigid body per cluster, or per mass when welds are joints.
+        let body_members: Vec<Vec<usize>> = match welds_as {
+            Welds::Merged => clusters.clone(),
+            Welds::Joints => (0..4 * n).map(|slot| vec![slot]).collect(),
+        };
 
-        let mut bodies = Vec::with_capacity(clusters.len());
+        let mut bodies = Vec::with_capacity(body_members.len());
         let mut mass_refs = vec![MassRef { body: 0, offset: V2::ZERO }; 4 * n];
-        for (ci, members) in clusters.iter().enumerate() {
+        for (ci, members) in body_members.iter().enumerate() {
             let centre = members.iter().fold(V2::ZERO, |s, &slot| s + centre_of(slot / 4, slot % 4))
                 * (1.0 / members.len() as f64);
             let materials: Vec<&Material> = members.iter().map(|&s| &cells[s / 4].1).collect();
@@ -234,6 +257,28 @@ impl Robot {
             }
             bodies.push(handle);
         }
+        if welds_as == Welds::Joints {
+            // A spanning tree of each cluster's welds: rigid like the merged body, without the redundant
+            // closed loop of a 2×2 junction.
+            let mut tree: Vec<usize> = (0..4 * n).collect();
+            for &[(va, ka), (vb, kb)] in &welds {
+                let (sa, sb) = (4 * va + ka, 4 * vb + kb);
+                let (ra, rb) = (find(&mut tree, sa), find(&mut tree, sb));
+                if ra == rb {
+                    continue;
+                }
+                tree[ra.max(rb)] = ra.min(rb);
+                let (ha, hb) = (bodies[mass_refs[sa].body], bodies[mass_refs[sb].body]);
+                if !physics.bodies[ha].is_dynamic() && !physics.bodies[hb].is_dynamic() {
+                    continue;
+                }
+                // Anchored where the two masses touch, with their relative rotation fixed at zero.
+                let (ca, cb) = (centre_of(va, ka), centre_of(vb, kb));
+                let mid = (ca + cb) * 0.5;
+                let joint = FixedJointBuilder::new().local_anchor1(v(mid - ca)).local_anchor2(v(mid - cb));
+                physics.impulse_joints.insert(ha, hb, joint, true);
+            }
+        }
 
         let mut voxels = Vec::with_capacity(n);
         let mut springs = Vec::new();
@@ -244,7 +289,8 @@ impl Robot {
             for def in voxel::springs(mat) {
                 let (a, b) = (masses[def.mass_a], masses[def.mass_b]);
                 let rest = voxel::target_length(mat, def.group, 0.0);
-                let joint = spring_joint(a.offset + def.anchor_a, b.offset + def.anchor_b, rest, mat);
+                let joint =
+                    spring_joint(a.offset + def.anchor_a, b.offset + def.anchor_b, rest, def.stiffness, def.damping);
                 let handle = physics.impulse_joints.insert(bodies[a.body], bodies[b.body], joint, true);
                 springs.push(SpringRef { joint: handle, def, voxel: vi });
             }
@@ -290,6 +336,7 @@ impl Robot {
             springs,
             ropes,
             welds,
+            cluster_of,
             control: vec![0.0; n],
             raw_control: vec![0.0; n],
             grid: [body.width(), body.height()],
@@ -368,10 +415,10 @@ impl Robot {
                 continue;
             }
             self.applied[vi] = Some(f);
-            let (k, c) = (mat.spring_stiffness() as Real, mat.spring_damping() as Real);
             for sp in &self.springs[self.voxels[vi].springs.clone()] {
                 let target = voxel::target_length(&mat, sp.def.group, f) as Real;
                 if let Some(joint) = physics.impulse_joints.get_mut(sp.joint, false) {
+                    let (k, c) = (sp.def.stiffness as Real, sp.def.damping as Real);
                     joint.data.set_motor_position(JointAxis::LinX, target, k, c);
                 }
             }
@@ -491,19 +538,15 @@ impl Robot {
 }
 
 /// A spring-damper between two body-local anchors, solved implicitly as a soft constraint: a position
-/// motor on the coupled distance axis, acceleration-based, stiffness ω², damping 2ζω (spec §3).
-pub fn spring_joint(anchor1: V2, anchor2: V2, rest_length: f64, material: &Material) -> GenericJoint {
+/// motor on the coupled distance axis with absolute stiffness (N/m) and damping (N·s/m), force-based so
+/// that it does not scale with the bodies it joins (spec §3).
+pub fn spring_joint(anchor1: V2, anchor2: V2, rest_length: f64, stiffness: f64, damping: f64) -> GenericJoint {
     GenericJointBuilder::new(JointAxesMask::empty())
         .coupled_axes(JointAxesMask::LIN_AXES)
         .local_anchor1(v(anchor1))
         .local_anchor2(v(anchor2))
-        .motor_position(
-            JointAxis::LinX,
-            rest_length as Real,
-            material.spring_stiffness() as Real,
-            material.spring_damping() as Real,
-        )
-        .motor_model(JointAxis::LinX, MotorModel::AccelerationBased)
+        .motor_position(JointAxis::LinX, rest_length as Real, stiffness as Real, damping as Real)
+        .motor_model(JointAxis::LinX, MotorModel::ForceBased)
         .build()
 }
 

@@ -9,7 +9,7 @@ use crate::body::{Body, BodyError};
 use crate::controller::{ControllerError, ControllerSpec};
 use crate::material::{MaterialError, MaterialSpec, Preset};
 use crate::metrics::{LocomotionListener, LocomotionMetrics};
-use crate::robot::RobotOptions;
+use crate::robot::{RobotOptions, Welds};
 use crate::snapshot::{SnapshotDetail, SnapshotListener, Vec2};
 use crate::terrain::{Terrain, TerrainError, TerrainSpec};
 use crate::world::{SimError, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS};
@@ -48,6 +48,9 @@ pub struct WorldSpec {
     pub compat: Preset,
     /// Optional snapshot content (springs, ropes, welds, controller I/O) for recording and rendering.
     pub snapshot: SnapshotDetail,
+    /// `merged` (default: one rigid body per cluster of welded masses) or `joints` (one body per mass,
+    /// welds as fixed joints; slower, for cross-checking the merged clusters).
+    pub welds: Welds,
 }
 
 impl Default for WorldSpec {
@@ -61,6 +64,7 @@ impl Default for WorldSpec {
             solver_iterations: None,
             compat: Preset::Default,
             snapshot: SnapshotDetail::default(),
+            welds: Welds::Merged,
         }
     }
 }
@@ -238,6 +242,7 @@ impl Scenario {
             solver_iterations: self.world.solver_iterations.unwrap_or(DEFAULT_SOLVER_ITERATIONS),
             legacy_first_control: self.world.compat.is_legacy(),
             detail: self.world.snapshot,
+            welds: self.world.welds,
         }
     }
 

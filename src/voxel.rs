@@ -32,7 +32,8 @@ pub fn outer_corner_offset(material: &Material, i: usize) -> Vec2 {
     Vec2::new(sx * h, sy * h)
 }
 
-/// One spring of a voxel: two masses and the anchors on them, relative to each mass centre.
+/// One spring of a voxel: two masses, the anchors on them (relative to each mass centre), and its
+/// absolute stiffness and damping.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SpringDef {
     pub group: SpringGroup,
@@ -40,6 +41,22 @@ pub struct SpringDef {
     pub mass_b: usize,
     pub anchor_a: Vec2,
     pub anchor_b: Vec2,
+    /// k = m_eff·ω², N/m.
+    pub stiffness: f64,
+    /// c = m_eff·2ζω, N·s/m.
+    pub damping: f64,
+}
+
+/// Effective mass of a spring between two corner masses **as free bodies** (spec §3):
+/// 1 / Σ (1/m_i + (r_i × n)²/I_i), with I_i = m_i·m²/6 (a square of side m) and r_i the anchor
+/// relative to the centre of that corner mass. It is a property of the material: it does not depend
+/// on which rigid body the corner mass is welded into.
+pub fn effective_mass(material: &Material, anchor_a: Vec2, anchor_b: Vec2, centre_a: Vec2, centre_b: Vec2) -> f64 {
+    let mass = material.corner_mass();
+    let inertia = mass * material.mass_side().powi(2) / 6.0;
+    let n = ((centre_b + anchor_b) - (centre_a + anchor_a)).normalized();
+    let term = |r: Vec2| 1.0 / mass + (r.x * n.y - r.y * n.x).powi(2) / inertia;
+    1.0 / (term(anchor_a) + term(anchor_b))
 }
 
 /// Rotates by `quarter_turns` × 90° counter-clockwise.
@@ -57,17 +74,27 @@ pub fn springs(material: &Material) -> Vec<SpringDef> {
     let inner_a = Vec2::new(-a + m, -a + m);
     let outer_b = Vec2::new(a - m, -a);
     let inner_b = Vec2::new(a - m, -a + m);
+    let (omega_sq, two_zeta_omega) = material.spring_rates();
+    let spring = |group: SpringGroup, mass_a: usize, mass_b: usize, anchor_a: Vec2, anchor_b: Vec2| {
+        let (ca, cb) = (mass_offset(material, mass_a), mass_offset(material, mass_b));
+        let m_eff = effective_mass(material, anchor_a, anchor_b, ca, cb);
+        SpringDef {
+            group,
+            mass_a,
+            mass_b,
+            anchor_a,
+            anchor_b,
+            stiffness: m_eff * omega_sq,
+            damping: m_eff * two_zeta_omega,
+        }
+    };
     let mut out = Vec::with_capacity(material.scaffolding.springs_per_voxel());
     let mut side_springs = |group: SpringGroup, pairs: &[(Vec2, Vec2)]| {
         for (k, &(ma, mb)) in SIDES.iter().enumerate() {
             for &(pa, pb) in pairs {
-                out.push(SpringDef {
-                    group,
-                    mass_a: ma,
-                    mass_b: mb,
-                    anchor_a: rotate_quarter(pa, k) - mass_offset(material, ma),
-                    anchor_b: rotate_quarter(pb, k) - mass_offset(material, mb),
-                });
+                let anchor_a = rotate_quarter(pa, k) - mass_offset(material, ma);
+                let anchor_b = rotate_quarter(pb, k) - mass_offset(material, mb);
+                out.push(spring(group, ma, mb, anchor_a, anchor_b));
             }
         }
     };
@@ -82,13 +109,7 @@ pub fn springs(material: &Material) -> Vec<SpringDef> {
     }
     if material.scaffolding.contains(SpringGroup::CentralCross) {
         for (ma, mb) in [(SW, NE), (SE, NW)] {
-            out.push(SpringDef {
-                group: SpringGroup::CentralCross,
-                mass_a: ma,
-                mass_b: mb,
-                anchor_a: Vec2::ZERO,
-                anchor_b: Vec2::ZERO,
-            });
+            out.push(spring(SpringGroup::CentralCross, ma, mb, Vec2::ZERO, Vec2::ZERO));
         }
     }
     out
@@ -184,6 +205,30 @@ mod tests {
         }
         let (lo, hi) = rope_bounds(&mat);
         assert!(close(lo, 0.9) && close(hi, 2.386335));
+    }
+
+    /// The effective masses worked out by hand for the default voxel (corner mass 0.25 kg, m = 0.9 m,
+    /// I = 0.25·0.81/6 = 0.03375 kg·m²): C joins centres, so 1/m_eff = 2/0.25; E and I pull at a corner
+    /// m/2 off the line, (r × n)² = 0.2025, so 1/m_eff = 2·(4 + 0.2025/0.03375) = 20; X pulls along
+    /// (0.8, 0.6) from corner (0.45, −0.45), r × n = 0.63, so 1/m_eff = 2·(4 + 0.3969/0.03375).
+    #[test]
+    fn effective_masses_by_hand() {
+        let mat = Material::default();
+        let omega_sq = (2.0 * std::f64::consts::PI * 8.0f64).powi(2);
+        let expected = [
+            (SpringGroup::CentralCross, 0.125),
+            (SpringGroup::SideExternal, 0.05),
+            (SpringGroup::SideInternal, 0.05),
+            (SpringGroup::SideCross, 1.0 / (2.0 * (4.0 + 0.3969 / 0.03375))),
+        ];
+        for d in springs(&mat) {
+            let m_eff = expected.iter().find(|(g, _)| *g == d.group).unwrap().1;
+            assert!((d.stiffness - m_eff * omega_sq).abs() < 1e-9 * d.stiffness, "{:?}: k = {}", d.group, d.stiffness);
+            assert!((d.damping - m_eff * 2.0 * 0.3 * 50.26548245743669).abs() < 1e-9, "{:?}", d.group);
+        }
+        // The spec's example: a central-cross spring between two 0.25 kg masses, k ≈ 315.8 N/m, c ≈ 3.77 N·s/m.
+        let c = springs(&mat).into_iter().find(|d| d.group == SpringGroup::CentralCross).unwrap();
+        assert!((c.stiffness - 315.83).abs() < 0.01 && (c.damping - 3.770).abs() < 0.001);
     }
 
     #[test]

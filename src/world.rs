@@ -7,7 +7,7 @@ use rapier2d::prelude::*;
 
 use crate::body::Body;
 use crate::controller::Controller;
-use crate::robot::{decode_tag, v, Robot, RobotOptions};
+use crate::robot::{decode_tag, v, Robot, RobotOptions, Welds};
 use crate::sensors::{self, VoxelPose};
 use crate::snapshot::{
     ControllerIo, Polygon, RobotSnapshot, RopeSegment, SensorReadings, Snapshot, SnapshotDetail, SnapshotListener,
@@ -37,6 +37,8 @@ pub struct WorldSettings {
     pub legacy_first_control: bool,
     /// Optional snapshot content.
     pub detail: SnapshotDetail,
+    /// Welded masses as merged bodies (default) or as jointed bodies (cross-check).
+    pub welds: Welds,
 }
 
 impl Default for WorldSettings {
@@ -48,6 +50,7 @@ impl Default for WorldSettings {
             solver_iterations: DEFAULT_SOLVER_ITERATIONS,
             legacy_first_control: false,
             detail: SnapshotDetail::default(),
+            welds: Welds::Merged,
         }
     }
 }
@@ -75,10 +78,18 @@ pub struct PointLoad {
     pub until_step: u64,
 }
 
+/// What the contact filter knows of one robot.
+struct CollisionRules {
+    self_collisions: bool,
+    /// Per voxel: its diagonal masses collide (legacy without the central cross).
+    diagonal: Vec<bool>,
+    /// Cluster of welded masses per 4·voxel + mass: welded masses never collide.
+    cluster_of: Vec<usize>,
+}
+
 /// Decides which collider pairs may touch (spec §6, collisions table).
 struct ContactFilter {
-    /// Per robot: self collisions on, and per voxel whether its diagonal masses collide (legacy without C).
-    robots: Vec<(bool, Vec<bool>)>,
+    robots: Vec<CollisionRules>,
 }
 
 impl PhysicsHooks for ContactFilter {
@@ -91,8 +102,12 @@ impl PhysicsHooks for ContactFilter {
         let b = decode_tag(ctx.colliders[ctx.collider2].user_data);
         if let (Some((ra, va, ma)), Some((rb, vb, mb))) = (a, b) {
             if ra == rb {
-                let (self_collisions, diagonal) = &self.robots[ra];
-                let allowed = if va == vb { diagonal[va] && ma.abs_diff(mb) == 2 } else { *self_collisions };
+                let rules = &self.robots[ra];
+                let allowed = if va == vb {
+                    rules.diagonal[va] && ma.abs_diff(mb) == 2
+                } else {
+                    rules.self_collisions && rules.cluster_of[4 * va + ma] != rules.cluster_of[4 * vb + mb]
+                };
                 if !allowed {
                     return None;
                 }
@@ -196,7 +211,9 @@ impl World {
         controller: Option<Box<dyn Controller>>,
     ) -> usize {
         let id = self.slots.len();
-        let robot = Robot::build(&mut self.physics, id, label.into(), body, origin, options, self.settings.dt);
+        let settings = self.settings;
+        let robot =
+            Robot::build(&mut self.physics, id, label.into(), body, origin, options, settings.welds, settings.dt);
         let diagonal = robot
             .voxels
             .iter()
@@ -205,7 +222,8 @@ impl World {
                     && !vx.material.scaffolding.contains(crate::snapshot::SpringGroup::CentralCross)
             })
             .collect();
-        self.filter.robots.push((options.self_collisions, diagonal));
+        let cluster_of = robot.cluster_of.clone();
+        self.filter.robots.push(CollisionRules { self_collisions: options.self_collisions, diagonal, cluster_of });
         let n = robot.voxels.len();
         self.slots.push(RobotSlot {
             robot,

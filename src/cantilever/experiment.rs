@@ -4,7 +4,7 @@
 
 use crate::body::Body;
 use crate::material::{Material, Preset};
-use crate::robot::RobotOptions;
+use crate::robot::{RobotOptions, Welds};
 use crate::scaffolding::Scaffolding;
 use crate::snapshot::{Snapshot, SnapshotDetail, Vec2};
 use crate::voxel::{NE, SE};
@@ -24,6 +24,8 @@ pub struct BeamSetup {
     pub steps: u64,
     pub dt: f64,
     pub solver_iterations: usize,
+    /// Merged clusters (default) or jointed welds (cross-check).
+    pub welds: Welds,
 }
 
 impl BeamSetup {
@@ -38,6 +40,7 @@ impl BeamSetup {
             steps: (duration_s / dt).round() as u64,
             dt,
             solver_iterations: DEFAULT_SOLVER_ITERATIONS,
+            welds: Welds::Merged,
         }
     }
 
@@ -52,6 +55,7 @@ impl BeamSetup {
             steps: (duration_s / dt).round() as u64,
             dt,
             solver_iterations: DEFAULT_SOLVER_ITERATIONS,
+            welds: Welds::Merged,
         }
     }
 
@@ -94,6 +98,7 @@ impl Beam {
             dt: setup.dt,
             gravity: Vec2::ZERO,
             solver_iterations: setup.solver_iterations,
+            welds: setup.welds,
             detail,
             ..WorldSettings::default()
         };

@@ -6,7 +6,7 @@ use vsr2d::material::{Material, Preset};
 use vsr2d::robot::RobotOptions;
 use vsr2d::scaffolding::Scaffolding;
 use vsr2d::scenario::Scenario;
-use vsr2d::snapshot::{SnapshotRecorder, Vec2};
+use vsr2d::snapshot::{SnapshotRecorder, SpringGroup, Vec2};
 use vsr2d::terrain::Terrain;
 use vsr2d::world::{FnController, World, WorldSettings};
 
@@ -164,7 +164,9 @@ fn single_spring_oscillates_at_its_frequency() {
     };
     let (a, b) = (body(0.0), body(2.11));
     let zero = vsr2d::snapshot::Vec2::ZERO;
-    let joint = vsr2d::robot::spring_joint(zero, zero, 2.1, &material);
+    // k = m_eff·ω² with m_eff = 0.25·0.25/(0.25 + 0.25) = 0.125 kg, worked out by hand.
+    let k = 0.125 * (2.0 * std::f64::consts::PI * material.spring_hz).powi(2);
+    let joint = vsr2d::robot::spring_joint(zero, zero, 2.1, k, 0.0);
     w.impulse_joints.insert(a, b, joint, true);
     let mut sep = Vec::new();
     for _ in 0..1200 {
@@ -322,4 +324,78 @@ fn force_actuation_pushes_masses_towards_or_away_from_the_centre() {
     world.add_robot("voxel", &body, Vec2::ZERO, RobotOptions::default(), Some(Box::new(pulse)));
     world.run(300, &mut []).unwrap();
     assert!((area_ratio(&mut world) - 1.0).abs() < 0.005);
+}
+
+/// A lone voxel, gravity and ropes off, its left masses pinned to a wall, loaded on its right masses
+/// for 20 s. Returns how far the voxel centre moved.
+fn pinned_voxel_displacement(scaffolding: Scaffolding, loads: &[(usize, Vec2)]) -> Vec2 {
+    let material = Material { scaffolding, ropes: false, ..Material::default() };
+    let mut world = World::new(no_gravity());
+    let body = Body::filled(1, 1, material).unwrap();
+    let options = RobotOptions { pin_left_face: true, ..RobotOptions::default() };
+    world.add_robot("voxel", &body, Vec2::ZERO, options, None);
+    for &(mass, force) in loads {
+        world.add_load(vsr2d::world::PointLoad { robot: 0, voxel: 0, mass, force, from_step: 0, until_step: u64::MAX });
+    }
+    let before = world.voxel_centre(0, 0);
+    world.run(1200, &mut []).unwrap();
+    world.voxel_centre(0, 0) - before
+}
+
+/// The spring law against stiffnesses worked out by hand (spec §3: k = m_eff·ω², m_eff from the spring's
+/// own two corner masses as free bodies, whatever they are welded or pinned to). Default voxel: corner
+/// mass 0.25 kg, side m = 0.9 m, I = 0.25·0.9²/6 = 0.03375 kg·m², ω = 2π·8 s⁻¹.
+#[test]
+fn lone_voxel_compresses_by_load_over_hand_computed_stiffness() {
+    let omega_sq = (2.0 * std::f64::consts::PI * 8.0).powi(2);
+    let f = 10.0;
+
+    // E+I: each right mass is held by the E spring (outer gap corner) and the I spring (inner gap corner)
+    // of its side, m/2 below and above its centre, so an equal compression leaves it unrotated. Each
+    // spring: r × n = ±0.45 m, 1/m_eff = 2·(1/0.25 + 0.45²/0.03375) = 20 kg⁻¹, k_E = 0.05·ω².
+    // F/2 on each right mass against 2·k_E: δ = F/(4·k_E); the voxel centre moves δ/2.
+    let k_e = 0.05 * omega_sq;
+    let ei = Scaffolding::from_groups([SpringGroup::SideExternal, SpringGroup::SideInternal]).unwrap();
+    let moved = pinned_voxel_displacement(ei, &[(1, Vec2::new(-f / 2.0, 0.0)), (2, Vec2::new(-f / 2.0, 0.0))]);
+    let expected = f / (4.0 * k_e);
+    eprintln!("lone E+I voxel: δ = {:.6} m, F/(4·k_E) = {expected:.6} m", -2.0 * moved.x);
+    assert!((-2.0 * moved.x - expected).abs() < 0.02 * expected, "E+I: δ = {} m, F/k = {expected} m", -2.0 * moved.x);
+    assert!(moved.y.abs() < 1e-3 * expected, "E+I: the symmetric load must not move the centre vertically: {moved:?}");
+
+    // C alone: the NE mass is held only by the central-cross spring to the pinned SW mass, anchored at
+    // both centres: 1/m_eff = 2/0.25, k_C = 0.125·ω² ≈ 315.8 N/m. F along NE → SW: δ = F/k_C; the centre
+    // moves δ/4.
+    let k_c = 0.125 * omega_sq;
+    let c = Scaffolding::from_groups([SpringGroup::CentralCross]).unwrap();
+    let d = -f / std::f64::consts::SQRT_2;
+    let moved = pinned_voxel_displacement(c, &[(2, Vec2::new(d, d))]);
+    let expected = f / k_c;
+    eprintln!("lone C voxel: δ = {:.6} m, F/k_C = {expected:.6} m", 4.0 * moved.length());
+    assert!(
+        (4.0 * moved.length() - expected).abs() < 0.02 * expected,
+        "C: δ = {} m, F/k = {expected} m",
+        4.0 * moved.length()
+    );
+}
+
+/// Merged weld clusters against the slower second way of simulating the same welds: one body per
+/// corner mass and rapier fixed joints. The material must not depend on how the robot is welded.
+/// Iterated fixed joints are slightly compliant and need more substeps than the springs to converge
+/// (`examples/weld_check`: the jointed 10×4 beam at 30 Hz is 18.8 % / 2.1 % / 0.75 % softer than the
+/// merged one at 10 / 40 / 80 substeps), so the jointed runs use 40.
+#[test]
+fn merged_and_jointed_welds_bend_the_same() {
+    use vsr2d::cantilever::experiment::{run, BeamSetup};
+    use vsr2d::robot::Welds;
+    for (w, h) in [(5, 2), (10, 4)] {
+        for fs in [8.0, 30.0] {
+            let material = BeamSetup::material(Preset::Default, fs, Scaffolding::ALL);
+            let merged = BeamSetup::static_case(w, h, material, 30.0, 10.0, 1.0 / 60.0);
+            let jointed = BeamSetup { welds: Welds::Joints, solver_iterations: 40, ..merged };
+            let (a, b) = (*run(&merged).unwrap().last().unwrap(), *run(&jointed).unwrap().last().unwrap());
+            eprintln!("{w}x{h} at {fs} Hz: merged δ = {a:.6} m, jointed δ = {b:.6} m");
+            assert!(a < 0.0 && b < 0.0, "{w}x{h} at {fs} Hz: the beam must bend down: {a} / {b}");
+            assert!((a - b).abs() < 0.03 * b.abs(), "{w}x{h} at {fs} Hz: merged δ = {a} m, jointed δ = {b} m");
+        }
+    }
 }
