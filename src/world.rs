@@ -20,10 +20,11 @@ const STATIC_FRICTION: f64 = 0.2;
 
 /// Solver substeps per step: the smallest count for which doubling it changes the 10×4 cantilever's
 /// static deflection at 4 and 30 Hz by < 1 % and its first dynamic peak by < 2 % (spec §7).
-/// Measured (δ static 30 Hz / 4 Hz, m): 4 → 0.037529 / 1.757240, 8 → 0.031422 / 1.763700,
-/// 10 → 0.031085 / 1.764597, 16 → 0.031087 / 1.765757, 20 → 0.031179 / 1.766101, 32 → 0.031347 / 1.766210:
-/// 4 → 8 moves 16 %, 8 → 16 moves 1.07 %, 10 → 20 moves 0.30 % (peaks 0.83 %). See README, "Solver".
-pub const DEFAULT_SOLVER_ITERATIONS: usize = 10;
+/// Measured with `examples/cantilever_probe` (δ static 30 Hz / 4 Hz, first peak 30 Hz, m):
+/// 3 → 0.142593 / 7.060463 / 1.30209, 4 → 0.140262 / 7.054659 / 1.29836, 6 → 0.140134 / 7.050340 / 1.30584,
+/// 8 → 0.140449 / 7.048735 / 1.31203, 20 → 0.140950 / 7.046381 / 1.32397.
+/// 3 → 6 moves the stiff beam 1.75 %; 4 → 8 moves it 0.13 % (4 Hz 0.09 %, peak 1.05 %). See README, "Solver".
+pub const DEFAULT_SOLVER_ITERATIONS: usize = 4;
 
 /// Global settings of a world.
 #[derive(Debug, Clone, Copy, PartialEq)]

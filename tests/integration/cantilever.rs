@@ -16,20 +16,24 @@ fn static_dy(w: u32, h: u32, fs: f64, scaffolding: Scaffolding) -> f64 {
     *run(&BeamSetup::static_case(w, h, material, 30.0, 10.0, DT)).unwrap().last().unwrap()
 }
 
+/// δ(t) after an impulse of 200 N for 0.1 s. The paper's 800 N swings the soft 5×2 beams by 40–60 % of
+/// their length (peak 9 m at 4 Hz), far outside the linear regime: there the root voxel can be crushed
+/// into a second equilibrium and stay there, so the linear facts below are checked at a quarter of it.
 fn dynamic_series(w: u32, h: u32, fs: f64) -> Vec<f64> {
     let material = BeamSetup::material(Preset::Default, fs, Scaffolding::ALL);
-    run(&BeamSetup::dynamic_case(w, h, material, 800.0, 8.0, DT)).unwrap()
+    run(&BeamSetup::dynamic_case(w, h, material, 200.0, 12.0, DT)).unwrap()
 }
 
 #[test]
 fn static_deflection_falls_strictly_with_spring_frequency() {
     for (w, h) in [(5, 2), (10, 2)] {
-        let dys: Vec<f64> = [4.0, 8.0, 20.0].iter().map(|&f| static_dy(w, h, f, Scaffolding::ALL)).collect();
+        let dys: Vec<f64> = [8.0, 15.0, 30.0].iter().map(|&f| static_dy(w, h, f, Scaffolding::ALL)).collect();
         assert!(dys.iter().all(|d| *d < 0.0), "{w}x{h}: the beam must bend down: {dys:?}");
         assert!(dys[0].abs() > dys[1].abs() && dys[1].abs() > dys[2].abs(), "{w}x{h}: {dys:?}");
-        // Stiffness ∝ f_s²: 4 → 8 Hz divides the small deflection by about 4.
-        let ratio = dys[0] / dys[1];
-        assert!((3.0..5.0).contains(&ratio), "{w}x{h}: δ(4 Hz)/δ(8 Hz) = {ratio}");
+        // Stiffness ∝ f_s²: 15 → 30 Hz divides a small deflection by about 4. (At 4 and 8 Hz the 10×2 beam
+        // bends by 70 % and 40 % of its length, where the ratio falls to ≈ 1.8, as in the original.)
+        let ratio = dys[1] / dys[2];
+        assert!((3.0..5.0).contains(&ratio), "{w}x{h}: δ(15 Hz)/δ(30 Hz) = {ratio}");
     }
 }
 
@@ -47,13 +51,16 @@ fn longer_beams_bend_more_and_all_groups_are_stiffest() {
 
 #[test]
 fn dynamic_oscillation_is_slower_when_softer_and_decays() {
-    let soft = series_figures(&dynamic_series(5, 2, 4.0), DT).unwrap();
-    let stiff = series_figures(&dynamic_series(5, 2, 15.0), DT).unwrap();
-    let (ps, pt) = (soft.period_s.expect("4 Hz beam oscillates"), stiff.period_s.expect("15 Hz beam oscillates"));
-    assert!(ps > pt, "period at 4 Hz {ps} s must exceed period at 15 Hz {pt} s");
+    // (At 4 Hz the 5×2 beam's period is about 5.5 s: too few cycles in a short record.)
+    let soft = series_figures(&dynamic_series(5, 2, 8.0), DT).unwrap();
+    let stiff = series_figures(&dynamic_series(5, 2, 30.0), DT).unwrap();
+    let (ps, pt) = (soft.period_s.expect("8 Hz beam oscillates"), stiff.period_s.expect("30 Hz beam oscillates"));
+    assert!(ps > pt, "period at 8 Hz {ps} s must exceed period at 30 Hz {pt} s");
+    // Stiffness ∝ f_s² and the masses unchanged: the period scales as 1/f_s, 30/8 = 3.75.
+    assert!((3.0..4.5).contains(&(ps / pt)), "T(8 Hz)/T(30 Hz) = {} s / {} s", ps, pt);
     assert!(soft.peak_abs_m > stiff.peak_abs_m, "softer beam must swing further");
-    for series in [dynamic_series(5, 2, 4.0), dynamic_series(10, 4, 15.0)] {
-        // Several periods fit in 8 s; the last 2 s must swing far less than the first swing.
+    for series in [dynamic_series(5, 2, 8.0), dynamic_series(10, 4, 15.0)] {
+        // Several periods fit in 12 s; the last 2 s must swing far less than the first swing.
         let peak = series.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         let late = series[series.len() - 120..].iter().fold(0.0f64, |m, v| m.max(v.abs()));
         assert!(late < 0.2 * peak, "oscillation must decay: peak {peak}, last 2 s {late}");
