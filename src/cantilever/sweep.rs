@@ -198,7 +198,7 @@ impl SweepOptions {
             extra: vec![
                 Setting {
                     name: "engine".into(),
-                    value: "rapier2d 0.36 (f32), implicit acceleration-based spring joints".into(),
+                    value: "rapier2d 0.36 (f32); springs: implicit force-based joints, k = m_eff·ω² from their own two corner masses".into(),
                 },
                 Setting { name: "scaffolding sweep at".into(), value: format!("{} Hz", self.scaffold_fs_hz) },
             ],
