@@ -2,5 +2,6 @@ pub mod analysis;
 pub mod data;
 pub mod experiment;
 pub mod plots;
+pub mod reference;
 pub mod report;
 pub mod sweep;
