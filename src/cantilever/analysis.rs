@@ -1454,7 +1454,7 @@ mod tests {
                 });
             }
         }
-        CantileverData { settings: settings(), static_runs, dynamic_runs: vec![] }
+        CantileverData { settings: settings(), static_runs, dynamic_runs: vec![], reference_runs: None }
     }
 
     fn verdict(checks: &[SanityCheck], id: &str) -> Verdict {
@@ -1483,7 +1483,12 @@ mod tests {
 
     #[test]
     fn empty_data_gives_no_data_checks() {
-        let a = analyse(&CantileverData { settings: settings(), static_runs: vec![], dynamic_runs: vec![] });
+        let a = analyse(&CantileverData {
+            settings: settings(),
+            static_runs: vec![],
+            dynamic_runs: vec![],
+            reference_runs: None,
+        });
         assert!(a.sanity.iter().all(|c| c.verdict == Verdict::NoData));
         assert_eq!(a.summary.pass + a.summary.flag, 0);
         assert!(a.summary.no_data >= 3);
@@ -1516,7 +1521,8 @@ mod tests {
             dt,
             dy_m: damped_sine(0.8, 0.05, 0.3, dt, 15.0),
         });
-        let a = analyse(&CantileverData { settings: settings(), static_runs: vec![], dynamic_runs });
+        let a =
+            analyse(&CantileverData { settings: settings(), static_runs: vec![], dynamic_runs, reference_runs: None });
         for id in [
             "dynamic_peak_fs_10x2",
             "dynamic_period_fs_10x2",

@@ -1,4 +1,5 @@
 pub mod analysis;
+pub mod comparison;
 pub mod data;
 pub mod experiment;
 pub mod plots;

@@ -675,6 +675,7 @@ mod tests {
                 dy_run(0.1, vec![0.0, f64::NAN]),
                 dy_run(0.1, vec![0.0; 3]),
             ],
+            reference_runs: None,
         };
         let charts = charts(&data).unwrap();
         assert!(charts.iter().any(|c| c.kind == ChartKind::StaticVsFs), "one finite point is still a chart");

@@ -571,6 +571,7 @@ mod tests {
             },
             static_runs: vec![],
             dynamic_runs: vec![],
+            reference_runs: None,
         };
         let html = render_html(&data, &analyse(&data), &[], false).unwrap();
         assert!(html.contains("No data: no static runs."));
