@@ -347,6 +347,7 @@ fn captions(charts: &[Chart]) -> Vec<String> {
                 ChartKind::DynamicVsScaffolding { w, h } => {
                     format!("δ(t) of the {w}×{h} beam during and after the impulse, one line per scaffolding set.")
                 }
+                _ => String::new(),
             };
             format!("{label} (cf. the paper's Figure {figure}): {text}")
         })
