@@ -117,6 +117,29 @@ pub struct CantileverData {
     pub static_runs: Vec<StaticRun>,
     #[serde(default)]
     pub dynamic_runs: Vec<DynamicRun>,
+    /// The runs repeated with the `legacy-1.0` preset for the comparison with the original 2D-VSR-Sim
+    /// 1.0.0; `None` when the comparison was not run (`--no-reference`).
+    #[serde(default)]
+    pub reference_runs: Option<ReferenceRuns>,
+}
+
+/// The `legacy-1.0` runs that the original's measurements cover: the same experiments as the main
+/// sweep, under the original's conditions (30 N for 60 s; 800 N impulse, 15 s record; dt = 1/60 s).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ReferenceRuns {
+    /// Material preset of these runs (`legacy-1.0`).
+    pub preset: String,
+    /// True when the main sweep already used `legacy-1.0` under these conditions, so its runs were
+    /// reused instead of run twice.
+    pub reused_main_runs: bool,
+    pub dt: f64,
+    pub static_duration_s: f64,
+    pub dynamic_duration_s: f64,
+    pub solver_iterations: usize,
+    #[serde(default)]
+    pub static_runs: Vec<StaticRun>,
+    #[serde(default)]
+    pub dynamic_runs: Vec<DynamicRun>,
 }
 
 /// serde_json writes NaN and infinities as `null`; read them back as NaN so a report of a diverged run

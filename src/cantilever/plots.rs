@@ -10,6 +10,7 @@ use std::sync::Once;
 
 use image::RgbImage;
 use plotters::coord::ranged1d::{IntoSegmentedCoord, SegmentValue};
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::{register_font, FontStyle};
 
@@ -17,7 +18,8 @@ use super::analysis::{
     dynamic_fs_sweep, dynamic_scaffolding_sweep, same_fs, scaffolding_sweep_fs, sig, static_fs_sweep,
     static_scaffolding_sweep,
 };
-use super::data::{CantileverData, DynamicRun, StaticRun};
+use super::data::{CantileverData, DynamicRun, ReferenceRuns, StaticRun};
+use super::reference::{DynamicReference, Reference, StaticReference};
 use crate::scaffolding::Scaffolding;
 
 /// Chart size in pixels.
@@ -51,12 +53,26 @@ fn ensure_font() -> Result<(), PlotError> {
 }
 
 /// Which figure of the report a chart belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ChartKind {
     StaticVsFs,
     StaticVsScaffolding,
-    DynamicVsFs { w: u32, h: u32 },
-    DynamicVsScaffolding { w: u32, h: u32 },
+    DynamicVsFs {
+        w: u32,
+        h: u32,
+    },
+    DynamicVsScaffolding {
+        w: u32,
+        h: u32,
+    },
+    /// vsr2d `legacy-1.0` against the original 2D-VSR-Sim 1.0.0.
+    ReferenceStaticVsFs,
+    ReferenceStaticVsScaffolding,
+    ReferenceDynamic {
+        w: u32,
+        h: u32,
+        fs_hz: f64,
+    },
 }
 
 /// A drawn chart and the file name the report gives it.
@@ -248,6 +264,14 @@ fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     pick(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
 }
 
+/// Raises the top of a log axis so that a legend of two entries per series, in the upper right, stays
+/// clear of the data: the data then fills the lower part of the plot.
+fn legend_headroom(y0: f64, y1: f64, series: usize) -> f64 {
+    // Each legend entry takes about 5 % of the plot's height.
+    let data_share = (1.0 - 0.05 * (2 * series + 1) as f64).clamp(0.4, 1.0);
+    (y0.ln() + (y1.ln() - y0.ln()) / data_share).exp()
+}
+
 /// A log range around positive values, padded by `pad` (a factor) on each side.
 fn log_range(values: impl Iterator<Item = f64>, pad: f64) -> Option<(f64, f64)> {
     let (lo, hi) =
@@ -264,8 +288,58 @@ fn log_range(values: impl Iterator<Item = f64>, pad: f64) -> Option<(f64, f64)> 
 
 /// One size's points of a static chart.
 type SizeSeries<X> = ((u32, u32), Vec<(X, f64)>);
-/// One line of a δ(t) chart: legend label, colour, (t, δ) points.
-type Line = (String, RGBColor, Vec<(f64, f64)>);
+
+/// How a line is drawn, so series stay apart where they overlap and in grey scale: colour, dash
+/// pattern (on, off pixels; `None` solid), marker shape (circle, triangle, square) and whether the
+/// markers are hollow.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LineLook {
+    pub color: RGBColor,
+    pub dash: Option<(u32, u32)>,
+    pub marker: Option<usize>,
+    pub hollow: bool,
+    /// Line width in pixels.
+    pub width: u32,
+}
+
+/// Dash patterns cycled over the lines of a δ(t) chart: solid, long dashes, short dashes, dots.
+const DASHES: [Option<(u32, u32)>; 4] = [None, Some((14, 6)), Some((6, 5)), Some((2, 4))];
+
+impl LineLook {
+    /// The look of line `i` of a chart: dash pattern i mod 4, marker shape i mod 3, so the first twelve
+    /// lines all differ in shape.
+    fn nth(i: usize, color: RGBColor) -> LineLook {
+        LineLook { color, dash: DASHES[i % DASHES.len()], marker: Some(marker_kind(i)), hollow: false, width: 2 }
+    }
+}
+
+/// One line of a δ(t) chart: legend label, look, (t, δ) points.
+struct Line {
+    label: String,
+    look: LineLook,
+    points: Vec<(f64, f64)>,
+}
+
+/// Markers per line of a δ(t) chart; line i of n places them at (j + (i + ½)/n)/MARKERS of the time
+/// span, so the markers of different lines do not sit on top of each other.
+const MARKERS_PER_LINE: usize = 8;
+
+fn sparse_markers(points: &[(f64, f64)], i: usize, n: usize) -> Vec<(f64, f64)> {
+    if points.len() < 2 {
+        return points.to_vec();
+    }
+    let (t0, t1) = (points[0].0, points[points.len() - 1].0);
+    let last = points.len() - 1;
+    (0..MARKERS_PER_LINE)
+        .map(|j| {
+            let u = (j as f64 + (i as f64 + 0.5) / n.max(1) as f64) / MARKERS_PER_LINE as f64;
+            let t = t0 + u * (t1 - t0);
+            // Samples are uniform in t: the nearest one by index.
+            let k = (((t - t0) / (t1 - t0)) * last as f64).round() as usize;
+            points[k.min(last)]
+        })
+        .collect()
+}
 type Area<'a> = DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>;
 type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -300,6 +374,13 @@ fn legend_style() -> TextStyle<'static> {
     (FONT, 15).into_font().color(&BLACK)
 }
 
+/// Line width of series i of n drawn in order: the first drawn is the widest (4 px down to 2 px), so a
+/// line that a later one covers still shows at its edges. Marker sizes fall the same way (circle, then
+/// triangle, then a smaller square), so coinciding markers stay visible too.
+fn series_width(i: usize, n: usize) -> u32 {
+    (2 + n.saturating_sub(1 + i)).min(4) as u32
+}
+
 /// A marker shape per series index, so series differ in grey scale too.
 fn marker_kind(i: usize) -> usize {
     i % 3
@@ -320,20 +401,80 @@ macro_rules! draw_legend {
     };
 }
 
+/// Draws `$points` as a line in the look `$look` (solid or dashed), markers at `$marks`, and one
+/// legend entry showing both. A macro, because each marker shape is a different element type.
+macro_rules! look_series {
+    ($chart:expr, $points:expr, $marks:expr, $look:expr, $label:expr) => {{
+        let look: LineLook = $look;
+        let stroke = look.color.stroke_width(look.width);
+        match look.dash {
+            None => {
+                $chart.draw_series(LineSeries::new($points.iter().copied(), stroke))?;
+            }
+            Some((on, off)) => {
+                $chart.draw_series(DashedLineSeries::new($points.iter().copied(), on, off, stroke))?;
+            }
+        }
+        let fill = if look.hollow { look.color.stroke_width(2) } else { look.color.filled() };
+        let white = WHITE.filled();
+        // Triangle markers are always drawn filled: a hollow one is a white triangle inside.
+        let inner = if look.hollow { WHITE.filled() } else { look.color.filled() };
+        // A long "on" and no gap draws the legend's line solid.
+        let (on, off) = look.dash.unwrap_or((100, 0));
+        let line = move |x: i32, y: i32| {
+            EmptyElement::at((x, y)) + DashedPathElement::new(vec![(0, 0), (24, 0)], on, off, stroke)
+        };
+        let anchor = $points[0];
+        let legend = $chart.draw_series(std::iter::once(EmptyElement::at(anchor)))?.label($label);
+        match look.marker {
+            None => {
+                legend.legend(move |(x, y)| line(x, y));
+            }
+            Some(0) => {
+                legend
+                    .legend(move |(x, y)| line(x, y) + Circle::new((12, 0), 6, white) + Circle::new((12, 0), 6, fill));
+                $chart.draw_series(
+                    $marks
+                        .iter()
+                        .map(|p| EmptyElement::at(*p) + Circle::new((0, 0), 6, white) + Circle::new((0, 0), 6, fill)),
+                )?;
+            }
+            Some(1) => {
+                legend.legend(move |(x, y)| {
+                    line(x, y) + TriangleMarker::new((12, 0), 7, fill) + TriangleMarker::new((12, 1), 3, inner)
+                });
+                $chart.draw_series($marks.iter().map(|p| {
+                    EmptyElement::at(*p) + TriangleMarker::new((0, 0), 7, fill) + TriangleMarker::new((0, 1), 3, inner)
+                }))?;
+            }
+            Some(_) => {
+                legend.legend(move |(x, y)| {
+                    line(x, y) + Rectangle::new([(8, -4), (16, 4)], white) + Rectangle::new([(8, -4), (16, 4)], fill)
+                });
+                $chart.draw_series($marks.iter().map(|p| {
+                    EmptyElement::at(*p)
+                        + Rectangle::new([(-4, -4), (4, 4)], white)
+                        + Rectangle::new([(-4, -4), (4, 4)], fill)
+                }))?;
+            }
+        }
+    }};
+}
+
 macro_rules! marker_series {
-    ($chart:expr, $points:expr, $kind:expr, $color:expr, $label:expr) => {{
+    ($chart:expr, $points:expr, $kind:expr, $color:expr, $width:expr, $label:expr) => {{
         let color: RGBColor = $color;
         let style = color.filled();
-        let line = LineSeries::new($points.iter().cloned(), color.stroke_width(2));
-        let stroke = color.stroke_width(2);
+        let line = LineSeries::new($points.iter().cloned(), color.stroke_width($width));
+        let stroke = color.stroke_width($width);
         let path = move |x: i32, y: i32| EmptyElement::at((x, y)) + PathElement::new(vec![(0, 0), (24, 0)], stroke);
         match $kind {
             0 => {
                 $chart
                     .draw_series(line)?
                     .label($label)
-                    .legend(move |(x, y)| path(x, y) + Circle::new((12, 0), 5, style));
-                $chart.draw_series($points.iter().map(|p| Circle::new(p.clone(), 5, style)))?;
+                    .legend(move |(x, y)| path(x, y) + Circle::new((12, 0), 6, style));
+                $chart.draw_series($points.iter().map(|p| Circle::new(p.clone(), 6, style)))?;
             }
             1 => {
                 $chart
@@ -346,17 +487,13 @@ macro_rules! marker_series {
                 $chart
                     .draw_series(line)?
                     .label($label)
-                    .legend(move |(x, y)| path(x, y) + Rectangle::new([(7, -5), (17, 5)], style));
+                    .legend(move |(x, y)| path(x, y) + Rectangle::new([(8, -4), (16, 4)], style));
                 $chart.draw_series(
-                    $points.iter().map(|p| EmptyElement::at(p.clone()) + Rectangle::new([(-5, -5), (5, 5)], style)),
+                    $points.iter().map(|p| EmptyElement::at(p.clone()) + Rectangle::new([(-4, -4), (4, 4)], style)),
                 )?;
             }
         }
     }};
-}
-
-fn legend_line(color: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
-    move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(3))
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -432,11 +569,20 @@ pub fn static_vs_fs(runs: &[StaticRun]) -> Result<Option<RgbImage>, PlotError> {
             chart
                 .draw_series(DashedLineSeries::new(guide.clone(), 8, 6, RGBColor(120, 120, 120).stroke_width(2)))?
                 .label("∝ 1/f_s² (guide)")
-                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], RGBColor(120, 120, 120).stroke_width(2)));
+                .legend(|(x, y)| {
+                    DashedPathElement::new(vec![(x, y), (x + 24, y)], 8, 6, RGBColor(120, 120, 120).stroke_width(2))
+                });
         }
         for (i, (size, pts)) in series.iter().enumerate() {
             let color = size_color(&sizes, *size);
-            marker_series!(chart, pts, marker_kind(i), color, format!("{}×{}", size.0, size.1));
+            marker_series!(
+                chart,
+                pts,
+                marker_kind(i),
+                color,
+                series_width(i, series.len()),
+                format!("{}×{}", size.0, size.1)
+            );
         }
         draw_legend!(chart, SeriesLabelPosition::UpperRight);
         Ok(())
@@ -500,7 +646,14 @@ pub fn static_vs_scaffolding(runs: &[StaticRun]) -> Result<Option<RgbImage>, Plo
             .draw()?;
         for (i, (size, pts)) in series.iter().enumerate() {
             let color = size_color(&sizes, *size);
-            marker_series!(chart, pts, marker_kind(i), color, format!("{}×{}", size.0, size.1));
+            marker_series!(
+                chart,
+                pts,
+                marker_kind(i),
+                color,
+                series_width(i, series.len()),
+                format!("{}×{}", size.0, size.1)
+            );
         }
         draw_legend!(chart, SeriesLabelPosition::UpperRight);
         Ok(())
@@ -515,10 +668,15 @@ pub fn dynamic_vs_fs(runs: &[DynamicRun], size: (u32, u32)) -> Result<Option<Rgb
     all_fs.dedup_by(|a, b| same_fs(*a, *b));
     let lines: Vec<Line> = dynamic_fs_sweep(runs, size)
         .into_iter()
-        .map(|r| (format!("{} Hz", fmt_num(r.fs_hz)), fs_color(&all_fs, r.fs_hz), time_series(r)))
-        .filter(|l| !l.2.is_empty())
+        .enumerate()
+        .map(|(i, r)| Line {
+            label: format!("f_s {} Hz", fmt_num(r.fs_hz)),
+            look: LineLook::nth(i, fs_color(&all_fs, r.fs_hz)),
+            points: time_series(r),
+        })
+        .filter(|l| !l.points.is_empty())
         .collect();
-    draw_time_chart(&format!("dynamic_vs_fs_{}x{}", size.0, size.1), &dynamic_fs_title(size), "f_s", lines)
+    draw_time_chart(&format!("dynamic_vs_fs_{}x{}", size.0, size.1), &dynamic_fs_title(size), lines)
 }
 
 /// δ(t) of the four paper sets for one size at the scaffolding-sweep f_s.
@@ -528,13 +686,19 @@ pub fn dynamic_vs_scaffolding(runs: &[DynamicRun], size: (u32, u32)) -> Result<O
     };
     let lines: Vec<Line> = dynamic_scaffolding_sweep(runs, size, fs)
         .into_iter()
-        .map(|r| (r.scaffolding.to_string(), scaffolding_color(r.scaffolding), time_series(r)))
-        .filter(|l| !l.2.is_empty())
+        .map(|r| {
+            let i = Scaffolding::PAPER_SETS.iter().position(|s| *s == r.scaffolding).unwrap_or(0);
+            Line {
+                label: format!("scaffolding {}", r.scaffolding),
+                look: LineLook::nth(i, scaffolding_color(r.scaffolding)),
+                points: time_series(r),
+            }
+        })
+        .filter(|l| !l.points.is_empty())
         .collect();
     draw_time_chart(
         &format!("dynamic_vs_scaffolding_{}x{}", size.0, size.1),
         &dynamic_scaffolding_title(runs, size),
-        "scaffolding",
         lines,
     )
 }
@@ -547,22 +711,19 @@ fn time_series(r: &DynamicRun) -> Vec<(f64, f64)> {
     r.dy_m.iter().enumerate().map_while(|(k, d)| d.is_finite().then(|| (r.time(k), *d))).collect()
 }
 
-fn draw_time_chart(
-    name: &str,
-    title: &str,
-    legend_title: &str,
-    lines: Vec<Line>,
-) -> Result<Option<RgbImage>, PlotError> {
+fn draw_time_chart(name: &str, title: &str, lines: Vec<Line>) -> Result<Option<RgbImage>, PlotError> {
     if lines.is_empty() {
         return Ok(None);
     }
-    let t1 = lines.iter().flat_map(|l| l.2.last().map(|p| p.0)).fold(0.0f64, f64::max);
+    let t1 = lines.iter().flat_map(|l| l.points.last().map(|p| p.0)).fold(0.0f64, f64::max);
     let t1 = if t1 > 0.0 { t1 } else { 1.0 };
-    let (lo, hi) =
-        lines.iter().flat_map(|l| l.2.iter().map(|p| p.1)).fold((0.0f64, 0.0f64), |(l, h), v| (l.min(v), h.max(v)));
+    let (lo, hi) = lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.1))
+        .fold((0.0f64, 0.0f64), |(l, h), v| (l.min(v), h.max(v)));
     let span = if hi - lo > 0.0 { hi - lo } else { 1e-3 };
     let (y0, y1) = (lo - 0.06 * span, hi + 0.06 * span);
-    let legend_title = legend_title.to_string();
+    let n = lines.len();
 
     render(name, |root| {
         let mut chart = ChartBuilder::on(root)
@@ -586,16 +747,289 @@ fn draw_time_chart(
             .light_line_style(WHITE)
             .draw()?;
         chart.draw_series(LineSeries::new(vec![(0.0, 0.0), (t1, 0.0)], RGBColor(150, 150, 150).stroke_width(1)))?;
-        for (label, color, pts) in &lines {
-            chart
-                .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))?
-                .label(format!("{legend_title} {label}"))
-                .legend(legend_line(*color));
+        for (i, line) in lines.iter().enumerate() {
+            let marks = sparse_markers(&line.points, i, n);
+            look_series!(chart, line.points, marks, line.look, line.label.clone());
         }
         draw_legend!(chart, SeriesLabelPosition::LowerRight);
         Ok(())
     })
     .map(Some)
+}
+
+// ---------------------------------------------------------------------------------------------------
+// vsr2d `legacy-1.0` against the original 2D-VSR-Sim 1.0.0: vsr2d solid with filled markers, the
+// original dashed with hollow markers, one colour (and marker shape) per size.
+
+/// One size's points of a comparison chart: (size, vsr2d's points, the original's points).
+type PairedSeries = ((u32, u32), Vec<(f64, f64)>, Vec<(f64, f64)>);
+
+/// Legend name of the original's series.
+pub const ORIGINAL_LABEL: &str = "original 2D-VSR-Sim 1.0.0";
+const ORIGINAL_DASH: (u32, u32) = (9, 6);
+const ORIGINAL_COLOR: RGBColor = RGBColor(25, 25, 25);
+
+fn vsr2d_label(preset: &str) -> String {
+    format!("vsr2d {preset}")
+}
+
+fn vsr2d_look(color: RGBColor, marker: Option<usize>, width: u32) -> LineLook {
+    LineLook { color, dash: None, marker, hollow: false, width }
+}
+
+fn original_look(color: RGBColor, marker: Option<usize>, width: u32) -> LineLook {
+    LineLook { color, dash: Some(ORIGINAL_DASH), marker, hollow: true, width }
+}
+
+/// The comparison charts the runs allow, in report order.
+pub fn reference_charts(runs: &ReferenceRuns, reference: &Reference) -> Result<Vec<Chart>, PlotError> {
+    let mut out = Vec::new();
+    if let Some(image) = reference_static_vs_fs(&runs.static_runs, &reference.static_runs, &runs.preset)? {
+        out.push(Chart {
+            kind: ChartKind::ReferenceStaticVsFs,
+            file_name: "reference_static_vs_fs.png".into(),
+            title: reference_static_fs_title(&runs.preset),
+            image,
+        });
+    }
+    if let Some(image) = reference_static_vs_scaffolding(&runs.static_runs, &reference.static_runs, &runs.preset)? {
+        out.push(Chart {
+            kind: ChartKind::ReferenceStaticVsScaffolding,
+            file_name: "reference_static_vs_scaffolding.png".into(),
+            title: reference_static_scaffolding_title(&runs.static_runs, &runs.preset),
+            image,
+        });
+    }
+    let mut dynamic: Vec<&DynamicRun> = runs.dynamic_runs.iter().collect();
+    dynamic.sort_by(|a, b| (a.w, a.h).cmp(&(b.w, b.h)).then(a.fs_hz.total_cmp(&b.fs_hz)));
+    for r in dynamic {
+        let Some(original) = reference.dynamic_run(r.w, r.h, r.fs_hz, r.scaffolding) else { continue };
+        if let Some(image) = reference_dynamic(r, original, &runs.preset)? {
+            out.push(Chart {
+                kind: ChartKind::ReferenceDynamic { w: r.w, h: r.h, fs_hz: r.fs_hz },
+                file_name: format!("reference_dynamic_{}x{}_{}hz.png", r.w, r.h, fmt_num(r.fs_hz)),
+                title: reference_dynamic_title(r, &runs.preset),
+                image,
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn reference_static_fs_title(preset: &str) -> String {
+    format!("Static |δ| vs f_s (all groups): vsr2d {preset} and the original")
+}
+
+fn reference_static_scaffolding_title(runs: &[StaticRun], preset: &str) -> String {
+    match scaffolding_sweep_fs(runs.iter().filter(|r| r.scaffolding != Scaffolding::ALL).map(|r| r.fs_hz)) {
+        Some(fs) => format!("Static |δ| vs scaffolding at {} Hz: vsr2d {preset} and the original", fmt_num(fs)),
+        None => format!("Static |δ| vs scaffolding: vsr2d {preset} and the original"),
+    }
+}
+
+fn reference_dynamic_title(run: &DynamicRun, preset: &str) -> String {
+    let groups =
+        if run.scaffolding == Scaffolding::ALL { "all groups".to_string() } else { run.scaffolding.to_string() };
+    format!("δ(t) of {}×{}, f_s {} Hz, {groups}: vsr2d {preset} and the original", run.w, run.h, fmt_num(run.fs_hz))
+}
+
+/// |δ| against f_s on log-log axes: per size, vsr2d's runs and the original's at the same f_s.
+pub fn reference_static_vs_fs(
+    legacy: &[StaticRun],
+    original: &[StaticReference],
+    preset: &str,
+) -> Result<Option<RgbImage>, PlotError> {
+    let positive = |(f, d): (f64, f64)| (f > 0.0 && d.is_finite() && d != 0.0).then_some((f, d.abs()));
+    let sizes = sizes_of(legacy.iter().filter(|r| r.scaffolding == Scaffolding::ALL).map(|r| (r.w, r.h)));
+    let mut series: Vec<PairedSeries> = Vec::new();
+    for &size in &sizes {
+        let sweep = static_fs_sweep(legacy, size);
+        let v: Vec<(f64, f64)> = sweep.iter().copied().filter_map(positive).collect();
+        let o: Vec<(f64, f64)> = sweep
+            .iter()
+            .filter_map(|(f, _)| {
+                original
+                    .iter()
+                    .find(|r| (r.w, r.h) == size && r.scaffolding == Scaffolding::ALL && same_fs(r.fs_hz, *f))
+                    .map(|r| (*f, r.dy_center_right_column_m))
+            })
+            .filter_map(positive)
+            .collect();
+        if !v.is_empty() || !o.is_empty() {
+            series.push((size, v, o));
+        }
+    }
+    if series.is_empty() {
+        return Ok(None);
+    }
+    let mut all_fs: Vec<f64> = series.iter().flat_map(|s| s.1.iter().chain(&s.2).map(|p| p.0)).collect();
+    all_fs.sort_by(f64::total_cmp);
+    all_fs.dedup_by(|a, b| same_fs(*a, *b));
+    let (x0, x1) = log_range(all_fs.iter().copied(), 1.12).unwrap_or((1.0, 10.0));
+    let Some((y0, y1)) = log_range(series.iter().flat_map(|s| s.1.iter().chain(&s.2).map(|p| p.1)), 1.5) else {
+        return Ok(None);
+    };
+    let y1 = legend_headroom(y0, y1, series.len());
+    let x_ticks: Vec<f64> = if all_fs.len() <= 12 { all_fs.clone() } else { log_ticks(x0, x1) };
+    let y_ticks = log_ticks(y0, y1);
+    let title = reference_static_fs_title(preset);
+    let legacy_name = vsr2d_label(preset);
+
+    render("reference_static_vs_fs", |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, title_style())
+            .margin(14)
+            .x_label_area_size(52)
+            .y_label_area_size(78)
+            .build_cartesian_2d(
+                (x0..x1).log_scale().with_key_points(x_ticks.clone()),
+                (y0..y1).log_scale().with_key_points(y_ticks.clone()),
+            )?;
+        chart
+            .configure_mesh()
+            .x_desc("spring frequency f_s (Hz, log scale)")
+            .y_desc("|δ| at the end of the static load (m, log scale)")
+            .axis_desc_style(label_style())
+            .label_style(tick_style())
+            .x_label_formatter(&|v| fmt_num(*v))
+            .y_label_formatter(&|v| fmt_tick(*v))
+            .bold_line_style(RGBColor(225, 225, 225))
+            .light_line_style(WHITE)
+            .draw()?;
+        for (i, (size, v, o)) in series.iter().enumerate() {
+            let color = size_color(&sizes, *size);
+            let name = format!("{}×{}", size.0, size.1);
+            if !v.is_empty() {
+                let look = vsr2d_look(color, Some(marker_kind(i)), series_width(i, series.len()));
+                look_series!(chart, v, v, look, format!("{name} {legacy_name}"));
+            }
+            if !o.is_empty() {
+                let look = original_look(color, Some(marker_kind(i)), series_width(i, series.len()));
+                look_series!(chart, o, o, look, format!("{name} original"));
+            }
+        }
+        draw_legend!(chart, SeriesLabelPosition::UpperRight);
+        Ok(())
+    })
+    .map(Some)
+}
+
+/// |δ| of the four paper sets at the scaffolding-sweep f_s, log y: per size (colour, marker shape),
+/// vsr2d filled and solid just left of each set, the original hollow and dashed just right of it.
+pub fn reference_static_vs_scaffolding(
+    legacy: &[StaticRun],
+    original: &[StaticReference],
+    preset: &str,
+) -> Result<Option<RgbImage>, PlotError> {
+    let sizes = sizes_of(legacy.iter().map(|r| (r.w, r.h)));
+    let mut series: Vec<PairedSeries> = Vec::new();
+    let n = sizes.len().max(1) as f64;
+    for (k, &size) in sizes.iter().enumerate() {
+        let Some(fs) = size_sweep_fs(legacy.iter().filter(|r| (r.w, r.h) == size).map(|r| (r.scaffolding, r.fs_hz)))
+        else {
+            continue;
+        };
+        let offset = (k as f64 - (n - 1.0) / 2.0) * 0.24;
+        let (mut v, mut o) = (Vec::new(), Vec::new());
+        for (s, dy) in static_scaffolding_sweep(legacy, size, fs) {
+            let Some(i) = Scaffolding::PAPER_SETS.iter().position(|p| *p == s) else { continue };
+            let x = i as f64 + offset;
+            if dy.is_finite() && dy != 0.0 {
+                v.push((x - 0.05, dy.abs()));
+            }
+            let reference = original.iter().find(|r| (r.w, r.h) == size && r.scaffolding == s && same_fs(r.fs_hz, fs));
+            if let Some(r) = reference.filter(|r| r.dy_center_right_column_m != 0.0) {
+                o.push((x + 0.05, r.dy_center_right_column_m.abs()));
+            }
+        }
+        if !v.is_empty() || !o.is_empty() {
+            series.push((size, v, o));
+        }
+    }
+    if series.is_empty() {
+        return Ok(None);
+    }
+    let Some((y0, y1)) = log_range(series.iter().flat_map(|s| s.1.iter().chain(&s.2).map(|p| p.1)), 1.5) else {
+        return Ok(None);
+    };
+    let y1 = legend_headroom(y0, y1, series.len());
+    let y_ticks = log_ticks(y0, y1);
+    let title = reference_static_scaffolding_title(legacy, preset);
+    let legacy_name = vsr2d_label(preset);
+
+    render("reference_static_vs_scaffolding", |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, title_style())
+            .margin(14)
+            .x_label_area_size(52)
+            .y_label_area_size(78)
+            .build_cartesian_2d(-0.5f64..3.5f64, (y0..y1).log_scale().with_key_points(y_ticks.clone()))?;
+        chart
+            .configure_mesh()
+            .x_desc("scaffolding (spring groups per voxel: 6, 10, 16, 18)")
+            .y_desc("|δ| at the end of the static load (m, log scale)")
+            .axis_desc_style(label_style())
+            .label_style(tick_style())
+            // At most 5 labels on [−0.5, 3.5]: the integers, one per set.
+            .x_labels(5)
+            .x_label_formatter(&|v| {
+                let i = v.round();
+                if (v - i).abs() < 1e-6 && (0.0..4.0).contains(&i) {
+                    Scaffolding::PAPER_SETS[i as usize].to_string()
+                } else {
+                    String::new()
+                }
+            })
+            .y_label_formatter(&|v| fmt_tick(*v))
+            .bold_line_style(RGBColor(225, 225, 225))
+            .light_line_style(WHITE)
+            .disable_x_mesh()
+            .draw()?;
+        for (i, (size, v, o)) in series.iter().enumerate() {
+            let color = size_color(&sizes, *size);
+            let name = format!("{}×{}", size.0, size.1);
+            if !v.is_empty() {
+                let look = vsr2d_look(color, Some(marker_kind(i)), series_width(i, series.len()));
+                look_series!(chart, v, v, look, format!("{name} {legacy_name}"));
+            }
+            if !o.is_empty() {
+                let look = original_look(color, Some(marker_kind(i)), series_width(i, series.len()));
+                look_series!(chart, o, o, look, format!("{name} original"));
+            }
+        }
+        draw_legend!(chart, SeriesLabelPosition::UpperRight);
+        Ok(())
+    })
+    .map(Some)
+}
+
+/// δ(t) of one dynamic run: vsr2d solid, the original dashed on top (its record starts at rest,
+/// δ(0) = 0, like vsr2d's).
+pub fn reference_dynamic(
+    legacy: &DynamicRun,
+    original: &DynamicReference,
+    preset: &str,
+) -> Result<Option<RgbImage>, PlotError> {
+    let original_points: Vec<(f64, f64)> = original
+        .series_from_rest()
+        .iter()
+        .enumerate()
+        .map_while(|(k, d)| d.is_finite().then_some((k as f64 * original.dt, *d)))
+        .collect();
+    let mut lines = Vec::new();
+    let v = time_series(legacy);
+    if !v.is_empty() {
+        lines.push(Line { label: vsr2d_label(preset), look: vsr2d_look(SIZE_COLORS[0], None, 2), points: v });
+    }
+    if !original_points.is_empty() {
+        lines.push(Line {
+            label: ORIGINAL_LABEL.into(),
+            look: original_look(ORIGINAL_COLOR, None, 2),
+            points: original_points,
+        });
+    }
+    let name = format!("reference_dynamic_{}x{}_{}hz", legacy.w, legacy.h, fmt_num(legacy.fs_hz));
+    draw_time_chart(&name, &reference_dynamic_title(legacy, preset), lines)
 }
 
 fn sizes_of(sizes: impl Iterator<Item = (u32, u32)>) -> Vec<(u32, u32)> {
@@ -675,6 +1109,7 @@ mod tests {
                 dy_run(0.1, vec![0.0, f64::NAN]),
                 dy_run(0.1, vec![0.0; 3]),
             ],
+            reference_runs: None,
         };
         let charts = charts(&data).unwrap();
         assert!(charts.iter().any(|c| c.kind == ChartKind::StaticVsFs), "one finite point is still a chart");

@@ -1,6 +1,7 @@
 //! The cantilever report directory: `index.html` (from `templates/cantilever.html`, embedded so the
 //! installed binary needs no template files), `static.csv`, `dynamic.csv`, `results.json`, the chart
-//! PNGs and, when given, `beam.png`.
+//! PNGs, when given `beam.png`, and, when the data holds `legacy-1.0` runs for the comparison with the
+//! original 2D-VSR-Sim 1.0.0, `reference_comparison.csv` and the comparison charts.
 //!
 //! Every file is written to a temporary name in the output directory and renamed into place, so a
 //! reader never sees a half-written file; `index.html` goes last, so its presence means the rest is
@@ -13,11 +14,13 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::analysis::{
-    analyse, scaffolding_sweep_fs, short, sig, Analysis, DynamicSummary, SanityCheck, SanitySummary, SETTLING_FRACTION,
-    TAIL_FRACTION,
+    analyse, scaffolding_sweep_fs, short, sig, Analysis, DynamicSummary, Oscillation, SanityCheck, SanitySummary,
+    SETTLING_FRACTION, SMALL_DEFLECTION_FRACTION, TAIL_FRACTION,
 };
-use super::data::{CantileverData, DynamicRun, ReportSettings, StaticRun};
-use super::plots::{charts, Chart, ChartKind, PlotError};
+use super::comparison::{compare, skipped_line, Comparison, ComparisonStatus};
+use super::data::{CantileverData, DynamicRun, ReferenceRuns, ReportSettings, StaticRun};
+use super::plots::{charts, reference_charts, Chart, ChartKind, PlotError};
+use super::reference::{Reference, ReferenceError};
 use crate::scaffolding::Scaffolding;
 
 const TEMPLATE: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/templates/cantilever.html"));
@@ -27,6 +30,7 @@ pub const STATIC_CSV: &str = "static.csv";
 pub const DYNAMIC_CSV: &str = "dynamic.csv";
 pub const RESULTS_JSON: &str = "results.json";
 pub const BEAM_PNG: &str = "beam.png";
+pub const REFERENCE_CSV: &str = "reference_comparison.csv";
 
 /// A report that could not be written; every variant names the file concerned.
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +45,8 @@ pub enum ReportError {
     Template { path: PathBuf, source: minijinja::Error },
     #[error("cannot draw the charts for {}: {source}", path.display())]
     Plot { path: PathBuf, source: PlotError },
+    #[error("cannot compare {} with the original 2D-VSR-Sim 1.0.0: {source}", path.display())]
+    Reference { path: PathBuf, source: ReferenceError },
 }
 
 /// The files a report consists of.
@@ -53,6 +59,8 @@ pub struct ReportFiles {
     pub results_json: PathBuf,
     pub plots: Vec<PathBuf>,
     pub beam_png: Option<PathBuf>,
+    /// `reference_comparison.csv`, when the data holds the comparison runs.
+    pub reference_csv: Option<PathBuf>,
 }
 
 impl ReportFiles {
@@ -61,6 +69,7 @@ impl ReportFiles {
         let mut v: Vec<&Path> = vec![&self.index_html, &self.static_csv, &self.dynamic_csv, &self.results_json];
         v.extend(self.plots.iter().map(PathBuf::as_path));
         v.extend(self.beam_png.as_deref());
+        v.extend(self.reference_csv.as_deref());
         v
     }
 }
@@ -73,16 +82,35 @@ pub fn write_report(
 ) -> Result<ReportFiles, ReportError> {
     std::fs::create_dir_all(dir).map_err(|source| ReportError::Io { path: dir.to_path_buf(), source })?;
     let analysis = analyse(data);
+    let reference = match &data.reference_runs {
+        Some(runs) => {
+            let r =
+                Reference::embedded().map_err(|source| ReportError::Reference { path: dir.to_path_buf(), source })?;
+            Some((runs, compare(runs, &r), r))
+        }
+        None => None,
+    };
+    let comparison = reference.as_ref().map(|(_, c, _)| c);
 
     let static_csv = write_atomic(dir, STATIC_CSV, static_csv(data).as_bytes())?;
     let dynamic_csv = write_atomic(dir, DYNAMIC_CSV, dynamic_csv(data).as_bytes())?;
+    let reference_csv = match comparison {
+        Some(c) => Some(write_atomic(dir, REFERENCE_CSV, reference_csv(c).as_bytes())?),
+        None => None,
+    };
     let json_path = dir.join(RESULTS_JSON);
-    let json = results_json(data, &analysis).map_err(|source| ReportError::Json { path: json_path, source })?;
+    let json =
+        results_json(data, &analysis, comparison).map_err(|source| ReportError::Json { path: json_path, source })?;
     let results_json = write_atomic(dir, RESULTS_JSON, json.as_bytes())?;
 
-    let charts = charts(data).map_err(|source| ReportError::Plot { path: dir.to_path_buf(), source })?;
+    let plot_error = |source| ReportError::Plot { path: dir.to_path_buf(), source };
+    let charts = charts(data).map_err(plot_error)?;
+    let comparison_charts = match &reference {
+        Some((runs, _, r)) => reference_charts(runs, r).map_err(plot_error)?,
+        None => Vec::new(),
+    };
     let mut plots = Vec::new();
-    for chart in &charts {
+    for chart in charts.iter().chain(&comparison_charts) {
         plots.push(write_png(dir, &chart.file_name, &image::DynamicImage::ImageRgb8(chart.image.clone()))?);
     }
     let beam_png = match beam_figure {
@@ -91,11 +119,31 @@ pub fn write_report(
     };
 
     let index_path = dir.join(INDEX_HTML);
-    let html = render_html(data, &analysis, &charts, beam_png.is_some())
-        .map_err(|source| ReportError::Template { path: index_path, source })?;
+    let page =
+        Page { charts: &charts, comparison, comparison_charts: &comparison_charts, has_beam: beam_png.is_some() };
+    let html =
+        render_page(data, &analysis, &page).map_err(|source| ReportError::Template { path: index_path, source })?;
     let index_html = write_atomic(dir, INDEX_HTML, html.as_bytes())?;
 
-    Ok(ReportFiles { dir: dir.to_path_buf(), index_html, static_csv, dynamic_csv, results_json, plots, beam_png })
+    Ok(ReportFiles {
+        dir: dir.to_path_buf(),
+        index_html,
+        static_csv,
+        dynamic_csv,
+        results_json,
+        plots,
+        beam_png,
+        reference_csv,
+    })
+}
+
+/// What the page shows besides the data and its analysis.
+pub struct Page<'a> {
+    pub charts: &'a [Chart],
+    /// `None` when the comparison was not run.
+    pub comparison: Option<&'a Comparison>,
+    pub comparison_charts: &'a [Chart],
+    pub has_beam: bool,
 }
 
 /// Writes `bytes` to `dir/name` through a temporary file in the same directory and a rename.
@@ -163,8 +211,34 @@ pub fn dynamic_csv(data: &CantileverData) -> String {
     out
 }
 
+/// `reference_comparison.csv`: one row per compared figure, the numbers of the report's comparison
+/// table at full precision; `relative_error_pct` = 100·(vsr2d_legacy − original)/original, empty when a
+/// figure is missing; `within_10_pct` is `yes` or `no`.
+pub fn reference_csv(comparison: &Comparison) -> String {
+    let mut out =
+        String::from("quantity,unit,w,h,fs_hz,scaffolding,original,vsr2d_legacy,relative_error_pct,within_10_pct\n");
+    let opt = |v: Option<f64>| v.map(csv_f64).unwrap_or_default();
+    for r in &comparison.rows {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{}",
+            r.quantity.key(),
+            r.quantity.unit(),
+            r.w,
+            r.h,
+            csv_f64(r.fs_hz),
+            r.scaffolding,
+            opt(r.original),
+            opt(r.vsr2d),
+            opt(r.relative_error_pct),
+            if r.within_tolerance { "yes" } else { "no" }
+        );
+    }
+    out
+}
+
 /// `results.json`: the input data (so `CantileverData` deserialises from it), the derived figures of
-/// every dynamic run and the sanity checks.
+/// every dynamic run, the sanity checks and, when run, the comparison with the original.
 #[derive(Serialize)]
 struct Results<'a> {
     format: &'static str,
@@ -175,18 +249,28 @@ struct Results<'a> {
     dynamic_figures: &'a [DynamicSummary],
     sanity_summary: SanitySummary,
     sanity: &'a [SanityCheck],
+    /// The `legacy-1.0` runs of the comparison (`null`: not run).
+    reference_runs: Option<&'a ReferenceRuns>,
+    /// The comparison table and its counts (`null`: not run).
+    reference_comparison: Option<&'a Comparison>,
 }
 
-pub fn results_json(data: &CantileverData, analysis: &Analysis) -> serde_json::Result<String> {
+pub fn results_json(
+    data: &CantileverData,
+    analysis: &Analysis,
+    comparison: Option<&Comparison>,
+) -> serde_json::Result<String> {
     serde_json::to_string_pretty(&Results {
         format: "vsr2d-cantilever-results",
-        format_version: 1,
+        format_version: 2,
         settings: &data.settings,
         static_runs: &data.static_runs,
         dynamic_runs: &data.dynamic_runs,
         dynamic_figures: &analysis.dynamic,
         sanity_summary: analysis.summary,
         sanity: &analysis.sanity,
+        reference_runs: data.reference_runs.as_ref(),
+        reference_comparison: comparison,
     })
 }
 
@@ -212,7 +296,7 @@ struct StaticRow {
     fs: String,
     scaffolding: String,
     force: String,
-    dy_mm: String,
+    dy_m: String,
     rel: String,
 }
 
@@ -221,14 +305,17 @@ struct DynamicRow {
     size: String,
     fs: String,
     scaffolding: String,
-    peak_mm: String,
+    peak_m: String,
     peak_t: String,
     period: String,
     period_fs: String,
     settling: String,
     decay: String,
     zeta: String,
-    final_mm: String,
+    final_m: String,
+    behaviour: String,
+    /// Whether the behaviour is worth a reader's attention (anything but a decay).
+    notable: bool,
 }
 
 #[derive(Serialize)]
@@ -237,9 +324,41 @@ struct FileView {
     description: &'static str,
 }
 
+/// A one-line verdict in a coloured box; `status` is the CSS class (`pass`, `flag`, `neutral`).
+#[derive(Serialize)]
+struct VerdictView {
+    text: String,
+    status: &'static str,
+}
+
+#[derive(Serialize)]
+struct ComparisonRowView {
+    quantity_key: &'static str,
+    quantity: String,
+    size: String,
+    fs: String,
+    scaffolding: String,
+    original: String,
+    vsr2d: String,
+    rel: String,
+    within: &'static str,
+}
+
+#[derive(Serialize)]
+struct ComparisonView {
+    preset: String,
+    tolerance: String,
+    conditions: Vec<String>,
+    charts: Vec<ChartView>,
+    rows: Vec<ComparisonRowView>,
+    csv: &'static str,
+}
+
 #[derive(Serialize)]
 struct View<'a> {
     settings: &'a ReportSettings,
+    comparison_verdict: VerdictView,
+    sanity_verdict: VerdictView,
     settings_rows: Vec<Row>,
     static_force: String,
     dynamic_force: String,
@@ -254,30 +373,37 @@ struct View<'a> {
     dynamic_rows: Vec<DynamicRow>,
     tail_percent: String,
     settling_percent: String,
+    small_percent: String,
     summary: SanitySummary,
     sanity: &'a [SanityCheck],
+    /// `None`: the comparison was not run.
+    comparison: Option<ComparisonView>,
     files: Vec<FileView>,
 }
 
 /// Renders `index.html` for data already analysed and charts already drawn.
-pub fn render_html(
-    data: &CantileverData,
-    analysis: &Analysis,
-    charts: &[Chart],
-    has_beam: bool,
-) -> Result<String, minijinja::Error> {
+pub fn render_page(data: &CantileverData, analysis: &Analysis, page: &Page<'_>) -> Result<String, minijinja::Error> {
     let mut env = minijinja::Environment::new();
     env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
     env.add_template("cantilever.html", TEMPLATE)?;
-    let view = view(data, analysis, charts, has_beam);
+    let view = view(data, analysis, page);
     env.get_template("cantilever.html")?.render(&view)
 }
 
-fn view<'a>(data: &'a CantileverData, analysis: &'a Analysis, charts: &[Chart], has_beam: bool) -> View<'a> {
+/// The overall sanity verdict: how many checks pass, are flagged, have no data.
+pub fn sanity_verdict_line(summary: SanitySummary) -> String {
+    let total = summary.pass + summary.flag + summary.no_data;
+    format!(
+        "Physical sanity checks: {} of {total} pass, {} flagged, {} without data or not applicable",
+        summary.pass, summary.flag, summary.no_data
+    )
+}
+
+fn view<'a>(data: &'a CantileverData, analysis: &'a Analysis, page: &Page<'_>) -> View<'a> {
     let s = &data.settings;
     let is_static = |c: &Chart| matches!(c.kind, ChartKind::StaticVsFs | ChartKind::StaticVsScaffolding);
     let (mut static_charts, mut dynamic_charts) = (Vec::new(), Vec::new());
-    for (c, caption) in charts.iter().zip(captions(charts)) {
+    for (c, caption) in page.charts.iter().zip(captions(page.charts)) {
         let v = ChartView { file: c.file_name.clone(), title: c.title.clone(), caption };
         if is_static(c) {
             static_charts.push(v);
@@ -285,8 +411,54 @@ fn view<'a>(data: &'a CantileverData, analysis: &'a Analysis, charts: &[Chart], 
             dynamic_charts.push(v);
         }
     }
+    let comparison_verdict = match page.comparison {
+        Some(c) => VerdictView {
+            text: c.verdict_line(),
+            status: match c.status() {
+                ComparisonStatus::AllWithin => "pass",
+                ComparisonStatus::SomeOutside => "flag",
+                ComparisonStatus::NotCompared => "neutral",
+            },
+        },
+        None => VerdictView { text: skipped_line(), status: "neutral" },
+    };
+    let summary = analysis.summary;
+    let sanity_verdict = VerdictView {
+        text: sanity_verdict_line(summary),
+        status: if summary.flag > 0 {
+            "flag"
+        } else if summary.pass > 0 {
+            "pass"
+        } else {
+            "neutral"
+        },
+    };
+    let mut files = vec![
+        FileView {
+            file: STATIC_CSV,
+            description: "one row per static run (w, h, fs_hz, scaffolding, dy_final_m, force_n)",
+        },
+        FileView {
+            file: DYNAMIC_CSV,
+            description:
+                "one row per recorded step of every dynamic run (w, h, fs_hz, scaffolding, t_s, dy_m, step, load_n)",
+        },
+        FileView {
+            file: RESULTS_JSON,
+            description: "settings, all runs, derived figures, sanity checks and the comparison with the original",
+        },
+    ];
+    if page.comparison.is_some() {
+        files.push(FileView {
+            file: REFERENCE_CSV,
+            description: "the comparison table with the original 2D-VSR-Sim 1.0.0 (quantity, unit, w, h, fs_hz, \
+                          scaffolding, original, vsr2d_legacy, relative_error_pct, within_10_pct)",
+        });
+    }
     View {
         settings: s,
+        comparison_verdict,
+        sanity_verdict,
         settings_rows: settings_rows(data),
         static_force: quantity(s.static_force_n, "N"),
         dynamic_force: quantity(s.dynamic_force_n, "N"),
@@ -294,27 +466,105 @@ fn view<'a>(data: &'a CantileverData, analysis: &'a Analysis, charts: &[Chart], 
         dynamic_duration: quantity(s.dynamic_duration_s, "s"),
         impulse: impulse_text(data),
         sweep_text: sweep_text(data),
-        beam: has_beam.then_some(BEAM_PNG),
+        beam: page.has_beam.then_some(BEAM_PNG),
         static_charts,
         dynamic_charts,
         static_rows: static_rows(data),
         dynamic_rows: dynamic_rows(&analysis.dynamic),
         tail_percent: short(100.0 * TAIL_FRACTION),
         settling_percent: short(100.0 * SETTLING_FRACTION),
-        summary: analysis.summary,
+        small_percent: short(100.0 * SMALL_DEFLECTION_FRACTION),
+        summary,
         sanity: &analysis.sanity,
-        files: vec![
-            FileView {
-                file: STATIC_CSV,
-                description: "one row per static run (w, h, fs_hz, scaffolding, dy_final_m, force_n)",
-            },
-            FileView {
-                file: DYNAMIC_CSV,
-                description:
-                    "one row per recorded step of every dynamic run (w, h, fs_hz, scaffolding, t_s, dy_m, step, load_n)",
-            },
-            FileView { file: RESULTS_JSON, description: "settings, all runs, derived figures and sanity checks" },
-        ],
+        comparison: match (page.comparison, &data.reference_runs) {
+            (Some(c), Some(runs)) => Some(comparison_view(c, runs, page.comparison_charts)),
+            _ => None,
+        },
+        files,
+    }
+}
+
+fn comparison_view(c: &Comparison, runs: &ReferenceRuns, charts: &[Chart]) -> ComparisonView {
+    let num = |v: Option<f64>| v.map(|x| sig(x, 4)).unwrap_or_else(|| "–".into());
+    let rows = c
+        .rows
+        .iter()
+        .map(|r| ComparisonRowView {
+            quantity_key: r.quantity.key(),
+            quantity: format!("{} ({})", r.quantity.label(), r.quantity.unit()),
+            size: format!("{}×{}", r.w, r.h),
+            fs: short(r.fs_hz),
+            scaffolding: r.scaffolding.to_string(),
+            original: num(r.original),
+            vsr2d: num(r.vsr2d),
+            rel: r.relative_error_pct.map(|e| sig(e, 3)).unwrap_or_else(|| "–".into()),
+            within: if r.within_tolerance { "yes" } else { "no" },
+        })
+        .collect();
+    let mut conditions = vec![
+        format!(
+            "vsr2d runs: preset {}, dt = {}, {} solver iterations; {}.",
+            runs.preset,
+            dt_text(runs.dt),
+            runs.solver_iterations,
+            if runs.reused_main_runs {
+                "these are the main sweep's own runs (it already used this preset under these conditions)"
+            } else {
+                "run in addition to the main sweep, under the original's conditions below"
+            }
+        ),
+        format!(
+            "Static: 30 N for {} (the original's loop makes that 3601 steps, vsr2d's 3600; both beams are at rest long before the end); the compared figure is δ at the end of the run.",
+            quantity(runs.static_duration_s, "s")
+        ),
+        format!(
+            "Dynamic: 800 N while t ≤ 0.1 s (7 steps), recorded for {}; compared are the first peak (the smallest δ of the record) and the period (mean spacing of same-direction crossings of the rest level), both computed the same way from vsr2d's record and from the original's.",
+            quantity(runs.dynamic_duration_s, "s")
+        ),
+    ];
+    conditions.push(
+        "The original records no sample at t = 0; its record is taken to start at rest (δ = 0). After about 12–13.5 s \
+         the original's physics engine puts the resting beam to sleep and δ freezes at a residual of 0.01–0.03 m; \
+         vsr2d keeps decaying."
+            .into(),
+    );
+    conditions.push(
+        "Differences the legacy-1.0 preset cannot switch back: the original welds the beam to the wall at one mass \
+         centre with a slightly compliant, iteratively solved joint (vsr2d: rigid clusters), and its engine's solver \
+         details (iterations, sleeping) differ."
+            .into(),
+    );
+    let chart_views = charts
+        .iter()
+        .map(|ch| {
+            let caption = match ch.kind {
+                ChartKind::ReferenceStaticVsFs => format!(
+                    "final |δ| against f_s on log-log axes, all groups, one colour and marker shape per size: \
+                     vsr2d {} solid with filled markers, the original dashed with hollow markers.",
+                    runs.preset
+                ),
+                ChartKind::ReferenceStaticVsScaffolding => format!(
+                    "final |δ| for the four scaffolding sets, one colour and marker shape per size: vsr2d {} solid \
+                     with filled markers (left of each set), the original dashed with hollow markers (right).",
+                    runs.preset
+                ),
+                ChartKind::ReferenceDynamic { w, h, fs_hz } => format!(
+                    "δ(t) of the {w}×{h} beam at f_s = {} Hz with all groups: vsr2d {} solid, the original dashed.",
+                    short(fs_hz),
+                    runs.preset
+                ),
+                _ => String::new(),
+            };
+            ChartView { file: ch.file_name.clone(), title: ch.title.clone(), caption }
+        })
+        .collect();
+    ComparisonView {
+        preset: runs.preset.clone(),
+        tolerance: short(c.tolerance_pct),
+        conditions,
+        charts: chart_views,
+        rows,
+        csv: REFERENCE_CSV,
     }
 }
 
@@ -341,12 +591,15 @@ fn captions(charts: &[Chart]) -> Vec<String> {
                      to all groups (18), one series per size."
                         .to_string()
                 }
-                ChartKind::DynamicVsFs { w, h } => {
-                    format!("δ(t) of the {w}×{h} beam during and after the impulse, all groups, one line per f_s.")
-                }
-                ChartKind::DynamicVsScaffolding { w, h } => {
-                    format!("δ(t) of the {w}×{h} beam during and after the impulse, one line per scaffolding set.")
-                }
+                ChartKind::DynamicVsFs { w, h } => format!(
+                    "δ(t) of the {w}×{h} beam during and after the impulse, all groups, one line per f_s, each with \
+                     its own dash pattern and marker shape."
+                ),
+                ChartKind::DynamicVsScaffolding { w, h } => format!(
+                    "δ(t) of the {w}×{h} beam during and after the impulse, one line per scaffolding set, each with \
+                     its own dash pattern and marker shape."
+                ),
+                _ => String::new(),
             };
             format!("{label} (cf. the paper's Figure {figure}): {text}")
         })
@@ -473,8 +726,9 @@ fn run_order(w: u32, h: u32, s: Scaffolding, fs: f64) -> (u32, u32, usize, u64) 
     (w, h, rank, key)
 }
 
-fn mm(v: f64) -> String {
-    sig(1000.0 * v, 4)
+/// A length in metres, 4 significant digits.
+fn metres(v: f64) -> String {
+    sig(v, 4)
 }
 
 fn opt(v: Option<f64>, digits: usize) -> String {
@@ -493,7 +747,7 @@ fn static_rows(data: &CantileverData) -> Vec<StaticRow> {
                 fs: short(r.fs_hz),
                 scaffolding: r.scaffolding.to_string(),
                 force: short(r.force_n),
-                dy_mm: mm(r.dy_final_m),
+                dy_m: metres(r.dy_final_m),
                 rel: if length > 0.0 && r.dy_final_m.is_finite() {
                     sig(100.0 * r.dy_final_m.abs() / length, 3)
                 } else {
@@ -510,31 +764,33 @@ fn dynamic_rows(dynamic: &[DynamicSummary]) -> Vec<DynamicRow> {
     runs.into_iter()
         .map(|r| {
             let base = |rest: [String; 8]| {
-                let [peak_mm, peak_t, period, period_fs, settling, decay, zeta, final_mm] = rest;
+                let [peak_m, peak_t, period, period_fs, settling, decay, zeta, final_m] = rest;
                 DynamicRow {
                     size: format!("{}×{}", r.w, r.h),
                     fs: short(r.fs_hz),
                     scaffolding: r.scaffolding.to_string(),
-                    peak_mm,
+                    peak_m,
                     peak_t,
                     period,
                     period_fs,
                     settling,
                     decay,
                     zeta,
-                    final_mm,
+                    final_m,
+                    behaviour: r.behaviour().to_string(),
+                    notable: r.figures.as_ref().is_none_or(|f| f.oscillation != Oscillation::Decaying),
                 }
             };
             match &r.figures {
                 Some(f) => base([
-                    mm(f.peak_abs_m),
+                    metres(f.peak_abs_m),
                     sig(f.peak_t_s, 3),
                     opt(f.period_s, 4),
                     opt(f.period_s.map(|t| t * r.fs_hz), 3),
                     opt(f.settling_s, 3),
                     opt(f.decay_ratio, 3),
                     opt(f.damping_ratio, 2),
-                    mm(f.final_m),
+                    metres(f.final_m),
                 ]),
                 None => {
                     let mut cells: [String; 8] = std::array::from_fn(|_| "–".to_string());
@@ -571,8 +827,10 @@ mod tests {
             },
             static_runs: vec![],
             dynamic_runs: vec![],
+            reference_runs: None,
         };
-        let html = render_html(&data, &analyse(&data), &[], false).unwrap();
+        let page = Page { charts: &[], comparison: None, comparison_charts: &[], has_beam: false };
+        let html = render_page(&data, &analyse(&data), &page).unwrap();
         assert!(html.contains("No data: no static runs."));
         assert!(html.contains("No data: no dynamic runs."));
         assert!(
@@ -580,6 +838,8 @@ mod tests {
             "settings text must be HTML-escaped"
         );
         assert!(!html.contains("<img"));
+        assert!(html.contains("not compared (the report was made with --no-reference)"));
+        assert!(html.contains("Physical sanity checks: 0 of"), "top verdict");
         assert_eq!(static_csv(&data), "w,h,fs_hz,scaffolding,dy_final_m,force_n\n");
     }
 }

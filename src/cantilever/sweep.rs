@@ -1,12 +1,17 @@
 //! The paper's cantilever sweeps (spec §13): every size × (f_s with all groups, and scaffolding at
 //! 8 Hz), static and dynamic, run in parallel, plus the solver convergence measurement and the
 //! picture of the loaded beam.
+//!
+//! Alongside the main sweep, the runs that the original 2D-VSR-Sim 1.0.0 was measured on (see
+//! [`super::reference`]) are repeated with the `legacy-1.0` preset under the original's conditions, in
+//! the same parallel batch and through the same [`SweepOptions::run_job`] path.
 
 use indicatif::{ParallelProgressIterator, ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
-use super::data::{CantileverData, DynamicRun, ReportSettings, Setting, StaticRun};
+use super::data::{CantileverData, DynamicRun, ReferenceRuns, ReportSettings, Setting, StaticRun};
 use super::experiment::{impulse_steps, run, Beam, BeamSetup};
+use super::reference::{self, Reference, ReferenceError};
 use crate::material::{Material, Preset};
 use crate::render::{pixmap_to_rgba_image, Camera, CellFrame, GridRenderer, RenderOptions};
 use crate::scaffolding::Scaffolding;
@@ -40,6 +45,9 @@ pub struct SweepOptions {
     pub solver_iterations: usize,
     /// Re-run the stiffest and softest static cases with twice the solver iterations.
     pub measure_convergence: bool,
+    /// Also run, with the `legacy-1.0` preset, the selected runs that the original 2D-VSR-Sim 1.0.0
+    /// was measured on, for the report's comparison.
+    pub compare_with_original: bool,
     pub progress: bool,
 }
 
@@ -59,6 +67,7 @@ impl Default for SweepOptions {
             preset: Preset::Default,
             solver_iterations: DEFAULT_SOLVER_ITERATIONS,
             measure_convergence: true,
+            compare_with_original: true,
             progress: false,
         }
     }
@@ -77,6 +86,23 @@ struct Job {
 enum Outcome {
     Static(StaticRun),
     Dynamic(DynamicRun),
+}
+
+/// A sweep that could not be run.
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    #[error("the embedded reference data of the original 2D-VSR-Sim 1.0.0 is unreadable: {0}")]
+    Reference(#[from] ReferenceError),
+}
+
+fn covered(reference: &Reference, job: &Job) -> bool {
+    if job.dynamic {
+        reference.dynamic_run(job.w, job.h, job.fs_hz, job.scaffolding).is_some()
+    } else {
+        reference.static_run(job.w, job.h, job.fs_hz, job.scaffolding).is_some()
+    }
 }
 
 impl SweepOptions {
@@ -162,19 +188,96 @@ impl SweepOptions {
         bar
     }
 
-    /// Runs every case in parallel (rayon, one simulation per core) and collects the report data.
-    pub fn run(&self) -> Result<CantileverData, SimError> {
+    /// The same selection of runs under the conditions the original 2D-VSR-Sim 1.0.0 was measured in,
+    /// with the `legacy-1.0` preset (solver iterations stay this sweep's).
+    pub fn reference_options(&self) -> SweepOptions {
+        SweepOptions {
+            preset: Preset::Legacy10,
+            static_force_n: reference::STATIC_FORCE_N,
+            static_duration_s: reference::STATIC_DURATION_S,
+            dynamic_force_n: reference::DYNAMIC_FORCE_N,
+            dynamic_duration_s: reference::DYNAMIC_DURATION_S,
+            dt: reference::DT,
+            measure_convergence: false,
+            compare_with_original: false,
+            progress: false,
+            ..self.clone()
+        }
+    }
+
+    /// Whether this sweep's own runs are the comparison's runs (preset `legacy-1.0` under the original's
+    /// conditions), so they need not run twice.
+    pub fn reuses_main_runs_for_reference(&self) -> bool {
+        let r = self.reference_options();
+        self.preset == r.preset
+            && self.static_force_n == r.static_force_n
+            && self.static_duration_s == r.static_duration_s
+            && self.dynamic_force_n == r.dynamic_force_n
+            && self.dynamic_duration_s == r.dynamic_duration_s
+            && self.dt == r.dt
+    }
+
+    /// Runs every case in parallel (rayon, one simulation per core) and collects the report data. With
+    /// `compare_with_original`, the `legacy-1.0` runs of the comparison join the same batch (and the
+    /// progress bar), unless the main runs already are those runs.
+    pub fn run(&self) -> Result<CantileverData, SweepError> {
         let jobs = self.jobs();
-        let bar = self.progress_bar(jobs.len());
+        let reference = if self.compare_with_original { Some(Reference::embedded()?) } else { None };
+        let reuse = self.reuses_main_runs_for_reference();
+        let reference_options = self.reference_options();
+        let reference_jobs: Vec<Job> = match &reference {
+            Some(r) if !reuse => reference_options.jobs().into_iter().filter(|j| covered(r, j)).collect(),
+            _ => Vec::new(),
+        };
+        let tasks: Vec<(&SweepOptions, Job)> =
+            jobs.iter().map(|j| (self, *j)).chain(reference_jobs.iter().map(|j| (&reference_options, *j))).collect();
+        let bar = self.progress_bar(tasks.len());
         let outcomes: Vec<Result<Outcome, SimError>> =
-            jobs.par_iter().progress_with(bar.clone()).map(|job| self.run_job(job)).collect();
+            tasks.par_iter().progress_with(bar.clone()).map(|(options, job)| options.run_job(job)).collect();
         bar.finish_and_clear();
-        let mut data = CantileverData { settings: self.settings(), static_runs: Vec::new(), dynamic_runs: Vec::new() };
-        for outcome in outcomes {
+        let mut data = CantileverData {
+            settings: self.settings(),
+            static_runs: Vec::new(),
+            dynamic_runs: Vec::new(),
+            reference_runs: None,
+        };
+        let mut legacy = ReferenceRuns {
+            preset: reference_options.preset.name().to_string(),
+            reused_main_runs: reuse,
+            dt: reference_options.dt,
+            static_duration_s: reference_options.static_duration_s,
+            dynamic_duration_s: reference_options.dynamic_duration_s,
+            solver_iterations: reference_options.solver_iterations,
+            static_runs: Vec::new(),
+            dynamic_runs: Vec::new(),
+        };
+        for (i, outcome) in outcomes.into_iter().enumerate() {
+            let (static_runs, dynamic_runs) = if i < jobs.len() {
+                (&mut data.static_runs, &mut data.dynamic_runs)
+            } else {
+                (&mut legacy.static_runs, &mut legacy.dynamic_runs)
+            };
             match outcome? {
-                Outcome::Static(s) => data.static_runs.push(s),
-                Outcome::Dynamic(d) => data.dynamic_runs.push(d),
+                Outcome::Static(s) => static_runs.push(s),
+                Outcome::Dynamic(d) => dynamic_runs.push(d),
             }
+        }
+        if let Some(r) = &reference {
+            if reuse {
+                legacy.static_runs = data
+                    .static_runs
+                    .iter()
+                    .filter(|s| r.static_run(s.w, s.h, s.fs_hz, s.scaffolding).is_some())
+                    .cloned()
+                    .collect();
+                legacy.dynamic_runs = data
+                    .dynamic_runs
+                    .iter()
+                    .filter(|d| r.dynamic_run(d.w, d.h, d.fs_hz, d.scaffolding).is_some())
+                    .cloned()
+                    .collect();
+            }
+            data.reference_runs = Some(legacy);
         }
         if self.measure_convergence {
             data.settings.convergence_note = self.convergence_note()?;

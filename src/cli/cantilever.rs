@@ -53,6 +53,9 @@ pub struct CantileverArgs {
     /// Skip the convergence re-runs at twice the solver iterations.
     #[arg(long)]
     no_convergence: bool,
+    /// Skip the comparison with the original 2D-VSR-Sim 1.0.0 (the extra legacy-1.0 runs).
+    #[arg(long)]
+    no_reference: bool,
     /// Parallel simulations (default: one per core).
     #[arg(long)]
     jobs: Option<usize>,
@@ -110,6 +113,7 @@ pub fn run(args: CantileverArgs) -> Result<(), Failure> {
         preset: args.preset,
         solver_iterations: args.solver_iterations.unwrap_or(SweepOptions::default().solver_iterations),
         measure_convergence: !args.no_convergence,
+        compare_with_original: !args.no_reference,
         progress: !args.quiet && std::io::stderr().is_terminal(),
         ..SweepOptions::default()
     };
@@ -123,8 +127,13 @@ pub fn run(args: CantileverArgs) -> Result<(), Failure> {
         Ok((data, figure))
     })?;
     let files = write_report(&args.output, &data, Some(&figure))?;
+    let legacy = match &data.reference_runs {
+        Some(r) if r.reused_main_runs => " (the legacy-1.0 comparison reuses them)".to_string(),
+        Some(r) => format!(" and {} legacy-1.0 runs for the comparison", r.static_runs.len() + r.dynamic_runs.len()),
+        None => String::new(),
+    };
     eprintln!(
-        "cantilever: {} static and {} dynamic runs in {:.1} s; report in {}",
+        "cantilever: {} static and {} dynamic runs{legacy} in {:.1} s; report in {}",
         data.static_runs.len(),
         data.dynamic_runs.len(),
         started.elapsed().as_secs_f64(),

@@ -80,7 +80,7 @@ fn cli_writes_a_consistent_report() {
     let out = dir.path().join("report");
     let status = std::process::Command::new(env!("CARGO_BIN_EXE_vsr2d"))
         .args(["cantilever", "--sizes", "5x2", "--fs", "4,8", "--scaffolds", "all,E+C", "--duration", "3"])
-        .args(["--dynamic-duration", "2", "--no-convergence", "--quiet", "-o"])
+        .args(["--dynamic-duration", "2", "--no-convergence", "--no-reference", "--quiet", "-o"])
         .arg(&out)
         .status()
         .unwrap();
@@ -100,4 +100,71 @@ fn cli_writes_a_consistent_report() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("0x2"));
+}
+
+/// Runs `vsr2d cantilever` with these arguments into `out` and returns stderr; panics on failure.
+fn cantilever_cli(args: &[&str], out: &std::path::Path) -> String {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_vsr2d"))
+        .arg("cantilever")
+        .args(args)
+        .args(["--no-convergence", "--quiet", "-o"])
+        .arg(out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stderr}");
+    stderr
+}
+
+fn csv_rows(path: &std::path::Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(path).unwrap().lines().skip(1).map(|l| l.split(',').map(String::from).collect()).collect()
+}
+
+#[test]
+fn cli_compares_with_the_original_and_reuses_legacy_runs() {
+    // One static run: 5×2 at 8 Hz with all groups. The main run (default preset, 3 s) is not the
+    // original's experiment, so the 60 s legacy-1.0 run is added to the batch.
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("default"), dir.path().join("legacy"));
+    let selection = ["--sizes", "5x2", "--fs", "8", "--scaffolds", "all", "--only", "static"];
+    let stderr = cantilever_cli(&[&selection[..], &["--duration", "3"]].concat(), &a);
+    assert!(stderr.contains("1 legacy-1.0 runs for the comparison"), "{stderr}");
+    let rows = csv_rows(&a.join("reference_comparison.csv"));
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0][..6], ["static_dy", "m", "5", "2", "8", "all"]);
+    assert_eq!(rows[0][6], "-2.014962", "the original's measurement");
+    let legacy_dy: f64 = rows[0][7].parse().unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(a.join("results.json")).unwrap()).unwrap();
+    assert_eq!(json["reference_runs"]["preset"], "legacy-1.0");
+    assert_eq!(json["reference_runs"]["reused_main_runs"], false);
+    assert_eq!(json["reference_runs"]["static_duration_s"], 60.0);
+    let html = std::fs::read_to_string(a.join("index.html")).unwrap();
+    let within = if rows[0][9] == "yes" { 1 } else { 0 };
+    assert!(
+        html.contains(&format!(
+            "Against the original 2D-VSR-Sim 1.0.0: {within} of 1 static runs within ±10 % (legacy-1.0 preset)"
+        )),
+        "verdict line"
+    );
+
+    // With --preset legacy-1.0 and the original's conditions (the defaults), the main run is the
+    // comparison's run: reused, not run twice, and the same number through the same code path.
+    let stderr = cantilever_cli(&[&selection[..], &["--preset", "legacy-1.0"]].concat(), &b);
+    assert!(stderr.contains("reuses them"), "{stderr}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(b.join("results.json")).unwrap()).unwrap();
+    assert_eq!(json["reference_runs"]["reused_main_runs"], true);
+    let rows = csv_rows(&b.join("reference_comparison.csv"));
+    let main = csv_rows(&b.join("static.csv"));
+    assert_eq!(rows[0][7], main[0][4], "the comparison shows the main run's δ");
+    assert_eq!(rows[0][7].parse::<f64>().unwrap(), legacy_dy, "same set-up, same result");
+
+    // --no-reference: no comparison runs and no CSV.
+    let c = dir.path().join("none");
+    cantilever_cli(&[&selection[..], &["--duration", "3", "--no-reference"]].concat(), &c);
+    assert!(!c.join("reference_comparison.csv").exists());
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(c.join("results.json")).unwrap()).unwrap();
+    assert!(json["reference_runs"].is_null());
 }
