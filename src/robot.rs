@@ -487,7 +487,13 @@ impl Robot {
             let (va, vb) = (self.mass_velocity(r.voxel, r.mass_a), self.mass_velocity(r.voxel, r.mass_b));
             let d = (pb - pa).length();
             let rate = (vb - va).dot((pb - pa).normalized());
-            let motor_on = d + rate.min(0.0) * dt <= r.min;
+            // A lower bound only pushes. A motor that ended the last step pulling the masses together
+            // is holding the voxel crushed against its own springs (it would latch there for good):
+            // release it. If a load still crushes the voxel, the bound re-engages on the next step.
+            let pulled = r.motor_on
+                // Rapier's sign: a positive motor impulse on the distance axis draws the bodies together.
+                && physics.impulse_joints.get(r.joint).is_some_and(|j| j.data.motors[JointAxis::LinX as usize].impulse > 0.0);
+            let motor_on = d + rate.min(0.0) * dt <= r.min && !pulled;
             // Engage the limit a little early (two steps at the current rate, plus 1 cm) so it is in
             // the solve before the bound is crossed.
             let near_max = r.max.is_some_and(|max| d + 2.0 * rate.max(0.0) * dt >= max - 0.01);
