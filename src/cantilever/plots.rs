@@ -461,6 +461,25 @@ macro_rules! look_series {
     }};
 }
 
+/// Draws each size's vsr2d points (filled, solid) and the original's (hollow, dashed) in the size's
+/// colour and marker shape, with legend entries.
+macro_rules! paired_series {
+    ($chart:expr, $series:expr, $sizes:expr, $legacy_name:expr) => {
+        for (i, (size, v, o)) in $series.iter().enumerate() {
+            let color = size_color(&$sizes, *size);
+            let name = format!("{}×{}", size.0, size.1);
+            if !v.is_empty() {
+                let look = vsr2d_look(color, Some(marker_kind(i)), series_width(i, $series.len()));
+                look_series!($chart, v, v, look, format!("{name} {}", $legacy_name));
+            }
+            if !o.is_empty() {
+                let look = original_look(color, Some(marker_kind(i)), series_width(i, $series.len()));
+                look_series!($chart, o, o, look, format!("{name} original"));
+            }
+        }
+    };
+}
+
 macro_rules! marker_series {
     ($chart:expr, $points:expr, $kind:expr, $color:expr, $width:expr, $label:expr) => {{
         let color: RGBColor = $color;
@@ -896,18 +915,7 @@ pub fn reference_static_vs_fs(
             .bold_line_style(RGBColor(225, 225, 225))
             .light_line_style(WHITE)
             .draw()?;
-        for (i, (size, v, o)) in series.iter().enumerate() {
-            let color = size_color(&sizes, *size);
-            let name = format!("{}×{}", size.0, size.1);
-            if !v.is_empty() {
-                let look = vsr2d_look(color, Some(marker_kind(i)), series_width(i, series.len()));
-                look_series!(chart, v, v, look, format!("{name} {legacy_name}"));
-            }
-            if !o.is_empty() {
-                let look = original_look(color, Some(marker_kind(i)), series_width(i, series.len()));
-                look_series!(chart, o, o, look, format!("{name} original"));
-            }
-        }
+        paired_series!(chart, series, sizes, legacy_name);
         draw_legend!(chart, SeriesLabelPosition::UpperRight);
         Ok(())
     })
@@ -985,18 +993,7 @@ pub fn reference_static_vs_scaffolding(
             .light_line_style(WHITE)
             .disable_x_mesh()
             .draw()?;
-        for (i, (size, v, o)) in series.iter().enumerate() {
-            let color = size_color(&sizes, *size);
-            let name = format!("{}×{}", size.0, size.1);
-            if !v.is_empty() {
-                let look = vsr2d_look(color, Some(marker_kind(i)), series_width(i, series.len()));
-                look_series!(chart, v, v, look, format!("{name} {legacy_name}"));
-            }
-            if !o.is_empty() {
-                let look = original_look(color, Some(marker_kind(i)), series_width(i, series.len()));
-                look_series!(chart, o, o, look, format!("{name} original"));
-            }
-        }
+        paired_series!(chart, series, sizes, legacy_name);
         draw_legend!(chart, SeriesLabelPosition::UpperRight);
         Ok(())
     })
