@@ -212,7 +212,7 @@ impl Robot {
         }
         // One rigid body per cluster, or per mass when welds are joints.
         let body_members: Vec<Vec<usize>> = match welds_as {
-            Welds::Merged => clusters.clone(),
+            Welds::Merged => clusters,
             Welds::Joints => (0..4 * n).map(|slot| vec![slot]).collect(),
         };
 
