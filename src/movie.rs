@@ -614,9 +614,6 @@ impl Tee {
     pub fn new(sinks: Vec<Box<dyn FrameSink + Send>>) -> Self {
         Tee { sinks, frames: 0 }
     }
-    pub fn is_empty(&self) -> bool {
-        self.sinks.is_empty()
-    }
 }
 
 impl FrameSink for Tee {

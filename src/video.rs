@@ -180,11 +180,6 @@ fn find_x264() -> Result<ffmpeg::Codec, VideoError> {
     encoder::find_by_name(ENCODER_NAME).ok_or(VideoError::EncoderMissing { encoder: ENCODER_NAME })
 }
 
-/// Whether the linked FFmpeg has libx264.
-pub fn x264_available() -> bool {
-    find_x264().is_ok()
-}
-
 /// Everything that can be checked before a simulation starts: the settings, that libx264 exists, and that
 /// `path` can be written. Call it first so a bad path does not cost a whole run.
 pub fn preflight(path: impl AsRef<Path>, settings: &VideoSettings) -> Result<(), VideoError> {

@@ -25,13 +25,6 @@ pub fn mass_offset(material: &Material, i: usize) -> Vec2 {
     Vec2::new(sx * h, sy * h)
 }
 
-/// The outer corner of mass `i` relative to the mass centre (in the mass's own frame).
-pub fn outer_corner_offset(material: &Material, i: usize) -> Vec2 {
-    let h = material.mass_side() / 2.0;
-    let (sx, sy) = CORNER_SIGNS[i];
-    Vec2::new(sx * h, sy * h)
-}
-
 /// One spring of a voxel: two masses, the anchors on them (relative to each mass centre), and its
 /// absolute stiffness and damping.
 #[derive(Debug, Clone, Copy, PartialEq)]

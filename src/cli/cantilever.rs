@@ -65,11 +65,9 @@ pub struct CantileverArgs {
 }
 
 fn parse_size(s: &str) -> Result<(u32, u32), Failure> {
-    let bad = || input(anyhow!("invalid beam size {s:?}: write WxH with both at least 1, e.g. 10x4"));
-    let (w, h) = s.trim().split_once(['x', 'X']).ok_or_else(bad)?;
-    let (w, h): (u32, u32) = (w.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?);
-    if w == 0 || h == 0 || w > 200 || h > 200 {
-        return Err(bad());
+    let (w, h) = super::parse_wxh(s, "beam size", "10x4").map_err(|e| input(anyhow!(e)))?;
+    if w > 200 || h > 200 {
+        return Err(input(anyhow!("beam size {s:?} is too large: at most 200 voxels each way")));
     }
     Ok((w, h))
 }

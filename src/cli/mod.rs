@@ -31,6 +31,17 @@ pub fn input<E: Into<anyhow::Error>>(e: E) -> Failure {
     Failure::Input(e.into())
 }
 
+/// Parses `WxH` (also `WXH` or `W×H`), both positive integers; `what` names the value in the error.
+pub fn parse_wxh(text: &str, what: &str, example: &str) -> Result<(u32, u32), String> {
+    let err = || format!("{what} {text:?} must look like WIDTHxHEIGHT with positive integers, e.g. {example}");
+    let (w, h) = text.trim().split_once(['x', 'X', '×']).ok_or_else(err)?;
+    let (w, h) = (w.trim().parse::<u32>().map_err(|_| err())?, h.trim().parse::<u32>().map_err(|_| err())?);
+    if w == 0 || h == 0 {
+        return Err(err());
+    }
+    Ok((w, h))
+}
+
 /// Reads and validates a scenario file; every problem is bad input.
 pub fn load_scenario(path: &Path, duration: Option<f64>) -> Result<Scenario, Failure> {
     let text = std::fs::read_to_string(path)

@@ -101,13 +101,7 @@ pub struct RenderArgs {
 }
 
 fn parse_size(text: &str) -> Result<(u32, u32), String> {
-    let err = || format!("size {text:?} must look like WIDTHxHEIGHT with positive integers, e.g. 1280x720");
-    let (w, h) = text.split_once(['x', 'X', '×']).ok_or_else(err)?;
-    let (w, h) = (w.trim().parse::<u32>().map_err(|_| err())?, h.trim().parse::<u32>().map_err(|_| err())?);
-    if w == 0 || h == 0 {
-        return Err(err());
-    }
-    Ok((w, h))
+    super::parse_wxh(text, "size", "1280x720")
 }
 
 fn parse_sensor(text: &str) -> Result<SensorKind, String> {

@@ -208,9 +208,6 @@ impl GridRenderer {
     pub fn options(&self) -> &RenderOptions {
         &self.options
     }
-    pub fn set_options(&mut self, options: RenderOptions) {
-        self.options = options;
-    }
     /// The pixel rectangle of cell `index` (row-major).
     pub fn cell_rect(&self, index: usize) -> Option<CellRect> {
         self.cells.get(index).map(|c| c.rect)
