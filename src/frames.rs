@@ -7,10 +7,12 @@
 //! name.
 
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use tiny_skia::Pixmap;
+
+use crate::atomic::{self, parent_dir};
 
 /// A destination for rendered frames (a PNG sequence, an mp4 file, ...).
 ///
@@ -81,14 +83,6 @@ pub enum FrameError {
     Video(#[from] crate::video::VideoError),
 }
 
-/// The directory a file path lives in (`.` for a bare file name).
-pub(crate) fn parent_dir(path: &Path) -> &Path {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    }
-}
-
 /// Checks, before a long simulation starts, that a file can be created at `path`: its directory exists and
 /// is writable (by creating and removing a temporary file there), and `path` itself is not a directory.
 /// An existing file at `path` is fine; it will be replaced.
@@ -123,26 +117,6 @@ pub fn check_dir_writable(dir: impl AsRef<Path>) -> Result<(), OutputError> {
     probe.close().map_err(|source| OutputError::NotWritable { dir: dir.to_owned(), source })
 }
 
-/// A temporary-file builder for a hidden sibling of `final_path` (`.NAME.XXXXXX<suffix>`).
-///
-/// Plain temp files are created `0600`; published outputs should get the usual `0666 & !umask`.
-pub(crate) fn sibling_temp_builder<'a>(prefix: &'a str, suffix: &'a str) -> tempfile::Builder<'a, 'a> {
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(prefix).suffix(suffix);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(fs::Permissions::from_mode(0o666));
-    }
-    builder
-}
-
-/// The hidden temporary-name prefix used for `final_path`.
-pub(crate) fn temp_prefix(final_path: &Path) -> String {
-    let name = final_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    format!(".{name}.")
-}
-
 /// Writes `pixmap` as a straight-alpha RGBA PNG at `path`, atomically: the bytes go to a hidden temporary
 /// file in the same directory, which is then renamed over `path`.
 pub fn write_png(pixmap: &Pixmap, path: impl AsRef<Path>) -> Result<(), FrameError> {
@@ -150,18 +124,7 @@ pub fn write_png(pixmap: &Pixmap, path: impl AsRef<Path>) -> Result<(), FrameErr
     // tiny-skia demultiplies while encoding, so translucent pixels come out right.
     let bytes =
         pixmap.encode_png().map_err(|e| FrameError::PngEncode { path: path.to_owned(), source: Box::new(e) })?;
-    write_atomically(path, &bytes)
-}
-
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FrameError> {
-    let dir = parent_dir(path);
-    let prefix = temp_prefix(path);
-    let mut tmp = sibling_temp_builder(&prefix, ".tmp")
-        .tempfile_in(dir)
-        .map_err(|source| FrameError::Io { path: path.to_owned(), source })?;
-    tmp.write_all(bytes).map_err(|source| FrameError::Io { path: tmp.path().to_owned(), source })?;
-    tmp.persist(path).map_err(|e| FrameError::Io { path: path.to_owned(), source: e.error })?;
-    Ok(())
+    atomic::write(path, &bytes).map_err(|source| FrameError::Io { path: path.to_owned(), source })
 }
 
 /// Writes each frame as `DIR/frame_000000.png`, `DIR/frame_000001.png`, ...
@@ -303,11 +266,5 @@ mod tests {
         assert!(!is_frame_file_name("frame_01.png"));
         assert!(!is_frame_file_name("frame_00000a.png"));
         assert!(!is_frame_file_name(".frame_000001.png.abc.tmp"));
-    }
-
-    #[test]
-    fn parent_of_bare_name_is_current_dir() {
-        assert_eq!(parent_dir(Path::new("out.mp4")), Path::new("."));
-        assert_eq!(parent_dir(Path::new("a/out.mp4")), Path::new("a"));
     }
 }

@@ -31,13 +31,7 @@ pub struct JsonlRecorder {
 impl JsonlRecorder {
     /// Opens the temporary file now: an unwritable destination fails before any simulation runs.
     pub fn create(path: &Path, every: u64) -> Result<JsonlRecorder, RecordError> {
-        let dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        let file = tempfile::Builder::new()
-            .prefix(".vsr2d-record-")
-            .tempfile_in(dir)
+        let file = crate::atomic::sibling_temp(path, ".tmp")
             .map_err(|source| RecordError::Write { path: path.to_path_buf(), source })?;
         Ok(JsonlRecorder {
             path: path.to_path_buf(),

@@ -28,7 +28,8 @@ use ffmpeg::{color, encoder, media, Dictionary, Packet, Rational};
 use ffmpeg_next as ffmpeg;
 use tiny_skia::Pixmap;
 
-use crate::frames::{parent_dir, sibling_temp_builder, temp_prefix, FrameError, FrameSink, OutputError};
+use crate::atomic;
+use crate::frames::{FrameError, FrameSink, OutputError};
 
 pub use crate::frames::check_output_writable;
 
@@ -228,9 +229,7 @@ impl Mp4Encoder {
         let codec = find_x264()?;
         check_output_writable(&path)?;
 
-        let prefix = temp_prefix(&path);
-        let temp = sibling_temp_builder(&prefix, ".part")
-            .tempfile_in(parent_dir(&path))
+        let temp = atomic::sibling_temp(&path, ".part")
             .map_err(|source| VideoError::TempFile { path: path.clone(), source })?
             .into_temp_path();
         // If opening fails, `temp` is dropped here, which deletes the file FFmpeg may have started.

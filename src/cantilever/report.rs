@@ -8,7 +8,6 @@
 //! there.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -146,20 +145,10 @@ pub struct Page<'a> {
     pub has_beam: bool,
 }
 
-/// Writes `bytes` to `dir/name` through a temporary file in the same directory and a rename.
+/// Writes `bytes` to `dir/name` atomically.
 fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, ReportError> {
     let path = dir.join(name);
-    let io = |source: std::io::Error| ReportError::Io { path: path.clone(), source };
-    let mut tmp = tempfile::Builder::new().prefix(".vsr2d-report-").suffix(".tmp").tempfile_in(dir).map_err(io)?;
-    tmp.write_all(bytes).map_err(io)?;
-    tmp.flush().map_err(io)?;
-    // Temporary files are created private (0600); a report is meant to be read, e.g. served by a web server.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o644)).map_err(io)?;
-    }
-    tmp.persist(&path).map_err(|e| io(e.error))?;
+    crate::atomic::write(&path, bytes).map_err(|source| ReportError::Io { path: path.clone(), source })?;
     Ok(path)
 }
 
