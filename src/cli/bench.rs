@@ -84,12 +84,22 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Frames per second of the render developer's showcase pipeline (simulation + rendering, and with
-/// the `video` feature also H.264 encoding), at two sizes. In `--json` mode it goes to stderr, so
-/// stdout stays the SVSPS array.
+/// Prints the render table: to stderr in `--json` mode, so stdout stays the SVSPS array.
 fn render_bench(json: bool, seconds: f64) -> Result<(), Failure> {
+    let text = render_table(seconds)?;
+    if json {
+        eprintln!("{text}");
+    } else {
+        println!("\n{text}");
+    }
+    Ok(())
+}
+
+/// Frames per second of the showcase pipeline (simulation + rendering, and with the `video` feature
+/// also H.264 encoding) at two sizes, as a table (`vsr2d bench --render` and `vsr2d render --bench`).
+pub fn render_table(seconds: f64) -> Result<String, Failure> {
     let mut lines = vec![
-        format!("render: showcase 2x2, {seconds} s at 30 fps (simulation included)"),
+        format!("showcase 2x2, {seconds} s at 30 fps (simulation included)"),
         format!("{:>10} {:>7} {:>12} {:>19}", "size", "frames", "render fps", "render+encode fps"),
     ];
     let classify = |e: MovieError| match e {
@@ -105,11 +115,5 @@ fn render_bench(json: bool, seconds: f64) -> Result<(), Failure> {
         };
         lines.push(format!("{:>10} {:>7} {:>12.1} {:>19}", format!("{w}x{h}"), render.frames, render.fps, encode));
     }
-    let text = lines.join("\n");
-    if json {
-        eprintln!("{text}");
-    } else {
-        println!("\n{text}");
-    }
-    Ok(())
+    Ok(lines.join("\n"))
 }

@@ -10,7 +10,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use vsr2d::frames::{check_dir_writable, check_output_writable, write_png, FrameSink, PngSequence};
 use vsr2d::movie::{
-    bench_render, frame_index_at, showcase_sources, Movie, MovieError, MovieSettings, MovieSource, StillPng, Tee,
+    frame_index_at, showcase_sources, Movie, MovieError, MovieSettings, MovieSource, StillPng, Tee,
     DEFAULT_X264_THREADS,
 };
 use vsr2d::render::{GridLayout, RenderOptions};
@@ -332,12 +332,6 @@ fn bench(seconds: f64) -> Result<(), Failure> {
     if !(seconds.is_finite() && seconds > 0.0) {
         return Err(input(anyhow!("--duration {seconds} is invalid for --bench: give a positive number of seconds")));
     }
-    println!("showcase 2x2, {seconds} s at 30 fps (simulation included)");
-    println!("{:>10} {:>7} {:>12} {:>19}", "size", "frames", "render fps", "render+encode fps");
-    for (w, h) in [(640, 360), (1280, 720)] {
-        let render = bench_render(w, h, seconds, false).map_err(classify)?;
-        let encode = bench_render(w, h, seconds, true).map_err(classify)?;
-        println!("{:>10} {:>7} {:>12.1} {:>19.1}", format!("{w}x{h}"), render.frames, render.fps, encode.fps);
-    }
+    println!("{}", super::bench::render_table(seconds)?);
     Ok(())
 }
