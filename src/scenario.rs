@@ -304,13 +304,7 @@ impl Scenario {
 /// Steps for a duration: round(T/dt), or, for `legacy-1.0`, the count of `t += dt while t < T`.
 pub fn steps_for(duration: f64, dt: f64, legacy: bool) -> u64 {
     if legacy {
-        let mut t = 0.0;
-        let mut n = 0;
-        while t < duration {
-            t += dt;
-            n += 1;
-        }
-        n
+        crate::world::legacy_step_count(duration, dt, false)
     } else {
         (duration / dt).round() as u64
     }

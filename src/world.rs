@@ -26,6 +26,19 @@ const STATIC_FRICTION: f64 = 0.2;
 /// 3 → 6 moves the stiff beam 1.75 %; 4 → 8 moves it 0.13 % (4 Hz 0.09 %, peak 1.05 %). See README, "Solver".
 pub const DEFAULT_SOLVER_ITERATIONS: usize = 4;
 
+/// Steps the released 2D-VSR-Sim 1.0.0 took with accumulated time: it stepped while t < `limit`, or
+/// while t ≤ `limit` when `inclusive` (its load windows), adding dt after each step. The accumulated
+/// rounding is what decides the last step, so it is counted the same way (60 s at 1/60 s: 3601).
+pub fn legacy_step_count(limit: f64, dt: f64, inclusive: bool) -> u64 {
+    let mut t = 0.0;
+    let mut n = 0;
+    while t < limit || (inclusive && t == limit) {
+        t += dt;
+        n += 1;
+    }
+    n
+}
+
 /// Global settings of a world.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct WorldSettings {
@@ -569,5 +582,18 @@ impl World {
             terrain: self.terrain.clone(),
             statics: self.statics.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::legacy_step_count;
+
+    #[test]
+    fn legacy_step_counts_of_the_released_code() {
+        // spec §15 rows 10 and 15: 60 s gives 3601 steps; the dynamic load (t ≤ 0.1 s) acts for 7.
+        assert_eq!(legacy_step_count(60.0, 1.0 / 60.0, false), 3601);
+        assert_eq!(legacy_step_count(0.1, 1.0 / 60.0, true), 7);
+        assert_eq!(legacy_step_count(0.0, 1.0 / 60.0, false), 0);
     }
 }

@@ -68,13 +68,7 @@ impl BeamSetup {
 /// Steps of the dynamic load: round(0.1 s/dt); `legacy-1.0` tested t ≤ 0.1 s on accumulated time (7 steps at 60 Hz).
 pub fn impulse_steps(dt: f64, preset: Preset) -> u64 {
     if preset.is_legacy() {
-        let mut t = 0.0;
-        let mut n = 0;
-        while t <= 0.1 {
-            t += dt;
-            n += 1;
-        }
-        n
+        crate::world::legacy_step_count(0.1, dt, true)
     } else {
         (0.1 / dt).round() as u64
     }
