@@ -128,6 +128,20 @@ pub enum ScenarioError {
     Terrain(TerrainError),
 }
 
+/// serde names the Rust type it expected ("expected internally tagged enum TerrainSpec"); say what the
+/// JSON must look like instead.
+fn without_rust_type_names(message: &str) -> String {
+    const TAGGED: &str = "internally tagged enum ";
+    match message.find(TAGGED) {
+        Some(start) => {
+            let rest = &message[start + TAGGED.len()..];
+            let end = rest.find(|c: char| !c.is_alphanumeric() && c != '_').unwrap_or(rest.len());
+            format!("{}an object with a \"type\" field{}", &message[..start], &rest[end..])
+        }
+        None => message.to_string(),
+    }
+}
+
 impl Scenario {
     /// Parses JSON; errors name the JSON path of the problem and how to fix it.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
@@ -135,7 +149,7 @@ impl Scenario {
         let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
-            let mut message = inner.to_string();
+            let mut message = without_rust_type_names(&inner.to_string());
             if message.contains("unknown field") {
                 message.push_str(" (remove it or fix its spelling; `vsr2d schema` prints every accepted field)");
             } else if inner.is_syntax() || inner.is_eof() {
@@ -342,5 +356,17 @@ impl Simulation {
             metrics.observe_world(&self.world);
         }
         Ok(metrics.metrics())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_say_what_the_json_must_look_like_not_the_rust_type() {
+        let err = Scenario::from_json(r#"{"world": {"terrain": "flat"}, "robots": []}"#).unwrap_err().to_string();
+        assert!(err.contains("world.terrain") && err.contains(r#"an object with a "type" field"#), "{err}");
+        assert!(!err.contains("TerrainSpec") && !err.contains("enum"), "{err}");
     }
 }
