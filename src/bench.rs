@@ -140,6 +140,13 @@ pub enum BenchError {
     Options(String),
 }
 
+impl BenchError {
+    /// Bad options or a benchmark scenario that does not build are input; an unstable run is not.
+    pub fn is_input(&self) -> bool {
+        matches!(self, BenchError::Options(_) | BenchError::Scenario { .. })
+    }
+}
+
 /// The paper's worm: w × 3 voxels of the default material with the given scaffolding, controlled by
 /// f(t) = sin(−2πt + πx/w) on every cell, on uneven terrain (h = 5 m, spacing 40 m, seed 1).
 pub fn worm_scenario(w: u32, scaffolding: Scaffolding, dt: f64, duration: f64) -> Scenario {

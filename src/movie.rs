@@ -77,6 +77,23 @@ pub enum MovieError {
     Scratch(#[source] std::io::Error),
 }
 
+impl MovieError {
+    /// Whether the caller's input is at fault (a scenario, recording, layout, frame rate, or a build
+    /// without video) rather than the run.
+    pub fn is_input(&self) -> bool {
+        matches!(
+            self,
+            MovieError::Scenario { .. }
+                | MovieError::Record(_)
+                | MovieError::Render(_)
+                | MovieError::NoSources
+                | MovieError::LayoutTooSmall { .. }
+                | MovieError::ZeroFps
+                | MovieError::VideoUnavailable
+        )
+    }
+}
+
 /// The snapshot content that the given layers draw (springs, ropes, welds need optional detail).
 pub fn detail_for(options: &RenderOptions) -> SnapshotDetail {
     SnapshotDetail { springs: options.springs, ropes: options.ropes, welds: options.welds, controller: false }

@@ -164,6 +164,22 @@ pub enum VideoError {
     NoVideoStream { path: PathBuf },
 }
 
+impl VideoError {
+    /// Bad settings and unusable output paths are the caller's input; a missing codec or an FFmpeg
+    /// failure is a failure while running.
+    pub fn is_input(&self) -> bool {
+        matches!(
+            self,
+            VideoError::ZeroSize { .. }
+                | VideoError::OddSize { .. }
+                | VideoError::FpsOutOfRange { .. }
+                | VideoError::UnknownPreset { .. }
+                | VideoError::CrfOutOfRange { .. }
+                | VideoError::Output(_)
+        )
+    }
+}
+
 /// Initialises FFmpeg once per process and quiets its logging to errors only (libx264 otherwise prints
 /// statistics to stderr). The log level is process-wide.
 fn init() -> Result<(), VideoError> {

@@ -5,7 +5,7 @@ use clap::Args;
 use vsr2d::bench::{run_bench, table_header, table_row, BenchError, BenchOptions, MachineInfo};
 use vsr2d::movie::{bench_render, MovieError};
 
-use super::{input, Failure};
+use super::Failure;
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -65,10 +65,7 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
         options.duration_s,
         options.repeats
     );
-    let classify = |e: BenchError| match e {
-        BenchError::Options(_) | BenchError::Scenario { .. } => input(e),
-        BenchError::Sim { .. } => Failure::Runtime(e.into()),
-    };
+    let classify = |e: BenchError| super::classified(e.is_input(), e);
     if args.json {
         eprintln!("{header}\n\n{}", table_header());
         let rows = run_bench(&options, |r| eprintln!("{}", table_row(r))).map_err(classify)?;
@@ -102,10 +99,7 @@ pub fn render_table(seconds: f64) -> Result<String, Failure> {
         format!("showcase 2x2, {seconds} s at 30 fps (simulation included)"),
         format!("{:>10} {:>7} {:>12} {:>19}", "size", "frames", "render fps", "render+encode fps"),
     ];
-    let classify = |e: MovieError| match e {
-        MovieError::VideoUnavailable => input(e),
-        _ => Failure::Runtime(e.into()),
-    };
+    let classify = |e: MovieError| super::classified(e.is_input(), e);
     for (w, h) in [(640, 360), (1280, 720)] {
         let render = bench_render(w, h, seconds, false).map_err(classify)?;
         let encode = if cfg!(feature = "video") {

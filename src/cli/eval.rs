@@ -41,7 +41,7 @@ pub fn run(args: EvalArgs) -> Result<(), Failure> {
         shard: args.shard,
         progress: !args.quiet,
     };
-    let summary = run_batch(options).map_err(|e| if e.is_input() { input(e) } else { Failure::Runtime(e.into()) })?;
+    let summary = run_batch(options).map_err(|e| super::classified(e.is_input(), e))?;
     if !args.quiet {
         if summary.dropped_partial_line {
             eprintln!(

@@ -31,6 +31,15 @@ pub fn input<E: Into<anyhow::Error>>(e: E) -> Failure {
     Failure::Input(e.into())
 }
 
+/// A library error, classified by its own `is_input()`.
+pub fn classified<E: Into<anyhow::Error>>(is_input: bool, e: E) -> Failure {
+    if is_input {
+        input(e)
+    } else {
+        Failure::Runtime(e.into())
+    }
+}
+
 /// Parses `WxH` (also `WXH` or `W×H`), both positive integers; `what` names the value in the error.
 pub fn parse_wxh(text: &str, what: &str, example: &str) -> Result<(u32, u32), String> {
     let err = || format!("{what} {text:?} must look like WIDTHxHEIGHT with positive integers, e.g. {example}");

@@ -153,18 +153,8 @@ impl RenderArgs {
     }
 }
 
-/// Sorts movie errors into bad input (exit 2) and failures while running (exit 1).
 fn classify(e: MovieError) -> Failure {
-    match e {
-        MovieError::Scenario { .. }
-        | MovieError::Record(_)
-        | MovieError::Render(_)
-        | MovieError::NoSources
-        | MovieError::LayoutTooSmall { .. }
-        | MovieError::ZeroFps
-        | MovieError::VideoUnavailable => input(e),
-        _ => Failure::Runtime(e.into()),
-    }
+    super::classified(e.is_input(), e)
 }
 
 pub fn run(args: RenderArgs) -> Result<(), Failure> {
@@ -289,19 +279,9 @@ fn load_sources(args: &RenderArgs, options: &RenderOptions) -> Result<Vec<MovieS
     Ok(sources)
 }
 
-/// Bad settings and unusable paths are input; a missing codec or an FFmpeg failure is a runtime failure.
 #[cfg(feature = "video")]
 fn video_failure(e: vsr2d::video::VideoError) -> Failure {
-    use vsr2d::video::VideoError as V;
-    match e {
-        V::ZeroSize { .. }
-        | V::OddSize { .. }
-        | V::FpsOutOfRange { .. }
-        | V::UnknownPreset { .. }
-        | V::CrfOutOfRange { .. }
-        | V::Output(_) => input(e),
-        _ => Failure::Runtime(e.into()),
-    }
+    super::classified(e.is_input(), e)
 }
 
 /// A frame directory must be writable if it exists, or be creatable under its nearest existing ancestor.
