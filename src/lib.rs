@@ -1,6 +1,8 @@
 //! vsr2d: a simulator of 2-D voxel-based soft robots on rapier2d, with snapshots as the single
 //! interface between the physics and everything downstream (metrics, recorders, renderers, reports).
 
+#![forbid(unsafe_code)]
+
 pub mod atomic;
 pub mod bench;
 pub mod body;

@@ -1,6 +1,8 @@
 //! The `vsr2d` command line. Exit codes: 0 success, 1 failure while running (I/O, unstable simulation,
 //! encoder), 2 bad input (command line, scenario, recording).
 
+#![forbid(unsafe_code)]
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
