@@ -515,22 +515,23 @@ impl Robot {
         }
     }
 
+    /// Centre of voxel `vi`: the mean of its four mass centres (spec §6).
+    pub fn voxel_centre(&self, vi: usize) -> V2 {
+        (0..4).fold(V2::ZERO, |s, k| s + self.mass_centre(vi, k)) * 0.25
+    }
+
+    /// Centre of the robot: the unweighted mean of its voxel centres (spec §6). The one implementation
+    /// behind snapshots and the snapshot-free metrics, so both are bit-identical.
+    pub fn centre(&self) -> V2 {
+        (0..self.voxels.len()).fold(V2::ZERO, |s, vi| s + self.voxel_centre(vi)) * (1.0 / self.voxels.len() as f64)
+    }
+
     /// Centre and bounding box of the robot from the cached state.
     pub fn centre_and_bbox(&self) -> (V2, crate::snapshot::Aabb) {
-        let mut centre = V2::ZERO;
-        let mut bbox = crate::snapshot::Aabb::EMPTY;
-        for vi in 0..self.voxels.len() {
-            let mut vc = V2::ZERO;
-            for k in 0..4 {
-                let (corners, _) = self.mass_square(vi, k);
-                for p in corners {
-                    bbox = bbox.including(p);
-                }
-                vc = vc + self.mass_centre(vi, k);
-            }
-            centre = centre + vc * 0.25;
-        }
-        (centre * (1.0 / self.voxels.len() as f64), bbox)
+        let bbox = crate::snapshot::Aabb::from_points(
+            (0..self.voxels.len()).flat_map(|vi| (0..4).flat_map(move |k| self.mass_square(vi, k).0)),
+        );
+        (self.centre(), bbox)
     }
 
     /// Kinetic energy of all dynamic bodies (for physics checks).

@@ -292,11 +292,9 @@ impl World {
         self.slots[id].robot.centre_and_bbox()
     }
 
-    /// Centre of robot `id` (unweighted mean of its voxel centres), summed in the same order as the
-    /// snapshot's centre, so both are bit-identical.
+    /// Centre of robot `id` (unweighted mean of its voxel centres).
     pub fn robot_centre(&self, id: usize) -> V2 {
-        let n = self.slots[id].robot.voxels.len();
-        (0..n).fold(V2::ZERO, |s, vi| s + self.voxel_centre(id, vi)) * (1.0 / n as f64)
+        self.slots[id].robot.centre()
     }
 
     /// Clipped and raw control values of robot `id`, per voxel in grid order.
@@ -313,8 +311,7 @@ impl World {
 
     /// Centre of voxel `vi` of robot `id` (mean of its mass centres), now.
     pub fn voxel_centre(&self, id: usize, vi: usize) -> V2 {
-        let r = &self.slots[id].robot;
-        [0, 1, 2, 3].iter().fold(V2::ZERO, |s, &k| s + r.mass_centre(vi, k)) * 0.25
+        self.slots[id].robot.voxel_centre(vi)
     }
 
     /// Total kinetic energy of the robots' bodies.
@@ -530,7 +527,7 @@ impl World {
                         }
                     })
                     .collect();
-                let center = voxels.iter().fold(V2::ZERO, |s, vx| s + vx.center) * (1.0 / voxels.len() as f64);
+                let center = r.centre();
                 let bbox = crate::snapshot::Aabb::from_points(
                     voxels.iter().flat_map(|vx| vx.masses.iter().flatten().copied()),
                 );
