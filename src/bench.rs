@@ -190,7 +190,7 @@ fn time_once(case: BenchCase, duration: f64, with_metrics: bool) -> Result<(usiz
     let (voxels, steps) = (sim.world.voxel_count(), sim.steps);
     let start = Instant::now();
     // With metrics: the path `eval::evaluate` takes (no snapshots, metrics read the world).
-    let result = if with_metrics { sim.evaluate().map(|_| ()) } else { sim.world.run(steps, &mut []) };
+    let result = if with_metrics { sim.evaluate().map(|_| ()) } else { sim.world.run(steps, &mut []).map(|_| ()) };
     let seconds = start.elapsed().as_secs_f64();
     result.map_err(|source| BenchError::Sim { w, scaffolding, dt, source })?;
     Ok((voxels, steps, seconds))

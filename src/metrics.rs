@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::snapshot::{Aabb, Snapshot, SnapshotListener, Vec2};
+use crate::snapshot::{Aabb, Flow, ListenerError, Snapshot, SnapshotListener, Vec2};
 use crate::world::World;
 
 /// Metrics of one robot over a run.
@@ -170,10 +170,10 @@ impl LocomotionListener {
 }
 
 impl SnapshotListener for LocomotionListener {
-    fn on_snapshot(&mut self, s: &Arc<Snapshot>) {
+    fn on_snapshot(&mut self, s: &Arc<Snapshot>) -> Result<Flow, ListenerError> {
         if s.step == 0 {
             self.begin(s.robots.iter().map(|r| (r.label.as_str(), r.center, r.bbox, r.voxels.len(), r.grid)));
-            return;
+            return Ok(Flow::Continue);
         }
         self.record(
             s.step,
@@ -184,5 +184,6 @@ impl SnapshotListener for LocomotionListener {
                 (voxels.iter().map(|v| v.control).collect(), voxels.iter().map(|v| v.raw_control).collect())
             },
         );
+        Ok(Flow::Continue)
     }
 }

@@ -33,7 +33,7 @@ use crate::render::{
     RenderOptions, FRAME_TIME_EPS,
 };
 use crate::scenario::{Scenario, ScenarioError, Simulation};
-use crate::snapshot::{Aabb, Snapshot, SnapshotDetail, SnapshotListener};
+use crate::snapshot::{Aabb, Flow, ListenerError, Snapshot, SnapshotDetail, SnapshotListener};
 use crate::world::SimError;
 
 /// Why a movie could not be made. Each message names the input involved.
@@ -215,15 +215,15 @@ impl Stream {
         match self {
             Stream::Live { sim, metrics, started } => {
                 let mut latest = Latest(None);
+                let failed = |source| MovieError::Simulation { name: name.to_owned(), source };
+                // Neither listener here ever stops the run, so the flow is always `Continue`.
                 if !*started {
                     *started = true;
-                    sim.world.emit_initial(&mut [metrics, &mut latest]);
+                    sim.world.emit_initial(&mut [metrics, &mut latest]).map_err(failed)?;
                 }
                 // A simulation handed over already started has no initial snapshot left to give.
                 if latest.0.is_none() && sim.world.step_index() < sim.steps {
-                    sim.world
-                        .step(&mut [metrics, &mut latest])
-                        .map_err(|source| MovieError::Simulation { name: name.to_owned(), source })?;
+                    sim.world.step(&mut [metrics, &mut latest]).map_err(failed)?;
                 }
                 Ok(latest.0)
             }
@@ -251,8 +251,9 @@ impl Stream {
 struct Latest(Option<Arc<Snapshot>>);
 
 impl SnapshotListener for Latest {
-    fn on_snapshot(&mut self, snapshot: &Arc<Snapshot>) {
+    fn on_snapshot(&mut self, snapshot: &Arc<Snapshot>) -> Result<Flow, ListenerError> {
         self.0 = Some(Arc::clone(snapshot));
+        Ok(Flow::Continue)
     }
 }
 

@@ -4,7 +4,7 @@ use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::snapshot::{Snapshot, SnapshotListener};
+use crate::snapshot::{Flow, ListenerError, Snapshot, SnapshotListener};
 
 /// A recording that cannot be written or read.
 #[derive(Debug, thiserror::Error)]
@@ -23,9 +23,8 @@ pub enum RecordError {
 /// `path` only on [`JsonlRecorder::finish`], so a failed run leaves no partial recording behind.
 pub struct JsonlRecorder {
     path: PathBuf,
-    writer: Option<BufWriter<tempfile::NamedTempFile>>,
+    writer: BufWriter<tempfile::NamedTempFile>,
     every: u64,
-    error: Option<std::io::Error>,
 }
 
 impl JsonlRecorder {
@@ -33,40 +32,30 @@ impl JsonlRecorder {
     pub fn create(path: &Path, every: u64) -> Result<JsonlRecorder, RecordError> {
         let file = crate::atomic::sibling_temp(path, ".tmp")
             .map_err(|source| RecordError::Write { path: path.to_path_buf(), source })?;
-        Ok(JsonlRecorder {
-            path: path.to_path_buf(),
-            writer: Some(BufWriter::new(file)),
-            every: every.max(1),
-            error: None,
-        })
+        Ok(JsonlRecorder { path: path.to_path_buf(), writer: BufWriter::new(file), every: every.max(1) })
     }
 
     /// Flushes and moves the recording to its final name.
-    pub fn finish(mut self) -> Result<(), RecordError> {
+    pub fn finish(self) -> Result<(), RecordError> {
         let werr = |source| RecordError::Write { path: self.path.clone(), source };
-        if let Some(e) = self.error.take() {
-            return Err(werr(e));
-        }
-        let writer = self.writer.take().expect("finish is called once");
-        let file = writer.into_inner().map_err(|e| werr(e.into_error()))?;
+        let file = self.writer.into_inner().map_err(|e| werr(e.into_error()))?;
         file.persist(&self.path).map_err(|e| werr(e.error))?;
         Ok(())
     }
 }
 
 impl SnapshotListener for JsonlRecorder {
-    fn on_snapshot(&mut self, snapshot: &Arc<Snapshot>) {
-        if self.error.is_some() || snapshot.step % self.every != 0 {
-            return;
+    /// A write error stops the run at once (the unfinished file is deleted when the recorder drops).
+    fn on_snapshot(&mut self, snapshot: &Arc<Snapshot>) -> Result<Flow, ListenerError> {
+        if snapshot.step % self.every != 0 {
+            return Ok(Flow::Continue);
         }
-        if let Some(w) = self.writer.as_mut() {
-            let result = serde_json::to_writer(&mut *w, &**snapshot)
-                .map_err(std::io::Error::from)
-                .and_then(|_| w.write_all(b"\n"));
-            if let Err(e) = result {
-                self.error = Some(e);
-            }
-        }
+        let w = &mut self.writer;
+        serde_json::to_writer(&mut *w, &**snapshot)
+            .map_err(std::io::Error::from)
+            .and_then(|_| w.write_all(b"\n"))
+            .map_err(|source| RecordError::Write { path: self.path.clone(), source })?;
+        Ok(Flow::Continue)
     }
 }
 

@@ -10,8 +10,8 @@ use crate::controller::Controller;
 use crate::robot::{decode_tag, v, Robot, RobotOptions, Welds};
 use crate::sensors::{self, VoxelPose};
 use crate::snapshot::{
-    ControllerIo, Polygon, RobotSnapshot, RopeSegment, SensorReadings, Snapshot, SnapshotDetail, SnapshotListener,
-    SpringSegment, Vec2 as V2, VoxelSnapshot,
+    ControllerIo, Flow, Polygon, RobotSnapshot, RopeSegment, SensorReadings, Snapshot, SnapshotDetail,
+    SnapshotListener, SpringSegment, Vec2 as V2, VoxelSnapshot,
 };
 use crate::terrain::Terrain;
 
@@ -79,6 +79,9 @@ pub enum SimError {
     Unstable { step: u64, t: f64, what: String },
     #[error("controller of robot {robot} returned {got} values, expected {expected} (one per voxel)")]
     ControllerOutput { robot: usize, got: usize, expected: usize },
+    /// A snapshot listener (a recorder, say) failed; the run stopped there.
+    #[error("at step {step}: {message}")]
+    Listener { step: u64, message: String },
 }
 
 /// A constant force on one mass of a robot, applied at its centre on steps `from_step..until_step`.
@@ -334,21 +337,27 @@ impl World {
             .collect()
     }
 
-    /// Runs `steps` steps, delivering the initial snapshot first if it has not been delivered yet.
-    pub fn run(&mut self, steps: u64, listeners: &mut [&mut dyn SnapshotListener]) -> Result<(), SimError> {
-        self.emit_initial(listeners);
-        for _ in 0..steps {
-            self.step(listeners)?;
+    /// Runs `steps` steps, delivering the initial snapshot first if it has not been delivered yet; ends
+    /// early when a listener asks to stop, and with its error when one fails.
+    pub fn run(&mut self, steps: u64, listeners: &mut [&mut dyn SnapshotListener]) -> Result<Flow, SimError> {
+        if self.emit_initial(listeners)? == Flow::Stop {
+            return Ok(Flow::Stop);
         }
-        Ok(())
+        for _ in 0..steps {
+            if self.step(listeners)? == Flow::Stop {
+                return Ok(Flow::Stop);
+            }
+        }
+        Ok(Flow::Continue)
     }
 
     /// Delivers the t = 0 snapshot (once).
-    pub fn emit_initial(&mut self, listeners: &mut [&mut dyn SnapshotListener]) {
-        if !self.initial_sent {
-            self.initial_sent = true;
-            self.emit(listeners);
+    pub fn emit_initial(&mut self, listeners: &mut [&mut dyn SnapshotListener]) -> Result<Flow, SimError> {
+        if self.initial_sent {
+            return Ok(Flow::Continue);
         }
+        self.initial_sent = true;
+        self.emit(listeners)
     }
 
     fn is_control_step(&self) -> bool {
@@ -356,8 +365,9 @@ impl World {
         self.step % period == 0 && !(self.settings.legacy_first_control && self.step == 0)
     }
 
-    /// One step: control, actuation, physics, time advance, snapshot (spec §7).
-    pub fn step(&mut self, listeners: &mut [&mut dyn SnapshotListener]) -> Result<(), SimError> {
+    /// One step: control, actuation, physics, time advance, snapshot (spec §7). Returns what the
+    /// listeners ask for next.
+    pub fn step(&mut self, listeners: &mut [&mut dyn SnapshotListener]) -> Result<Flow, SimError> {
         let t = self.time();
         let mut forces_applied = false;
         if self.is_control_step() {
@@ -389,10 +399,10 @@ impl World {
             slot.robot.read_state(&self.physics);
         }
         self.check_stability()?;
-        if !listeners.is_empty() {
-            self.emit(listeners);
+        if listeners.is_empty() {
+            return Ok(Flow::Continue);
         }
-        Ok(())
+        self.emit(listeners)
     }
 
     fn control(&mut self, t: f64) -> Result<(), SimError> {
@@ -491,11 +501,18 @@ impl World {
         Self::sensors_of(robot, touching, vi, &Self::voxel_pose(robot, vi, &squares))
     }
 
-    fn emit(&mut self, listeners: &mut [&mut dyn SnapshotListener]) {
+    /// Delivers the current snapshot to every listener; any listener may stop the run.
+    fn emit(&mut self, listeners: &mut [&mut dyn SnapshotListener]) -> Result<Flow, SimError> {
         let snapshot = Arc::new(self.snapshot());
+        let mut flow = Flow::Continue;
         for l in listeners.iter_mut() {
-            l.on_snapshot(&snapshot);
+            match l.on_snapshot(&snapshot) {
+                Ok(Flow::Stop) => flow = Flow::Stop,
+                Ok(Flow::Continue) => {}
+                Err(e) => return Err(SimError::Listener { step: self.step, message: e.to_string() }),
+            }
         }
+        Ok(flow)
     }
 
     /// The current state as plain data.

@@ -399,3 +399,45 @@ fn merged_and_jointed_welds_bend_the_same() {
         }
     }
 }
+
+/// Listeners steer the run (after ripgrep's `Sink`): one that fails stops it with its error at that
+/// step; one that asks to stop ends it early.
+#[test]
+fn listeners_can_fail_or_stop_a_run() {
+    use std::sync::Arc;
+    use vsr2d::snapshot::{Flow, ListenerError, Snapshot, SnapshotListener};
+    struct At(u64, bool);
+    impl SnapshotListener for At {
+        fn on_snapshot(&mut self, s: &Arc<Snapshot>) -> Result<Flow, ListenerError> {
+            match (s.step == self.0, self.1) {
+                (true, true) => Err("disk full".into()),
+                (true, false) => Ok(Flow::Stop),
+                _ => Ok(Flow::Continue),
+            }
+        }
+    }
+    let world = || {
+        let mut world = World::new(WorldSettings::default());
+        world.add_terrain(&Terrain::flat());
+        world.add_robot(
+            "voxel",
+            &Body::filled(1, 1, Material::default()).unwrap(),
+            Vec2::new(11.0, 1.0),
+            RobotOptions::default(),
+            None,
+        );
+        world
+    };
+    let mut w = world();
+    let err = w.run(100, &mut [&mut At(5, true)]).unwrap_err();
+    assert_eq!(err, vsr2d::world::SimError::Listener { step: 5, message: "disk full".into() });
+    assert!(err.to_string().contains("step 5") && err.to_string().contains("disk full"), "{err}");
+    assert_eq!(w.step_index(), 5);
+
+    let mut w = world();
+    assert_eq!(w.run(100, &mut [&mut At(3, false)]).unwrap(), Flow::Stop);
+    assert_eq!(w.step_index(), 3);
+    let mut w = world();
+    assert_eq!(w.run(10, &mut [&mut At(1000, false)]).unwrap(), Flow::Continue);
+    assert_eq!(w.step_index(), 10);
+}
