@@ -94,7 +94,7 @@ impl BodyState {
     }
 }
 
-/// How welded masses are simulated (spec §6).
+/// How welded masses are simulated.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Welds {
