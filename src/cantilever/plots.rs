@@ -480,6 +480,33 @@ macro_rules! paired_series {
     };
 }
 
+/// The log-log axes of a static |δ| vs f_s chart, mesh drawn (the main chart and the comparison chart).
+macro_rules! static_fs_chart {
+    ($root:expr, $title:expr, ($x0:expr, $x1:expr, $x_ticks:expr), ($y0:expr, $y1:expr, $y_ticks:expr)) => {{
+        let mut chart = ChartBuilder::on($root)
+            .caption($title, title_style())
+            .margin(14)
+            .x_label_area_size(52)
+            .y_label_area_size(78)
+            .build_cartesian_2d(
+                ($x0..$x1).log_scale().with_key_points($x_ticks.clone()),
+                ($y0..$y1).log_scale().with_key_points($y_ticks.clone()),
+            )?;
+        chart
+            .configure_mesh()
+            .x_desc("spring frequency f_s (Hz, log scale)")
+            .y_desc("|δ| at the end of the static load (m, log scale)")
+            .axis_desc_style(label_style())
+            .label_style(tick_style())
+            .x_label_formatter(&|v| fmt_num(*v))
+            .y_label_formatter(&|v| fmt_tick(*v))
+            .bold_line_style(RGBColor(225, 225, 225))
+            .light_line_style(WHITE)
+            .draw()?;
+        chart
+    }};
+}
+
 macro_rules! marker_series {
     ($chart:expr, $points:expr, $kind:expr, $color:expr, $width:expr, $label:expr) => {{
         let color: RGBColor = $color;
@@ -564,26 +591,7 @@ pub fn static_vs_fs(runs: &[StaticRun]) -> Result<Option<RgbImage>, PlotError> {
     let y_ticks = log_ticks(y0, y1);
 
     render("static_vs_fs", |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(static_fs_title(), title_style())
-            .margin(14)
-            .x_label_area_size(52)
-            .y_label_area_size(78)
-            .build_cartesian_2d(
-                (x0..x1).log_scale().with_key_points(x_ticks.clone()),
-                (y0..y1).log_scale().with_key_points(y_ticks.clone()),
-            )?;
-        chart
-            .configure_mesh()
-            .x_desc("spring frequency f_s (Hz, log scale)")
-            .y_desc("|δ| at the end of the static load (m, log scale)")
-            .axis_desc_style(label_style())
-            .label_style(tick_style())
-            .x_label_formatter(&|v| fmt_num(*v))
-            .y_label_formatter(&|v| fmt_tick(*v))
-            .bold_line_style(RGBColor(225, 225, 225))
-            .light_line_style(WHITE)
-            .draw()?;
+        let mut chart = static_fs_chart!(root, static_fs_title(), (x0, x1, &x_ticks), (y0, y1, &y_ticks));
         if !guide.is_empty() {
             chart
                 .draw_series(DashedLineSeries::new(guide.clone(), 8, 6, RGBColor(120, 120, 120).stroke_width(2)))?
@@ -895,26 +903,7 @@ pub fn reference_static_vs_fs(
     let legacy_name = vsr2d_label(preset);
 
     render("reference_static_vs_fs", |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, title_style())
-            .margin(14)
-            .x_label_area_size(52)
-            .y_label_area_size(78)
-            .build_cartesian_2d(
-                (x0..x1).log_scale().with_key_points(x_ticks.clone()),
-                (y0..y1).log_scale().with_key_points(y_ticks.clone()),
-            )?;
-        chart
-            .configure_mesh()
-            .x_desc("spring frequency f_s (Hz, log scale)")
-            .y_desc("|δ| at the end of the static load (m, log scale)")
-            .axis_desc_style(label_style())
-            .label_style(tick_style())
-            .x_label_formatter(&|v| fmt_num(*v))
-            .y_label_formatter(&|v| fmt_tick(*v))
-            .bold_line_style(RGBColor(225, 225, 225))
-            .light_line_style(WHITE)
-            .draw()?;
+        let mut chart = static_fs_chart!(root, title, (x0, x1, &x_ticks), (y0, y1, &y_ticks));
         paired_series!(chart, series, sizes, legacy_name);
         draw_legend!(chart, SeriesLabelPosition::UpperRight);
         Ok(())
