@@ -9,10 +9,10 @@
 
 use std::process::ExitCode;
 
-use vsr2d::cantilever::experiment::{run, BeamSetup};
-use vsr2d::material::Preset;
-use vsr2d::scaffolding::Scaffolding;
-use vsr2d::world::DEFAULT_SOLVER_ITERATIONS;
+use vsr2d::model::voxel::material::Preset;
+use vsr2d::model::voxel::scaffolding::Scaffolding;
+use vsr2d::sim::world::DEFAULT_SOLVER_ITERATIONS;
+use vsr2d::task::cantilever::{run, BeamSetup};
 
 const DT: f64 = 1.0 / 60.0;
 

@@ -7,11 +7,11 @@
 
 use std::process::ExitCode;
 
-use vsr2d::cantilever::experiment::{run, BeamSetup};
-use vsr2d::material::Preset;
-use vsr2d::robot::Welds;
-use vsr2d::scaffolding::Scaffolding;
-use vsr2d::world::DEFAULT_SOLVER_ITERATIONS;
+use vsr2d::model::voxel::material::Preset;
+use vsr2d::model::voxel::scaffolding::Scaffolding;
+use vsr2d::sim::voxel_robot::Welds;
+use vsr2d::sim::world::DEFAULT_SOLVER_ITERATIONS;
+use vsr2d::task::cantilever::{run, BeamSetup};
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1).map(|s| s.parse::<f64>());

@@ -1,28 +1,22 @@
 //! vsr2d: a simulator of 2-D voxel-based soft robots on rapier2d, with snapshots as the single
 //! interface between the physics and everything downstream (metrics, recorders, renderers, reports).
+//!
+//! The modules are layers, each using only those listed before it:
+//! `geom` → `model` → `controller` → `snapshot` → `sim` → `task` → `scenario` → `render` → `output`
+//! → `movie` → `batch` → `report` → `bench` (and the binary's `cli` on top).
 
 #![forbid(unsafe_code)]
 
-pub mod atomic;
+pub mod batch;
 pub mod bench;
-pub mod body;
-pub mod cantilever;
 pub mod controller;
-pub mod eval;
-pub mod frames;
-pub mod material;
-pub mod metrics;
+pub mod geom;
+pub mod model;
 pub mod movie;
-pub mod record;
+pub mod output;
 pub mod render;
-pub mod robot;
-pub mod scaffolding;
+pub mod report;
 pub mod scenario;
-pub mod sensors;
-pub mod showcase;
+pub mod sim;
 pub mod snapshot;
-pub mod terrain;
-#[cfg(feature = "video")]
-pub mod video;
-pub mod voxel;
-pub mod world;
+pub mod task;

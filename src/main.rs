@@ -12,7 +12,7 @@ use clap::{Parser, Subcommand};
 mod cli;
 
 use cli::{input, load_scenario, Failure};
-use vsr2d::record::JsonlRecorder;
+use vsr2d::output::record::JsonlRecorder;
 use vsr2d::scenario::Scenario;
 use vsr2d::snapshot::SnapshotListener;
 

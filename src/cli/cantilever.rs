@@ -7,10 +7,10 @@ use anyhow::{anyhow, Context};
 use clap::Args;
 
 use super::{input, Failure};
-use vsr2d::cantilever::report::write_report;
-use vsr2d::cantilever::sweep::{Cases, SweepOptions};
-use vsr2d::material::Preset;
-use vsr2d::scaffolding::Scaffolding;
+use vsr2d::model::voxel::material::Preset;
+use vsr2d::model::voxel::scaffolding::Scaffolding;
+use vsr2d::report::cantilever::report::write_report;
+use vsr2d::report::cantilever::sweep::{Cases, SweepOptions};
 
 #[derive(Args)]
 pub struct CantileverArgs {
@@ -92,7 +92,7 @@ pub fn run(args: CantileverArgs) -> Result<(), Failure> {
     std::fs::create_dir_all(&args.output)
         .with_context(|| format!("cannot create the report directory {}", args.output.display()))
         .map_err(input)?;
-    vsr2d::frames::check_dir_writable(&args.output).map_err(input)?;
+    vsr2d::output::frames::check_dir_writable(&args.output).map_err(input)?;
 
     let options = SweepOptions {
         sizes,

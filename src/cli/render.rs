@@ -8,13 +8,14 @@ use anyhow::anyhow;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use vsr2d::frames::{check_dir_writable, check_output_writable, write_png, FrameSink, PngSequence};
+use vsr2d::geom::{Aabb, Vec2};
+use vsr2d::model::voxel::sensors::SensorKind;
 use vsr2d::movie::{
     frame_index_at, showcase_sources, Movie, MovieError, MovieSettings, MovieSource, StillPng, Tee,
     DEFAULT_X264_THREADS,
 };
+use vsr2d::output::frames::{check_dir_writable, check_output_writable, write_png, FrameSink, PngSequence};
 use vsr2d::render::{GridLayout, RenderOptions};
-use vsr2d::snapshot::{Aabb, SensorKind, Vec2};
 
 use super::{input, load_scenario, Failure};
 
@@ -159,7 +160,7 @@ fn classify(e: MovieError) -> Failure {
 
 pub fn run(args: RenderArgs) -> Result<(), Failure> {
     if args.bench {
-        return bench(args.duration.unwrap_or(vsr2d::showcase::DURATION_S));
+        return bench(args.duration.unwrap_or(vsr2d::movie::showcase::DURATION_S));
     }
     let started = Instant::now();
     let (width, height) = args.size;
@@ -177,7 +178,7 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
     // Every output is checked before anything is loaded or simulated.
     let video_path = args.video_path();
     #[cfg(feature = "video")]
-    let video_settings = vsr2d::video::VideoSettings {
+    let video_settings = vsr2d::output::video::VideoSettings {
         width,
         height,
         fps: args.fps,
@@ -187,7 +188,7 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
     };
     #[cfg(feature = "video")]
     if let Some(path) = &video_path {
-        vsr2d::video::preflight(path, &video_settings).map_err(video_failure)?;
+        vsr2d::output::video::preflight(path, &video_settings).map_err(video_failure)?;
     }
     #[cfg(not(feature = "video"))]
     if video_path.is_some() {
@@ -218,7 +219,7 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
     let mut sinks: Vec<Box<dyn FrameSink + Send>> = Vec::new();
     #[cfg(feature = "video")]
     if let Some(path) = &video_path {
-        let encoder = vsr2d::video::Mp4Encoder::new(path, video_settings.clone()).map_err(video_failure)?;
+        let encoder = vsr2d::output::video::Mp4Encoder::new(path, video_settings.clone()).map_err(video_failure)?;
         sinks.push(Box::new(encoder));
     }
     if let Some(dir) = &args.frames {
@@ -280,12 +281,12 @@ fn load_sources(args: &RenderArgs, options: &RenderOptions) -> Result<Vec<MovieS
 }
 
 #[cfg(feature = "video")]
-fn video_failure(e: vsr2d::video::VideoError) -> Failure {
+fn video_failure(e: vsr2d::output::video::VideoError) -> Failure {
     super::classified(e.is_input(), e)
 }
 
 /// A frame directory must be writable if it exists, or be creatable under its nearest existing ancestor.
-fn check_frames_dir(dir: &Path) -> Result<(), vsr2d::frames::OutputError> {
+fn check_frames_dir(dir: &Path) -> Result<(), vsr2d::output::frames::OutputError> {
     let mut probe = dir;
     while !probe.exists() {
         match probe.parent() {

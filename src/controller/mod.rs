@@ -24,7 +24,7 @@ pub mod mlp;
 
 use serde::{Deserialize, Serialize};
 
-use crate::snapshot::{ControllerIo, SensorKind, SensorReadings};
+use crate::model::voxel::sensors::{SensorKind, SensorReadings};
 
 pub use function::{CompiledFunction, FunctionError, TimeFunction};
 use history::{History, MAX_HISTORY};
@@ -456,6 +456,13 @@ impl Controller for MlpController {
     fn io(&self) -> Option<ControllerIo> {
         Some(ControllerIo { inputs: self.net.layer(0).to_vec(), outputs: self.net.outputs().to_vec() })
     }
+}
+
+/// The controller's last inputs and outputs (optional snapshot content).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ControllerIo {
+    pub inputs: Vec<f64>,
+    pub outputs: Vec<f64>,
 }
 
 #[cfg(test)]

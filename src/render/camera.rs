@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use crate::snapshot::{Aabb, Vec2};
+use crate::geom::{Aabb, Vec2};
 
 /// Seconds of simulated time whose robot boxes the follow camera keeps in view.
 pub const FOLLOW_WINDOW_S: f64 = 3.0;

@@ -10,7 +10,10 @@ use super::layout::nice_spacing;
 use super::style::{self, Rgba};
 use super::text::TextRenderer;
 use super::{CellFrame, RenderOptions};
-use crate::snapshot::{RobotSnapshot, SensorKind, SpringGroup, Vec2, VoxelSnapshot};
+use crate::geom::Vec2;
+use crate::model::voxel::scaffolding::SpringGroup;
+use crate::model::voxel::sensors::SensorKind;
+use crate::snapshot::{RobotSnapshot, VoxelSnapshot};
 
 /// Voxel side assumed when it cannot be inferred from a voxel (degenerate outline); the spec default.
 const DEFAULT_VOXEL_SIDE: f64 = 3.0;

@@ -10,21 +10,22 @@
 
 mod camera;
 mod draw;
-mod frames;
 mod layout;
 mod style;
 mod text;
+mod timing;
 
 use serde::{Deserialize, Serialize};
 use tiny_skia::Pixmap;
 
 pub use camera::{Camera, ViewTransform, FOLLOW_MARGIN, FOLLOW_TIME_CONSTANT_S, FOLLOW_WINDOW_S};
-pub use frames::{frame_count, frame_count_of, frame_time, pick_index, FrameCursor, FRAME_TIME_EPS};
 pub use layout::{auto_layout, cell_rect, nice_spacing, CellRect, GridLayout, LayoutParseError};
 pub use style::{display_domain, diverging, spring_color, voxel_fill, Rgba};
 pub use text::{LineMetrics, TextRenderer};
+pub use timing::{frame_count, frame_count_of, frame_time, pick_index, FrameCursor, FRAME_TIME_EPS};
 
-use crate::snapshot::{SensorKind, Snapshot};
+use crate::model::voxel::sensors::SensorKind;
+use crate::snapshot::Snapshot;
 
 /// The colours of the look, for callers and tests that need to name them.
 pub mod colors {

@@ -2,7 +2,8 @@
 
 use tiny_skia::Color;
 
-use crate::snapshot::{SensorKind, SpringGroup};
+use crate::model::voxel::scaffolding::SpringGroup;
+use crate::model::voxel::sensors::SensorKind;
 
 /// An opaque or translucent RGBA colour, components in 0–255 (alpha as f32 in 0–1).
 #[derive(Debug, Clone, Copy, PartialEq)]

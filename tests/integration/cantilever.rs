@@ -1,10 +1,10 @@
 //! Cantilever physics as physical facts (spec §13), the beam figure golden, and the CLI report.
 
-use vsr2d::cantilever::analysis::series_figures;
-use vsr2d::cantilever::experiment::{run, BeamSetup};
-use vsr2d::cantilever::sweep::SweepOptions;
-use vsr2d::material::Preset;
-use vsr2d::scaffolding::Scaffolding;
+use vsr2d::model::voxel::material::Preset;
+use vsr2d::model::voxel::scaffolding::Scaffolding;
+use vsr2d::report::cantilever::analysis::series_figures;
+use vsr2d::report::cantilever::sweep::SweepOptions;
+use vsr2d::task::cantilever::{run, BeamSetup};
 
 use crate::golden::{assert_golden, GoldenOptions};
 

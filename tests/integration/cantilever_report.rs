@@ -6,11 +6,11 @@ use std::f64::consts::PI;
 use std::path::Path;
 
 use image::{DynamicImage, Rgba, RgbaImage};
-use vsr2d::cantilever::analysis::{series_figures, Oscillation};
-use vsr2d::cantilever::data::{CantileverData, DynamicRun, ReferenceRuns, ReportSettings, Setting, StaticRun};
-use vsr2d::cantilever::reference::{DynamicReference, Reference, StaticReference};
-use vsr2d::cantilever::{plots, report};
-use vsr2d::scaffolding::Scaffolding;
+use vsr2d::model::voxel::scaffolding::Scaffolding;
+use vsr2d::report::cantilever::analysis::{series_figures, Oscillation};
+use vsr2d::report::cantilever::data::{CantileverData, DynamicRun, ReferenceRuns, ReportSettings, Setting, StaticRun};
+use vsr2d::report::cantilever::reference::{DynamicReference, Reference, StaticReference};
+use vsr2d::report::cantilever::{plots, report};
 
 use crate::golden::{assert_golden, GoldenOptions};
 

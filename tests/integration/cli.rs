@@ -103,9 +103,9 @@ fn every_fixture_scenario_parses_and_builds() {
 
 #[test]
 fn an_exploding_simulation_stops_with_the_step_and_time() {
-    use vsr2d::body::Body;
-    use vsr2d::material::{ActuationMode, Material};
-    use vsr2d::world::{FnController, SimError, World, WorldSettings};
+    use vsr2d::model::voxel::grid::Body;
+    use vsr2d::model::voxel::material::{ActuationMode, Material};
+    use vsr2d::sim::world::{FnController, SimError, World, WorldSettings};
     let material = Material { actuation: ActuationMode::Force, max_force: 1e9, ..Material::default() };
     let mut world = World::new(WorldSettings::default());
     let body = Body::filled(2, 1, material).unwrap();
@@ -114,7 +114,7 @@ fn an_exploding_simulation_stops_with_the_step_and_time() {
             .enumerate()
             .for_each(|(i, o)| *o = if (i as f64 + t * 30.0) as u64 % 2 == 0 { 1.0 } else { -1.0 })
     });
-    world.add_robot("bomb", &body, vsr2d::snapshot::Vec2::ZERO, Default::default(), Some(Box::new(controller)));
+    world.add_robot("bomb", &body, vsr2d::geom::Vec2::ZERO, Default::default(), Some(Box::new(controller)));
     match world.run(600, &mut []) {
         Err(e @ SimError::Unstable { .. }) => {
             let text = e.to_string();

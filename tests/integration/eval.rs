@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::{json, Value};
-use vsr2d::eval::{evaluate, run_batch, BatchOptions, EvalError, JobId, Record};
+use vsr2d::batch::{evaluate, run_batch, BatchOptions, EvalError, JobId, Record};
 use vsr2d::scenario::Scenario;
 use vsr2d::snapshot::SnapshotDetail;
 

@@ -1,14 +1,16 @@
 //! Physical facts the simulator must reproduce (spec §2–§8, issue "core" test list).
 
-use vsr2d::body::Body;
 use vsr2d::controller::ControllerSpec;
-use vsr2d::material::{Material, Preset};
-use vsr2d::robot::RobotOptions;
-use vsr2d::scaffolding::Scaffolding;
+use vsr2d::geom::Vec2;
+use vsr2d::model::terrain::Terrain;
+use vsr2d::model::voxel::grid::Body;
+use vsr2d::model::voxel::material::{Material, Preset};
+use vsr2d::model::voxel::scaffolding::Scaffolding;
+use vsr2d::model::voxel::scaffolding::SpringGroup;
 use vsr2d::scenario::Scenario;
-use vsr2d::snapshot::{SnapshotRecorder, SpringGroup, Vec2};
-use vsr2d::terrain::Terrain;
-use vsr2d::world::{FnController, World, WorldSettings};
+use vsr2d::sim::voxel_robot::RobotOptions;
+use vsr2d::sim::world::{FnController, World, WorldSettings};
+use vsr2d::snapshot::SnapshotRecorder;
 
 fn no_gravity() -> WorldSettings {
     WorldSettings { gravity: Vec2::ZERO, ..WorldSettings::default() }
@@ -163,10 +165,10 @@ fn single_spring_oscillates_at_its_frequency() {
         h
     };
     let (a, b) = (body(0.0), body(2.11));
-    let zero = vsr2d::snapshot::Vec2::ZERO;
+    let zero = vsr2d::geom::Vec2::ZERO;
     // k = m_eff·ω² with m_eff = 0.25·0.25/(0.25 + 0.25) = 0.125 kg, worked out by hand.
     let k = 0.125 * (2.0 * std::f64::consts::PI * material.spring_hz).powi(2);
-    let joint = vsr2d::robot::spring_joint(zero, zero, 2.1, k, 0.0);
+    let joint = vsr2d::sim::voxel_robot::spring_joint(zero, zero, 2.1, k, 0.0);
     w.impulse_joints.insert(a, b, joint, true);
     let mut sep = Vec::new();
     for _ in 0..1200 {
@@ -306,7 +308,7 @@ fn snapshot_free_evaluation_gives_bit_identical_metrics() {
 
 #[test]
 fn force_actuation_pushes_masses_towards_or_away_from_the_centre() {
-    use vsr2d::material::ActuationMode;
+    use vsr2d::model::voxel::material::ActuationMode;
     let material = Material { actuation: ActuationMode::Force, max_force: 200.0, ..Material::default() };
     let area_after = |f: f64| {
         let mut world = held_voxel(no_gravity(), material, f);
@@ -335,7 +337,14 @@ fn pinned_voxel_displacement(scaffolding: Scaffolding, loads: &[(usize, Vec2)]) 
     let options = RobotOptions { pin_left_face: true, ..RobotOptions::default() };
     world.add_robot("voxel", &body, Vec2::ZERO, options, None);
     for &(mass, force) in loads {
-        world.add_load(vsr2d::world::PointLoad { robot: 0, voxel: 0, mass, force, from_step: 0, until_step: u64::MAX });
+        world.add_load(vsr2d::sim::world::PointLoad {
+            robot: 0,
+            voxel: 0,
+            mass,
+            force,
+            from_step: 0,
+            until_step: u64::MAX,
+        });
     }
     let before = world.voxel_centre(0, 0);
     world.run(1200, &mut []).unwrap();
@@ -385,8 +394,8 @@ fn lone_voxel_compresses_by_load_over_hand_computed_stiffness() {
 /// merged one at 10 / 40 / 80 substeps), so the jointed runs use 40.
 #[test]
 fn merged_and_jointed_welds_bend_the_same() {
-    use vsr2d::cantilever::experiment::{run, BeamSetup};
-    use vsr2d::robot::Welds;
+    use vsr2d::sim::voxel_robot::Welds;
+    use vsr2d::task::cantilever::{run, BeamSetup};
     for (w, h) in [(5, 2), (10, 4)] {
         for fs in [8.0, 30.0] {
             let material = BeamSetup::material(Preset::Default, fs, Scaffolding::ALL);
@@ -430,7 +439,7 @@ fn listeners_can_fail_or_stop_a_run() {
     };
     let mut w = world();
     let err = w.run(100, &mut [&mut At(5, true)]).unwrap_err();
-    assert_eq!(err, vsr2d::world::SimError::Listener { step: 5, message: "disk full".into() });
+    assert_eq!(err, vsr2d::sim::world::SimError::Listener { step: 5, message: "disk full".into() });
     assert!(err.to_string().contains("step 5") && err.to_string().contains("disk full"), "{err}");
     assert_eq!(w.step_index(), 5);
 

@@ -5,8 +5,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use vsr2d::frames::FrameSink;
 use vsr2d::movie::{Movie, MovieSettings, MovieSource, StillPng};
+use vsr2d::output::frames::FrameSink;
 use vsr2d::render::{pixmap_to_rgba_image, GridLayout, RenderOptions};
 use vsr2d::scenario::Scenario;
 
@@ -105,8 +105,8 @@ fn metrics_after_rendering_match_a_plain_run() {
 #[test]
 fn showcase_video_has_the_frames_the_spec_rule_gives() {
     use vsr2d::movie::{default_video_settings, showcase_sources};
+    use vsr2d::output::video::{probe, Mp4Encoder};
     use vsr2d::render::frame_count;
-    use vsr2d::video::{probe, Mp4Encoder};
 
     let dir = scratch_dir();
     let path = dir.path().join("showcase.mp4");
@@ -135,17 +135,17 @@ struct FailAt(u64, u64);
 
 #[cfg(feature = "video")]
 impl FrameSink for FailAt {
-    fn push(&mut self, _frame: &tiny_skia::Pixmap) -> Result<(), vsr2d::frames::FrameError> {
+    fn push(&mut self, _frame: &tiny_skia::Pixmap) -> Result<(), vsr2d::output::frames::FrameError> {
         self.1 += 1;
         if self.1 > self.0 {
-            return Err(vsr2d::frames::FrameError::Aborted { path: "fail-at".into() });
+            return Err(vsr2d::output::frames::FrameError::Aborted { path: "fail-at".into() });
         }
         Ok(())
     }
     fn frame_count(&self) -> u64 {
         self.1
     }
-    fn finish(self: Box<Self>) -> Result<(), vsr2d::frames::FrameError> {
+    fn finish(self: Box<Self>) -> Result<(), vsr2d::output::frames::FrameError> {
         Ok(())
     }
 }
@@ -154,7 +154,7 @@ impl FrameSink for FailAt {
 #[test]
 fn a_failure_during_the_run_leaves_no_video_behind() {
     use vsr2d::movie::{default_video_settings, Tee};
-    use vsr2d::video::Mp4Encoder;
+    use vsr2d::output::video::Mp4Encoder;
 
     let dir = scratch_dir();
     let path = dir.path().join("broken.mp4");
@@ -175,7 +175,7 @@ fn cli_renders_the_showcase_to_mp4() {
     let result = vsr2d(&["render", "--duration", "1", "--size", "320x180", "-o", out.to_str().unwrap()]);
     assert!(result.status.success(), "stderr: {}", String::from_utf8_lossy(&result.stderr));
     assert_eq!(entries(dir.path()), ["x.mp4"]);
-    assert_eq!(vsr2d::video::probe(&out).unwrap().frames, 31);
+    assert_eq!(vsr2d::output::video::probe(&out).unwrap().frames, 31);
     let metrics: serde_json::Value = serde_json::from_slice(&result.stdout).expect("metrics JSON on stdout");
     let names: Vec<&str> = metrics["runs"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["worm", "biped", "tripod", "two-material"]);

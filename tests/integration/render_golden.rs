@@ -2,15 +2,15 @@
 //! golden images of suite `render`, plus pixel, camera, tiling and frame-timing facts.
 
 use image::RgbaImage;
+use vsr2d::geom::{Aabb, Polygon, Vec2};
+use vsr2d::model::voxel::scaffolding::SpringGroup;
+use vsr2d::model::voxel::sensors::{SensorKind, SensorReadings};
 use vsr2d::render::{
     auto_layout, cell_rect, frame_count, frame_count_of, frame_time, nice_spacing, pick_index, pixmap_to_rgba_image,
     render_snapshot, Camera, CellFrame, FrameCursor, GridLayout, GridRenderer, LayoutParseError, RenderError,
     RenderOptions, TextRenderer, ViewTransform, FOLLOW_TIME_CONSTANT_S,
 };
-use vsr2d::snapshot::{
-    Aabb, Polygon, RobotSnapshot, RopeSegment, SensorKind, SensorReadings, Snapshot, SpringGroup, SpringSegment, Vec2,
-    VoxelSnapshot,
-};
+use vsr2d::snapshot::{RobotSnapshot, RopeSegment, Snapshot, SpringSegment, VoxelSnapshot};
 
 use crate::golden::{assert_golden, GoldenOptions};
 

@@ -1,8 +1,0 @@
-pub mod analysis;
-pub mod comparison;
-pub mod data;
-pub mod experiment;
-pub mod plots;
-pub mod reference;
-pub mod report;
-pub mod sweep;

@@ -1,0 +1,5 @@
+//! What is simulated, described without an engine: voxel robots (material, scaffolding, voxel
+//! geometry, body grid, sensors) and terrain. Uses only `geom`.
+
+pub mod terrain;
+pub mod voxel;

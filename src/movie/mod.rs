@@ -1,0 +1,766 @@
+//! The render pipeline (spec §12): simulations or recordings in, frames out to a [`FrameSink`].
+//!
+//! Memory stays flat however long the clip: every source holds only the snapshot it currently shows, the
+//! frames stream into the sink one by one, and the only per-frame buffers are the camera observations
+//! made since the previous frame.
+//!
+//! Speed on few cores: the live simulations advance in lockstep, one frame interval at a time, in
+//! parallel (rayon), and the sink encodes frame k while frame k + 1 is simulated and rendered
+//! ([`rayon::join`]); encoding is the costliest stage, so this overlap is what pays.
+//!
+//! ```ignore
+//! let sources = vec![MovieSource::scenario("biped", &scenario, &options)?];
+//! let mut movie = Movie::new(sources, &MovieSettings { options, ..MovieSettings::default() })?;
+//! let mut sink: Box<dyn FrameSink + Send> = Box::new(PngSequence::create("frames")?);
+//! movie.run(&mut *sink, &mut |_| {})?;
+//! sink.finish()?;
+//! let metrics = movie.finish_runs()?;
+//! ```
+
+pub mod showcase;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::Serialize;
+use tiny_skia::Pixmap;
+
+use crate::geom::Aabb;
+use crate::output::frames::{write_png, FrameError, FrameSink};
+use crate::output::record::{JsonlReader, RecordError};
+use crate::render::{
+    auto_layout, frame_count, frame_time, Camera, CellFrame, FrameCursor, GridLayout, GridRenderer, RenderError,
+    RenderOptions, FRAME_TIME_EPS,
+};
+use crate::scenario::{Scenario, ScenarioError, Simulation};
+use crate::sim::world::SimError;
+use crate::snapshot::{Flow, ListenerError, Snapshot, SnapshotDetail, SnapshotListener};
+use crate::task::locomotion::{LocomotionListener, LocomotionMetrics};
+
+/// Why a movie could not be made. Each message names the input involved.
+#[derive(Debug, thiserror::Error)]
+pub enum MovieError {
+    // The cause is chained, not repeated: `{:#}` prints "scenario `x`: <cause>".
+    #[error("scenario `{name}`")]
+    Scenario {
+        name: String,
+        #[source]
+        source: Box<ScenarioError>,
+    },
+    #[error("simulation `{name}`")]
+    Simulation {
+        name: String,
+        #[source]
+        source: SimError,
+    },
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    #[error(transparent)]
+    Frame(#[from] FrameError),
+    #[cfg(feature = "video")]
+    #[error(transparent)]
+    Video(#[from] crate::output::video::VideoError),
+    #[error("`{name}` delivered no snapshot; give a simulation that has not been run yet")]
+    NoSnapshot { name: String },
+    #[error("nothing to render: give at least one scenario or recording")]
+    NoSources,
+    #[error(
+        "layout {layout} has {capacity} cells but {cells} simulations (robots) are to be shown; give a larger layout"
+    )]
+    LayoutTooSmall { layout: GridLayout, capacity: usize, cells: usize },
+    #[error("frame rate 0 is invalid; give a positive number of frames per second (e.g. 30)")]
+    ZeroFps,
+    #[error("this vsr2d was built without the `video` feature, so it cannot write mp4; write PNG frames instead")]
+    VideoUnavailable,
+    #[error("could not create a scratch directory for the benchmark video: {0}")]
+    Scratch(#[source] std::io::Error),
+}
+
+impl MovieError {
+    /// Whether the caller's input is at fault (a scenario, recording, layout, frame rate, or a build
+    /// without video) rather than the run.
+    pub fn is_input(&self) -> bool {
+        matches!(
+            self,
+            MovieError::Scenario { .. }
+                | MovieError::Record(_)
+                | MovieError::Render(_)
+                | MovieError::NoSources
+                | MovieError::LayoutTooSmall { .. }
+                | MovieError::ZeroFps
+                | MovieError::VideoUnavailable
+        )
+    }
+}
+
+/// The snapshot content that the given layers draw (springs, ropes, welds need optional detail).
+pub fn detail_for(options: &RenderOptions) -> SnapshotDetail {
+    SnapshotDetail { springs: options.springs, ropes: options.ropes, welds: options.welds, controller: false }
+}
+
+/// The first frame whose time reaches `t` (k/fps ≥ t − 1e−9): the frame that shows time `t`.
+pub fn frame_index_at(t: f64, fps: u32) -> u64 {
+    if !(t.is_finite() && t > 0.0) || fps == 0 {
+        return 0;
+    }
+    let fps_f = f64::from(fps);
+    let mut k = ((t - FRAME_TIME_EPS) * fps_f).ceil().max(0.0) as u64;
+    while k > 0 && frame_time(k - 1, fps_f) >= t - FRAME_TIME_EPS {
+        k -= 1;
+    }
+    while frame_time(k, fps_f) < t - FRAME_TIME_EPS {
+        k += 1;
+    }
+    k
+}
+
+/// One input of a movie: a live simulation or a recording. A source with several robots shows one cell
+/// per robot, each camera following its own robot; a single-robot source shows one cell.
+pub struct MovieSource {
+    name: String,
+    stream: Stream,
+    /// (id, label) of the robots, in creation order.
+    robots: Vec<(usize, String)>,
+    /// Time of the last snapshot the source will deliver.
+    end_t: f64,
+}
+
+impl MovieSource {
+    /// Builds `scenario` for rendering: its snapshot detail is extended with what `options` draws.
+    pub fn scenario(name: impl Into<String>, scenario: &Scenario, options: &RenderOptions) -> Result<Self, MovieError> {
+        let name = name.into();
+        let mut scenario = scenario.clone();
+        let extra = detail_for(options);
+        let d = &mut scenario.world.snapshot;
+        d.springs |= extra.springs;
+        d.ropes |= extra.ropes;
+        d.welds |= extra.welds;
+        let sim =
+            scenario.build().map_err(|source| MovieError::Scenario { name: name.clone(), source: Box::new(source) })?;
+        Ok(Self::simulation(name, sim))
+    }
+
+    /// A built simulation that has not been stepped yet, run to its `steps`. Its snapshots carry the
+    /// detail it was built with.
+    pub fn simulation(name: impl Into<String>, sim: Simulation) -> Self {
+        let robots = sim.labels.iter().cloned().enumerate().collect();
+        let end_t = sim.steps as f64 * sim.world.settings().dt;
+        let metrics = LocomotionListener::new(sim.control_interval, sim.legacy);
+        MovieSource {
+            name: name.into(),
+            stream: Stream::Live { sim: Box::new(sim), metrics, started: false },
+            robots,
+            end_t,
+        }
+    }
+
+    /// A JSON Lines recording (`vsr2d simulate --record`), cut after `until` seconds if given. The file is
+    /// read once here to check every line and find its end, then streamed again while rendering.
+    pub fn recording(path: impl AsRef<Path>, until: Option<f64>) -> Result<Self, MovieError> {
+        let path = path.as_ref();
+        let mut robots = None;
+        let mut end_t = f64::NEG_INFINITY;
+        for snapshot in JsonlReader::open(path)? {
+            let s = snapshot?;
+            if until.is_some_and(|u| s.t > u + FRAME_TIME_EPS) {
+                break;
+            }
+            robots.get_or_insert_with(|| s.robots.iter().map(|r| (r.id, r.label.clone())).collect());
+            end_t = end_t.max(s.t);
+        }
+        let robots = robots.ok_or_else(|| RecordError::Empty { path: path.to_owned() })?;
+        let reader = JsonlReader::open(path)?;
+        Ok(MovieSource {
+            name: path.display().to_string(),
+            stream: Stream::Recorded { reader, until, done: false },
+            robots,
+            end_t,
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Simulated time of the source's last snapshot.
+    pub fn end_time(&self) -> f64 {
+        self.end_t
+    }
+
+    /// How many grid cells the source fills.
+    pub fn cell_count(&self) -> usize {
+        self.robots.len().max(1)
+    }
+}
+
+/// Where a source's snapshots come from.
+enum Stream {
+    /// Boxed: a simulation is large and a recording small.
+    Live {
+        sim: Box<Simulation>,
+        metrics: LocomotionListener,
+        started: bool,
+    },
+    Recorded {
+        reader: JsonlReader,
+        until: Option<f64>,
+        done: bool,
+    },
+}
+
+impl Stream {
+    /// The next snapshot in time order, `None` at the end of the run or recording.
+    fn next_snapshot(&mut self, name: &str) -> Result<Option<Arc<Snapshot>>, MovieError> {
+        match self {
+            Stream::Live { sim, metrics, started } => {
+                let mut latest = Latest(None);
+                let failed = |source| MovieError::Simulation { name: name.to_owned(), source };
+                // Neither listener here ever stops the run, so the flow is always `Continue`.
+                if !*started {
+                    *started = true;
+                    sim.world.emit_initial(&mut [metrics, &mut latest]).map_err(failed)?;
+                }
+                // A simulation handed over already started has no initial snapshot left to give.
+                if latest.0.is_none() && sim.world.step_index() < sim.steps {
+                    sim.world.step(&mut [metrics, &mut latest]).map_err(failed)?;
+                }
+                Ok(latest.0)
+            }
+            Stream::Recorded { reader, until, done } => {
+                if *done {
+                    return Ok(None);
+                }
+                match reader.next() {
+                    Some(Ok(s)) if !until.is_some_and(|u| s.t > u + FRAME_TIME_EPS) => Ok(Some(Arc::new(s))),
+                    Some(Err(e)) => {
+                        *done = true;
+                        Err(e.into())
+                    }
+                    Some(Ok(_)) | None => {
+                        *done = true;
+                        Ok(None)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Keeps the snapshot just emitted.
+struct Latest(Option<Arc<Snapshot>>);
+
+impl SnapshotListener for Latest {
+    fn on_snapshot(&mut self, snapshot: &Arc<Snapshot>) -> Result<Flow, ListenerError> {
+        self.0 = Some(Arc::clone(snapshot));
+        Ok(Flow::Continue)
+    }
+}
+
+/// One cell's view of a source: which robots it frames, and the boxes seen since the last frame.
+struct Track {
+    cell: usize,
+    robots: Option<Vec<usize>>,
+    label: String,
+    /// (t, robots' box) of every snapshot pulled since the cameras were last fed.
+    pending: Vec<(f64, Aabb)>,
+}
+
+/// A source in the pipeline, with the snapshot it shows.
+struct Feed {
+    name: String,
+    stream: Stream,
+    cursor: FrameCursor<Arc<Snapshot>>,
+    tracks: Vec<Track>,
+}
+
+/// Pulls snapshots for a [`FrameCursor`], noting each one's boxes for the cameras (so the 3 s follow
+/// window sees every step, not only the rendered ones) and keeping the first error.
+struct Pull<'a> {
+    name: &'a str,
+    stream: &'a mut Stream,
+    tracks: &'a mut [Track],
+    error: Option<MovieError>,
+}
+
+impl Iterator for Pull<'_> {
+    type Item = Arc<Snapshot>;
+    fn next(&mut self) -> Option<Arc<Snapshot>> {
+        match self.stream.next_snapshot(self.name) {
+            Ok(Some(s)) => {
+                for track in self.tracks.iter_mut() {
+                    track.pending.push((s.t, s.robots_bbox(track.robots.as_deref())));
+                }
+                Some(s)
+            }
+            Ok(None) => None,
+            Err(e) => {
+                self.error = Some(e);
+                None
+            }
+        }
+    }
+}
+
+impl Feed {
+    fn advance(&mut self, frame_t: f64) -> Result<(), MovieError> {
+        let mut pull = Pull { name: &self.name, stream: &mut self.stream, tracks: &mut self.tracks, error: None };
+        let shown = self.cursor.advance(frame_t, &mut pull).is_some();
+        match pull.error {
+            Some(e) => Err(e),
+            None if !shown => Err(MovieError::NoSnapshot { name: self.name.clone() }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// How a movie looks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MovieSettings {
+    /// Frame size in pixels (mp4 needs both even).
+    pub width: u32,
+    pub height: u32,
+    /// Frames per simulated second.
+    pub fps: u32,
+    /// Grid of cells; `None` picks one with [`auto_layout`].
+    pub layout: Option<GridLayout>,
+    pub options: RenderOptions,
+    /// A fixed world rectangle for every cell instead of the follow cameras.
+    pub fixed_view: Option<Aabb>,
+}
+
+impl Default for MovieSettings {
+    fn default() -> Self {
+        MovieSettings {
+            width: 1280,
+            height: 720,
+            fps: 30,
+            layout: None,
+            options: RenderOptions::default(),
+            fixed_view: None,
+        }
+    }
+}
+
+/// The metrics of one live simulation, as `vsr2d simulate` prints them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunMetrics {
+    pub name: String,
+    pub robots: Vec<LocomotionMetrics>,
+}
+
+/// Frames of a grid of sources, in display order (spec §12 frame rule).
+pub struct Movie {
+    feeds: Vec<Feed>,
+    /// (feed, track) of each cell, row-major.
+    cells: Vec<(usize, usize)>,
+    renderer: GridRenderer,
+    fps: f64,
+    frames: u64,
+    /// The next frame to produce.
+    next: u64,
+}
+
+impl Movie {
+    /// Lays the sources out (one cell per robot of multi-robot sources) and prepares the renderer.
+    pub fn new(sources: Vec<MovieSource>, settings: &MovieSettings) -> Result<Self, MovieError> {
+        if sources.is_empty() {
+            return Err(MovieError::NoSources);
+        }
+        if settings.fps == 0 {
+            return Err(MovieError::ZeroFps);
+        }
+        let total: usize = sources.iter().map(MovieSource::cell_count).sum();
+        let layout = settings.layout.unwrap_or_else(|| auto_layout(total));
+        if layout.cells() < total {
+            return Err(MovieError::LayoutTooSmall { layout, capacity: layout.cells(), cells: total });
+        }
+        let mut renderer =
+            GridRenderer::with_layout(settings.width, settings.height, layout, settings.options.clone())?;
+        let fps = f64::from(settings.fps);
+        let frames = frame_count(sources.iter().map(|s| s.end_t), fps);
+
+        let mut cells = Vec::with_capacity(total);
+        let mut feeds = Vec::with_capacity(sources.len());
+        for (f, source) in sources.into_iter().enumerate() {
+            let tracks: Vec<Track> = if source.robots.len() > 1 {
+                let track = |(j, (id, label)): (usize, &(usize, String))| Track {
+                    cell: cells.len() + j,
+                    robots: Some(vec![*id]),
+                    label: label.clone(),
+                    pending: Vec::new(),
+                };
+                source.robots.iter().enumerate().map(track).collect()
+            } else {
+                let label = source.robots.first().map_or_else(|| source.name.clone(), |(_, l)| l.clone());
+                vec![Track { cell: cells.len(), robots: None, label, pending: Vec::new() }]
+            };
+            cells.extend((0..tracks.len()).map(|j| (f, j)));
+            feeds.push(Feed { name: source.name, stream: source.stream, cursor: FrameCursor::new(), tracks });
+        }
+        if let Some(view) = settings.fixed_view {
+            for i in 0..cells.len() {
+                renderer.set_camera(i, Camera::fixed(view));
+            }
+        }
+        Ok(Movie { feeds, cells, renderer, fps, frames, next: 0 })
+    }
+
+    /// Number of frames of the whole movie.
+    pub fn frame_count(&self) -> u64 {
+        self.frames
+    }
+
+    pub fn layout(&self) -> GridLayout {
+        self.renderer.layout()
+    }
+
+    /// Advances every source to frame `k`'s time (in parallel) and feeds the cameras what they saw.
+    fn advance(&mut self, k: u64) -> Result<(), MovieError> {
+        let t = frame_time(k, self.fps);
+        self.feeds.par_iter_mut().map(|feed| feed.advance(t)).collect::<Result<(), MovieError>>()?;
+        for feed in &mut self.feeds {
+            for track in &mut feed.tracks {
+                if let Some(camera) = self.renderer.camera_mut(track.cell) {
+                    track.pending.drain(..).for_each(|(t, bbox)| camera.observe(t, bbox));
+                } else {
+                    track.pending.clear();
+                }
+            }
+        }
+        self.next = k + 1;
+        Ok(())
+    }
+
+    /// Simulates and renders the next frame; `None` after the last one.
+    pub fn next_frame(&mut self) -> Result<Option<&Pixmap>, MovieError> {
+        if self.next >= self.frames {
+            return Ok(None);
+        }
+        self.render_frame(self.next)?;
+        Ok(Some(self.renderer.pixmap()))
+    }
+
+    fn render_frame(&mut self, k: u64) -> Result<(), MovieError> {
+        self.advance(k)?;
+        let Movie { feeds, cells, renderer, .. } = self;
+        let frames = Self::frames_of(feeds, cells);
+        renderer.render(&frames)?;
+        Ok(())
+    }
+
+    /// The cells' current snapshots (every feed has one after its first advance).
+    fn frames_of<'a>(feeds: &'a [Feed], cells: &'a [(usize, usize)]) -> Vec<CellFrame<'a>> {
+        cells
+            .iter()
+            .filter_map(|&(f, j)| {
+                let (feed, track) = (&feeds[f], &feeds[f].tracks[j]);
+                let frame = CellFrame::new(feed.cursor.current()?).label(&track.label);
+                Some(match &track.robots {
+                    Some(ids) => frame.robots(ids),
+                    None => frame,
+                })
+            })
+            .collect()
+    }
+
+    /// Renders the remaining frames into `sink`, encoding each frame while the next one is simulated and
+    /// rendered. Calls `progress` with the number of frames pushed so far. Returns the frames pushed;
+    /// the caller finishes the sink.
+    pub fn run(&mut self, sink: &mut (dyn FrameSink + Send), progress: &mut dyn FnMut(u64)) -> Result<u64, MovieError> {
+        let mut waiting: Option<Pixmap> = None;
+        let mut pushed = 0;
+        while self.next < self.frames {
+            let k = self.next;
+            let (push, render) = rayon::join(
+                || waiting.as_ref().map_or(Ok(false), |frame| sink.push(frame).map(|()| true)),
+                || self.render_frame(k),
+            );
+            if push? {
+                pushed += 1;
+                progress(pushed);
+            }
+            render?;
+            let frame = self.renderer.pixmap();
+            match waiting.as_mut() {
+                Some(w) => w.data_mut().copy_from_slice(frame.data()),
+                None => waiting = Some(frame.clone()),
+            }
+        }
+        if let Some(frame) = waiting {
+            sink.push(&frame)?;
+            pushed += 1;
+            progress(pushed);
+        }
+        Ok(pushed)
+    }
+
+    /// Renders only frame `k` (clamped to the last frame). Earlier frames are simulated and move the
+    /// cameras exactly as in the video, without being drawn, so the still equals frame `k` of the video.
+    pub fn still(&mut self, k: u64) -> Result<&Pixmap, MovieError> {
+        let k = k.min(self.frames.saturating_sub(1));
+        while self.next < k {
+            let i = self.next;
+            self.advance(i)?;
+            self.move_cameras();
+        }
+        self.render_frame(k)?;
+        Ok(self.renderer.pixmap())
+    }
+
+    /// What [`GridRenderer::render`] does to the cameras, without drawing.
+    fn move_cameras(&mut self) {
+        let frames = Self::frames_of(&self.feeds, &self.cells);
+        let updates: Vec<(f64, Aabb)> =
+            frames.iter().map(|f| (f.snapshot.t, f.snapshot.robots_bbox(f.robots))).collect();
+        for (i, (t, bbox)) in updates.into_iter().enumerate() {
+            let aspect = self.renderer.cell_rect(i).map_or(1.0, |r| f64::from(r.width) / f64::from(r.height));
+            if let Some(camera) = self.renderer.camera_mut(i) {
+                camera.update(t, bbox, aspect);
+            }
+        }
+    }
+
+    /// Runs every live simulation to its end (the last frame may come a little before it) and returns
+    /// their metrics, in source order. Recordings have none.
+    pub fn finish_runs(&mut self) -> Result<Vec<RunMetrics>, MovieError> {
+        self.feeds
+            .par_iter_mut()
+            .filter(|feed| matches!(feed.stream, Stream::Live { .. }))
+            .map(|feed| {
+                while feed.stream.next_snapshot(&feed.name)?.is_some() {}
+                let Stream::Live { metrics, .. } = &feed.stream else { unreachable!("filtered to live feeds") };
+                Ok(RunMetrics { name: feed.name.clone(), robots: metrics.metrics() })
+            })
+            .collect()
+    }
+
+    /// The showcase (see [`crate::movie::showcase`]) as a movie, `seconds` long (default 20 s).
+    pub fn showcase(settings: &MovieSettings, seconds: Option<f64>) -> Result<Self, MovieError> {
+        let sources = showcase_sources(&settings.options, seconds)?;
+        Movie::new(sources, settings)
+    }
+}
+
+/// The showcase scenarios as sources, with their duration set to `seconds` if given.
+pub fn showcase_sources(options: &RenderOptions, seconds: Option<f64>) -> Result<Vec<MovieSource>, MovieError> {
+    let scenarios = crate::movie::showcase::scenarios()
+        .map_err(|source| MovieError::Scenario { name: "showcase".into(), source: Box::new(source) })?;
+    scenarios
+        .into_iter()
+        .map(|(name, mut scenario)| {
+            if let Some(s) = seconds {
+                scenario.world.duration = s;
+            }
+            MovieSource::scenario(name, &scenario, options)
+        })
+        .collect()
+}
+
+/// A sink that keeps nothing: rendering throughput without encoding.
+#[derive(Debug, Default)]
+pub struct DiscardFrames {
+    frames: u64,
+}
+
+impl FrameSink for DiscardFrames {
+    fn push(&mut self, _frame: &Pixmap) -> Result<(), FrameError> {
+        self.frames += 1;
+        Ok(())
+    }
+    fn frame_count(&self) -> u64 {
+        self.frames
+    }
+    fn finish(self: Box<Self>) -> Result<(), FrameError> {
+        Ok(())
+    }
+}
+
+/// Writes one frame of the stream as a PNG: frame `index`, or the last frame if `index` is `None` or
+/// beyond the end. Holds at most one frame.
+#[derive(Debug)]
+pub struct StillPng {
+    path: PathBuf,
+    index: Option<u64>,
+    frames: u64,
+    last: Option<Pixmap>,
+    written: bool,
+}
+
+impl StillPng {
+    pub fn new(path: impl Into<PathBuf>, index: Option<u64>) -> Self {
+        StillPng { path: path.into(), index, frames: 0, last: None, written: false }
+    }
+}
+
+impl FrameSink for StillPng {
+    fn push(&mut self, frame: &Pixmap) -> Result<(), FrameError> {
+        if self.index == Some(self.frames) {
+            write_png(frame, &self.path)?;
+            self.written = true;
+            self.last = None;
+        } else if !self.written {
+            match self.last.as_mut() {
+                Some(l) if l.width() == frame.width() && l.height() == frame.height() => {
+                    l.data_mut().copy_from_slice(frame.data())
+                }
+                _ => self.last = Some(frame.clone()),
+            }
+        }
+        self.frames += 1;
+        Ok(())
+    }
+    fn frame_count(&self) -> u64 {
+        self.frames
+    }
+    fn finish(self: Box<Self>) -> Result<(), FrameError> {
+        match (&self.last, self.written) {
+            (Some(last), false) => write_png(last, &self.path),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Sends every frame to several sinks (e.g. an mp4 and a PNG sequence in one pass).
+#[derive(Default)]
+pub struct Tee {
+    sinks: Vec<Box<dyn FrameSink + Send>>,
+    frames: u64,
+}
+
+impl Tee {
+    pub fn new(sinks: Vec<Box<dyn FrameSink + Send>>) -> Self {
+        Tee { sinks, frames: 0 }
+    }
+}
+
+impl FrameSink for Tee {
+    fn push(&mut self, frame: &Pixmap) -> Result<(), FrameError> {
+        for sink in &mut self.sinks {
+            sink.push(frame)?;
+        }
+        self.frames += 1;
+        Ok(())
+    }
+    fn frame_count(&self) -> u64 {
+        self.frames
+    }
+    /// Finishes every sink, even after one fails, and reports the first failure.
+    fn finish(self: Box<Self>) -> Result<(), FrameError> {
+        let mut first = Ok(());
+        for sink in self.sinks {
+            let result = sink.finish();
+            if first.is_ok() {
+                first = result;
+            }
+        }
+        first
+    }
+}
+
+/// The encoder settings `vsr2d render` uses by default at a given size.
+#[cfg(feature = "video")]
+pub fn default_video_settings(width: u32, height: u32) -> crate::output::video::VideoSettings {
+    crate::output::video::VideoSettings {
+        threads: DEFAULT_X264_THREADS,
+        ..crate::output::video::VideoSettings::new(width, height)
+    }
+}
+
+/// x264 threads for `vsr2d render`: x264 is the slowest stage, and its frame threads overlap with
+/// rendering. Files are reproducible for a fixed thread count, so this is a fixed number, not "auto".
+pub const DEFAULT_X264_THREADS: u32 = 2;
+
+/// Throughput of the showcase pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MovieBench {
+    pub frames: u64,
+    pub wall_s: f64,
+    pub fps: f64,
+}
+
+/// Simulates and renders the 2×2 showcase for `seconds` at `width` × `height` (30 fps), discarding the
+/// frames or, with `encode`, encoding them to an mp4 in a scratch directory with the default settings.
+/// The time includes building and simulating the robots (a few percent of the total).
+pub fn bench_render(width: u32, height: u32, seconds: f64, encode: bool) -> Result<MovieBench, MovieError> {
+    let settings = MovieSettings { width, height, ..MovieSettings::default() };
+    let start = Instant::now();
+    let mut movie = Movie::showcase(&settings, Some(seconds))?;
+    // Keeps the scratch directory alive until the video is finished.
+    let (_scratch, mut sink) = bench_sink(width, height, encode)?;
+    let frames = movie.run(&mut *sink, &mut |_| {})?;
+    sink.finish()?;
+    let wall_s = start.elapsed().as_secs_f64();
+    Ok(MovieBench { frames, wall_s, fps: if wall_s > 0.0 { frames as f64 / wall_s } else { 0.0 } })
+}
+
+type BenchSink = (Option<tempfile::TempDir>, Box<dyn FrameSink + Send>);
+
+fn bench_sink(width: u32, height: u32, encode: bool) -> Result<BenchSink, MovieError> {
+    if !encode {
+        return Ok((None, Box::new(DiscardFrames::default())));
+    }
+    #[cfg(feature = "video")]
+    {
+        let dir = tempfile::tempdir().map_err(MovieError::Scratch)?;
+        let encoder =
+            crate::output::video::Mp4Encoder::new(dir.path().join("bench.mp4"), default_video_settings(width, height))?;
+        Ok((Some(dir), Box::new(encoder)))
+    }
+    #[cfg(not(feature = "video"))]
+    {
+        let _ = (width, height);
+        Err(MovieError::VideoUnavailable)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_index_at_follows_the_frame_rule() {
+        assert_eq!(frame_index_at(0.0, 30), 0);
+        assert_eq!(frame_index_at(10.0, 30), 300);
+        assert_eq!(frame_index_at(10.01, 30), 301);
+        assert_eq!(frame_index_at(1.0 / 3.0, 30), 10);
+        assert_eq!(frame_index_at(-1.0, 30), 0);
+    }
+
+    #[test]
+    fn live_sources_count_frames_by_the_spec_rule() {
+        let options = RenderOptions::default();
+        let sources = showcase_sources(&options, Some(1.0)).unwrap();
+        let settings = MovieSettings { width: 64, height: 36, ..MovieSettings::default() };
+        let movie = Movie::new(sources, &settings).unwrap();
+        // Runs end at t = 1 s: frames 0..=30.
+        assert_eq!(movie.frame_count(), 31);
+        assert_eq!(movie.layout(), GridLayout { cols: 2, rows: 2 });
+    }
+
+    #[test]
+    fn a_still_equals_the_same_frame_of_the_stream() {
+        let settings = MovieSettings { width: 96, height: 54, ..MovieSettings::default() };
+        let mut streamed = Movie::showcase(&settings, Some(0.5)).unwrap();
+        let mut frames = Vec::new();
+        while let Some(frame) = streamed.next_frame().unwrap() {
+            frames.push(frame.clone());
+        }
+        assert_eq!(frames.len(), 16);
+        let mut movie = Movie::showcase(&settings, Some(0.5)).unwrap();
+        assert!(movie.still(9).unwrap().data() == frames[9].data(), "frame 9 rendered alone differs from the stream's");
+    }
+
+    #[test]
+    fn too_small_a_layout_is_refused() {
+        let sources = showcase_sources(&RenderOptions::default(), Some(0.1)).unwrap();
+        let settings = MovieSettings { layout: Some(GridLayout::new(3, 1)), ..MovieSettings::default() };
+        assert!(matches!(
+            Movie::new(sources, &settings),
+            Err(MovieError::LayoutTooSmall { capacity: 3, cells: 4, .. })
+        ));
+    }
+}

@@ -1,0 +1,96 @@
+//! Recording snapshots as JSON Lines (one snapshot per line) and reading them back.
+
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::snapshot::{Flow, ListenerError, Snapshot, SnapshotListener};
+
+/// A recording that cannot be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("cannot write {path}: {source}")]
+    Write { path: PathBuf, source: std::io::Error },
+    #[error("cannot read {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{path}:{line}: not a vsr2d snapshot ({source}); record one with `vsr2d simulate --record`")]
+    Parse { path: PathBuf, line: usize, source: serde_json::Error },
+    #[error("{path} holds no snapshot")]
+    Empty { path: PathBuf },
+}
+
+/// Writes every `every`-th snapshot (always including the first) to a temporary file that becomes
+/// `path` only on [`JsonlRecorder::finish`], so a failed run leaves no partial recording behind.
+pub struct JsonlRecorder {
+    path: PathBuf,
+    writer: BufWriter<tempfile::NamedTempFile>,
+    every: u64,
+}
+
+impl JsonlRecorder {
+    /// Opens the temporary file now: an unwritable destination fails before any simulation runs.
+    pub fn create(path: &Path, every: u64) -> Result<JsonlRecorder, RecordError> {
+        let file = crate::output::atomic::sibling_temp(path, ".tmp")
+            .map_err(|source| RecordError::Write { path: path.to_path_buf(), source })?;
+        Ok(JsonlRecorder { path: path.to_path_buf(), writer: BufWriter::new(file), every: every.max(1) })
+    }
+
+    /// Flushes and moves the recording to its final name.
+    pub fn finish(self) -> Result<(), RecordError> {
+        let werr = |source| RecordError::Write { path: self.path.clone(), source };
+        let file = self.writer.into_inner().map_err(|e| werr(e.into_error()))?;
+        file.persist(&self.path).map_err(|e| werr(e.error))?;
+        Ok(())
+    }
+}
+
+impl SnapshotListener for JsonlRecorder {
+    /// A write error stops the run at once (the unfinished file is deleted when the recorder drops).
+    fn on_snapshot(&mut self, snapshot: &Arc<Snapshot>) -> Result<Flow, ListenerError> {
+        if snapshot.step % self.every != 0 {
+            return Ok(Flow::Continue);
+        }
+        let w = &mut self.writer;
+        serde_json::to_writer(&mut *w, &**snapshot)
+            .map_err(std::io::Error::from)
+            .and_then(|_| w.write_all(b"\n"))
+            .map_err(|source| RecordError::Write { path: self.path.clone(), source })?;
+        Ok(Flow::Continue)
+    }
+}
+
+/// Reads snapshots one line at a time (memory does not grow with the recording).
+pub struct JsonlReader {
+    path: PathBuf,
+    lines: std::io::Lines<BufReader<std::fs::File>>,
+    line: usize,
+}
+
+impl JsonlReader {
+    pub fn open(path: &Path) -> Result<JsonlReader, RecordError> {
+        let file =
+            std::fs::File::open(path).map_err(|source| RecordError::Read { path: path.to_path_buf(), source })?;
+        Ok(JsonlReader { path: path.to_path_buf(), lines: BufReader::new(file).lines(), line: 0 })
+    }
+}
+
+impl Iterator for JsonlReader {
+    type Item = Result<Snapshot, RecordError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let text = match self.lines.next()? {
+                Ok(t) => t,
+                Err(source) => return Some(Err(RecordError::Read { path: self.path.clone(), source })),
+            };
+            self.line += 1;
+            if text.trim().is_empty() {
+                continue;
+            }
+            return Some(serde_json::from_str(&text).map_err(|source| RecordError::Parse {
+                path: self.path.clone(),
+                line: self.line,
+                source,
+            }));
+        }
+    }
+}

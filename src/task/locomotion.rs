@@ -1,0 +1,190 @@
+//! Locomotion metrics (spec §10), computed by a snapshot listener.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::geom::{Aabb, Vec2};
+use crate::sim::world::World;
+use crate::snapshot::{Flow, ListenerError, Snapshot, SnapshotListener};
+
+/// Metrics of one robot over a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct LocomotionMetrics {
+    pub label: String,
+    /// (x_c(T) − x_c(0)) / T, m/s.
+    pub x_velocity: f64,
+    /// x_velocity over the larger side of the bounding box at placement, body lengths per second.
+    pub relative_x_velocity: f64,
+    /// Mean centre height over steps 1…N, m.
+    pub center_avg_y: f64,
+    /// Mean over control calls and voxels of the squared clipped control value, in [0, 1]. Under
+    /// `legacy-1.0`: Σ over control calls of f_raw²·dt per cell, averaged over all W·H cells.
+    pub control_effort: f64,
+    /// Mean over control calls 2…K and voxels of the squared change of the control value.
+    pub control_change: f64,
+    /// Distance travelled along x, m.
+    pub x_distance: f64,
+    /// Simulated time, s.
+    pub duration: f64,
+    pub steps: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+struct RobotAccumulator {
+    label: String,
+    x0: f64,
+    size0: f64,
+    x_last: f64,
+    y_sum: f64,
+    effort_sum: f64,
+    legacy_effort_sum: f64,
+    cells: usize,
+    change_sum: f64,
+    calls: u64,
+    voxels: usize,
+    previous: Vec<f64>,
+}
+
+/// Accumulates locomotion metrics for every robot of a world.
+#[derive(Debug, Clone)]
+pub struct LocomotionListener {
+    control_period: u64,
+    /// `legacy-1.0`: no control call at t = 0, and the released code's control effort.
+    legacy: bool,
+    robots: Vec<RobotAccumulator>,
+    steps: u64,
+    t: f64,
+}
+
+impl LocomotionListener {
+    /// `control_interval` is c (the controller runs every c + 1 steps).
+    pub fn new(control_interval: u32, legacy: bool) -> Self {
+        LocomotionListener { control_period: control_interval as u64 + 1, legacy, robots: Vec::new(), steps: 0, t: 0.0 }
+    }
+
+    /// Metrics per robot, in creation order.
+    pub fn metrics(&self) -> Vec<LocomotionMetrics> {
+        self.robots
+            .iter()
+            .map(|r| {
+                let duration = self.t;
+                let dx = r.x_last - r.x0;
+                let x_velocity = if duration > 0.0 { dx / duration } else { 0.0 };
+                let effort_norm = (r.calls as f64) * r.voxels as f64;
+                let change_norm = (r.calls.saturating_sub(1) as f64) * r.voxels as f64;
+                LocomotionMetrics {
+                    label: r.label.clone(),
+                    x_velocity,
+                    relative_x_velocity: if r.size0 > 0.0 { x_velocity / r.size0 } else { 0.0 },
+                    center_avg_y: if self.steps > 0 { r.y_sum / self.steps as f64 } else { 0.0 },
+                    control_effort: if self.legacy {
+                        r.legacy_effort_sum / r.cells.max(1) as f64
+                    } else if effort_norm > 0.0 {
+                        r.effort_sum / effort_norm
+                    } else {
+                        0.0
+                    },
+                    control_change: if change_norm > 0.0 { r.change_sum / change_norm } else { 0.0 },
+                    x_distance: dx,
+                    duration,
+                    steps: self.steps,
+                }
+            })
+            .collect()
+    }
+}
+
+impl LocomotionListener {
+    /// Starts a run from each robot's label, centre, bounding box, voxel count and grid at t = 0.
+    fn begin<'a>(&mut self, robots: impl Iterator<Item = (&'a str, Vec2, Aabb, usize, [u32; 2])>) {
+        self.robots = robots
+            .map(|(label, centre, bbox, voxels, grid)| RobotAccumulator {
+                label: label.to_string(),
+                x0: centre.x,
+                x_last: centre.x,
+                size0: bbox.width().max(bbox.height()),
+                voxels,
+                cells: (grid[0] * grid[1]) as usize,
+                ..Default::default()
+            })
+            .collect();
+    }
+
+    /// Records the state after `step`: each robot's centre, and, after a control call, its clipped
+    /// and raw control values (asked for only then).
+    fn record(
+        &mut self,
+        step: u64,
+        t: f64,
+        centre: impl Fn(usize) -> Vec2,
+        controls: impl Fn(usize) -> (Vec<f64>, Vec<f64>),
+    ) {
+        self.steps = step;
+        self.t = t;
+        // The state after step k carries the values of a control call made at step k.
+        let k = step - 1;
+        let control_call = k % self.control_period == 0 && !(self.legacy && k == 0);
+        let dt = t / step as f64;
+        for (i, acc) in self.robots.iter_mut().enumerate() {
+            let c = centre(i);
+            acc.x_last = c.x;
+            acc.y_sum += c.y;
+            if control_call {
+                let (values, raw) = controls(i);
+                acc.effort_sum += values.iter().map(|f| f * f).sum::<f64>();
+                acc.legacy_effort_sum += raw.iter().map(|f| f * f * dt).sum::<f64>();
+                if acc.calls > 0 {
+                    acc.change_sum += values.iter().zip(&acc.previous).map(|(a, b)| (a - b) * (a - b)).sum::<f64>();
+                }
+                acc.previous = values;
+                acc.calls += 1;
+            }
+        }
+    }
+
+    /// Starts from a world directly, without a snapshot (see [`LocomotionListener::observe_world`]).
+    pub fn begin_world(&mut self, world: &World) {
+        let robots: Vec<(String, Vec2, Aabb, usize, [u32; 2])> = (0..world.robot_count())
+            .map(|i| {
+                let (centre, bbox) = world.robot_centre_and_bbox(i);
+                let (label, voxels, grid) = world.robot_info(i);
+                (label.to_string(), centre, bbox, voxels, grid)
+            })
+            .collect();
+        self.begin(robots.iter().map(|(l, c, b, v, g)| (l.as_str(), *c, *b, *v, *g)));
+    }
+
+    /// Records the world's state after a step without building a snapshot: the same arithmetic as
+    /// from snapshots, so the metrics are bit-identical, at a fraction of the cost.
+    pub fn observe_world(&mut self, world: &World) {
+        self.record(
+            world.step_index(),
+            world.time(),
+            |i| world.robot_centre(i),
+            |i| {
+                let (values, raw) = world.robot_controls(i);
+                (values.to_vec(), raw.to_vec())
+            },
+        );
+    }
+}
+
+impl SnapshotListener for LocomotionListener {
+    fn on_snapshot(&mut self, s: &Arc<Snapshot>) -> Result<Flow, ListenerError> {
+        if s.step == 0 {
+            self.begin(s.robots.iter().map(|r| (r.label.as_str(), r.center, r.bbox, r.voxels.len(), r.grid)));
+            return Ok(Flow::Continue);
+        }
+        self.record(
+            s.step,
+            s.t,
+            |i| s.robots[i].center,
+            |i| {
+                let voxels = &s.robots[i].voxels;
+                (voxels.iter().map(|v| v.control).collect(), voxels.iter().map(|v| v.raw_control).collect())
+            },
+        );
+        Ok(Flow::Continue)
+    }
+}
