@@ -2,8 +2,9 @@
 
 use clap::Args;
 
+use vsr2d::bench::render::bench_render;
 use vsr2d::bench::{run_bench, table_header, table_row, BenchError, BenchOptions, MachineInfo};
-use vsr2d::movie::{bench_render, MovieError};
+use vsr2d::movie::MovieError;
 
 use super::Failure;
 

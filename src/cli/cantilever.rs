@@ -92,7 +92,7 @@ pub fn run(args: CantileverArgs) -> Result<(), Failure> {
     std::fs::create_dir_all(&args.output)
         .with_context(|| format!("cannot create the report directory {}", args.output.display()))
         .map_err(input)?;
-    vsr2d::output::frames::check_dir_writable(&args.output).map_err(input)?;
+    vsr2d::output::check_dir_writable(&args.output).map_err(input)?;
 
     let options = SweepOptions {
         sizes,

@@ -11,10 +11,11 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use vsr2d::geom::{Aabb, Vec2};
 use vsr2d::model::voxel::sensors::SensorKind;
 use vsr2d::movie::{
-    frame_index_at, showcase_sources, Movie, MovieError, MovieSettings, MovieSource, StillPng, Tee,
-    DEFAULT_X264_THREADS,
+    frame_index_at, showcase_sources, Movie, MovieError, MovieSettings, MovieSource, DEFAULT_X264_THREADS,
 };
-use vsr2d::output::frames::{check_dir_writable, check_output_writable, write_png, FrameSink, PngSequence};
+use vsr2d::output::png::{write_png, PngSequence};
+use vsr2d::output::sinks::{StillPng, Tee};
+use vsr2d::output::{check_dir_writable, check_output_writable, FrameSink};
 use vsr2d::render::{GridLayout, RenderOptions};
 
 use super::{input, load_scenario, Failure};
@@ -286,7 +287,7 @@ fn video_failure(e: vsr2d::output::video::VideoError) -> Failure {
 }
 
 /// A frame directory must be writable if it exists, or be creatable under its nearest existing ancestor.
-fn check_frames_dir(dir: &Path) -> Result<(), vsr2d::output::frames::OutputError> {
+fn check_frames_dir(dir: &Path) -> Result<(), vsr2d::output::OutputError> {
     let mut probe = dir;
     while !probe.exists() {
         match probe.parent() {

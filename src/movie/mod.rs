@@ -19,17 +19,16 @@
 
 pub mod showcase;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
-use std::time::Instant;
 
 use rayon::prelude::*;
 use serde::Serialize;
 use tiny_skia::Pixmap;
 
 use crate::geom::Aabb;
-use crate::output::frames::{write_png, FrameError, FrameSink};
 use crate::output::record::{JsonlReader, RecordError};
+use crate::output::{FrameError, FrameSink};
 use crate::render::{
     auto_layout, frame_count, frame_time, Camera, CellFrame, FrameCursor, GridLayout, GridRenderer, RenderError,
     RenderOptions, FRAME_TIME_EPS,
@@ -560,107 +559,6 @@ pub fn showcase_sources(options: &RenderOptions, seconds: Option<f64>) -> Result
         .collect()
 }
 
-/// A sink that keeps nothing: rendering throughput without encoding.
-#[derive(Debug, Default)]
-pub struct DiscardFrames {
-    frames: u64,
-}
-
-impl FrameSink for DiscardFrames {
-    fn push(&mut self, _frame: &Pixmap) -> Result<(), FrameError> {
-        self.frames += 1;
-        Ok(())
-    }
-    fn frame_count(&self) -> u64 {
-        self.frames
-    }
-    fn finish(self: Box<Self>) -> Result<(), FrameError> {
-        Ok(())
-    }
-}
-
-/// Writes one frame of the stream as a PNG: frame `index`, or the last frame if `index` is `None` or
-/// beyond the end. Holds at most one frame.
-#[derive(Debug)]
-pub struct StillPng {
-    path: PathBuf,
-    index: Option<u64>,
-    frames: u64,
-    last: Option<Pixmap>,
-    written: bool,
-}
-
-impl StillPng {
-    pub fn new(path: impl Into<PathBuf>, index: Option<u64>) -> Self {
-        StillPng { path: path.into(), index, frames: 0, last: None, written: false }
-    }
-}
-
-impl FrameSink for StillPng {
-    fn push(&mut self, frame: &Pixmap) -> Result<(), FrameError> {
-        if self.index == Some(self.frames) {
-            write_png(frame, &self.path)?;
-            self.written = true;
-            self.last = None;
-        } else if !self.written {
-            match self.last.as_mut() {
-                Some(l) if l.width() == frame.width() && l.height() == frame.height() => {
-                    l.data_mut().copy_from_slice(frame.data())
-                }
-                _ => self.last = Some(frame.clone()),
-            }
-        }
-        self.frames += 1;
-        Ok(())
-    }
-    fn frame_count(&self) -> u64 {
-        self.frames
-    }
-    fn finish(self: Box<Self>) -> Result<(), FrameError> {
-        match (&self.last, self.written) {
-            (Some(last), false) => write_png(last, &self.path),
-            _ => Ok(()),
-        }
-    }
-}
-
-/// Sends every frame to several sinks (e.g. an mp4 and a PNG sequence in one pass).
-#[derive(Default)]
-pub struct Tee {
-    sinks: Vec<Box<dyn FrameSink + Send>>,
-    frames: u64,
-}
-
-impl Tee {
-    pub fn new(sinks: Vec<Box<dyn FrameSink + Send>>) -> Self {
-        Tee { sinks, frames: 0 }
-    }
-}
-
-impl FrameSink for Tee {
-    fn push(&mut self, frame: &Pixmap) -> Result<(), FrameError> {
-        for sink in &mut self.sinks {
-            sink.push(frame)?;
-        }
-        self.frames += 1;
-        Ok(())
-    }
-    fn frame_count(&self) -> u64 {
-        self.frames
-    }
-    /// Finishes every sink, even after one fails, and reports the first failure.
-    fn finish(self: Box<Self>) -> Result<(), FrameError> {
-        let mut first = Ok(());
-        for sink in self.sinks {
-            let result = sink.finish();
-            if first.is_ok() {
-                first = result;
-            }
-        }
-        first
-    }
-}
-
 /// The encoder settings `vsr2d render` uses by default at a given size.
 #[cfg(feature = "video")]
 pub fn default_video_settings(width: u32, height: u32) -> crate::output::video::VideoSettings {
@@ -673,49 +571,6 @@ pub fn default_video_settings(width: u32, height: u32) -> crate::output::video::
 /// x264 threads for `vsr2d render`: x264 is the slowest stage, and its frame threads overlap with
 /// rendering. Files are reproducible for a fixed thread count, so this is a fixed number, not "auto".
 pub const DEFAULT_X264_THREADS: u32 = 2;
-
-/// Throughput of the showcase pipeline.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct MovieBench {
-    pub frames: u64,
-    pub wall_s: f64,
-    pub fps: f64,
-}
-
-/// Simulates and renders the 2×2 showcase for `seconds` at `width` × `height` (30 fps), discarding the
-/// frames or, with `encode`, encoding them to an mp4 in a scratch directory with the default settings.
-/// The time includes building and simulating the robots (a few percent of the total).
-pub fn bench_render(width: u32, height: u32, seconds: f64, encode: bool) -> Result<MovieBench, MovieError> {
-    let settings = MovieSettings { width, height, ..MovieSettings::default() };
-    let start = Instant::now();
-    let mut movie = Movie::showcase(&settings, Some(seconds))?;
-    // Keeps the scratch directory alive until the video is finished.
-    let (_scratch, mut sink) = bench_sink(width, height, encode)?;
-    let frames = movie.run(&mut *sink, &mut |_| {})?;
-    sink.finish()?;
-    let wall_s = start.elapsed().as_secs_f64();
-    Ok(MovieBench { frames, wall_s, fps: if wall_s > 0.0 { frames as f64 / wall_s } else { 0.0 } })
-}
-
-type BenchSink = (Option<tempfile::TempDir>, Box<dyn FrameSink + Send>);
-
-fn bench_sink(width: u32, height: u32, encode: bool) -> Result<BenchSink, MovieError> {
-    if !encode {
-        return Ok((None, Box::new(DiscardFrames::default())));
-    }
-    #[cfg(feature = "video")]
-    {
-        let dir = tempfile::tempdir().map_err(MovieError::Scratch)?;
-        let encoder =
-            crate::output::video::Mp4Encoder::new(dir.path().join("bench.mp4"), default_video_settings(width, height))?;
-        Ok((Some(dir), Box::new(encoder)))
-    }
-    #[cfg(not(feature = "video"))]
-    {
-        let _ = (width, height);
-        Err(MovieError::VideoUnavailable)
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -29,9 +29,9 @@ use ffmpeg_next as ffmpeg;
 use tiny_skia::Pixmap;
 
 use crate::output::atomic;
-use crate::output::frames::{FrameError, FrameSink, OutputError};
+use crate::output::{FrameError, FrameSink, OutputError};
 
-pub use crate::output::frames::check_output_writable;
+pub use crate::output::check_output_writable;
 
 /// The encoder every mp4 is made with.
 pub const ENCODER_NAME: &str = "libx264";

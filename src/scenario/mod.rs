@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::controller::{ControllerError, ControllerSpec};
 use crate::geom::Vec2;
 use crate::model::terrain::{Terrain, TerrainError, TerrainSpec};
-use crate::model::voxel::grid::{Body, BodyError};
+use crate::model::voxel::grid::{BodyGrid, BodyGridError};
 use crate::model::voxel::material::{MaterialError, MaterialSpec, Preset};
 use crate::sim::voxel_robot::{RobotOptions, Welds};
 use crate::sim::world::{SimError, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS};
@@ -122,7 +122,7 @@ pub enum ScenarioError {
     #[error("`robots[{robot}].body[{row}]`: {message}")]
     BodyRow { robot: usize, row: usize, message: String },
     #[error("`robots[{robot}].body`: {reason}")]
-    Body { robot: usize, reason: BodyError },
+    BodyGrid { robot: usize, reason: BodyGridError },
     #[error("`robots[{robot}].controller`: {reason}")]
     Controller { robot: usize, reason: ControllerError },
     #[error("`world.terrain`: {0}")]
@@ -193,7 +193,7 @@ impl Scenario {
     }
 
     /// The body of robot `i`, with materials resolved.
-    pub fn body(&self, i: usize) -> Result<Body, ScenarioError> {
+    pub fn body(&self, i: usize) -> Result<BodyGrid, ScenarioError> {
         let spec = &self.robots[i];
         let default_preset = self.world.compat;
         let mut materials = BTreeMap::new();
@@ -222,7 +222,7 @@ impl Scenario {
         let h = spec.body.len();
         let width = spec.body.iter().map(|r| r.chars().count()).max().unwrap_or(0);
         if h == 0 || width == 0 {
-            return Err(ScenarioError::Body { robot: i, reason: BodyError::Empty });
+            return Err(ScenarioError::BodyGrid { robot: i, reason: BodyGridError::Empty });
         }
         let mut cells = vec![None; width * h];
         for (row, text) in spec.body.iter().enumerate() {
@@ -245,7 +245,7 @@ impl Scenario {
                 cells[y * width + x] = Some(*m);
             }
         }
-        Body::new(width as u32, h as u32, cells).map_err(|reason| ScenarioError::Body { robot: i, reason })
+        BodyGrid::new(width as u32, h as u32, cells).map_err(|reason| ScenarioError::BodyGrid { robot: i, reason })
     }
 
     /// The world settings this scenario asks for.

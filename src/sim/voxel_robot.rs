@@ -7,7 +7,7 @@ use rapier2d::prelude::*;
 
 use crate::geom::Vec2 as V2;
 use crate::model::voxel::geometry::{self as voxel, SpringDef, NE, NW, SE, SW};
-use crate::model::voxel::grid::Body;
+use crate::model::voxel::grid::BodyGrid;
 use crate::model::voxel::material::{ActuationMode, Material};
 use crate::model::voxel::scaffolding::SpringGroup;
 
@@ -163,7 +163,7 @@ impl Robot {
         physics: &mut PhysicsWorld,
         id: usize,
         label: String,
-        body: &Body,
+        body: &BodyGrid,
         origin: V2,
         options: RobotOptions,
         welds_as: Welds,

@@ -9,7 +9,7 @@ use crate::controller::Controller;
 use crate::controller::ControllerIo;
 use crate::geom::{Polygon, Vec2 as V2};
 use crate::model::terrain::Terrain;
-use crate::model::voxel::grid::Body;
+use crate::model::voxel::grid::BodyGrid;
 use crate::model::voxel::sensors::SensorReadings;
 use crate::model::voxel::sensors::{self, VoxelPose};
 use crate::sim::voxel_robot::{decode_tag, v, Robot, RobotOptions, Welds};
@@ -224,7 +224,7 @@ impl World {
     pub fn add_robot(
         &mut self,
         label: impl Into<String>,
-        body: &Body,
+        body: &BodyGrid,
         origin: V2,
         options: RobotOptions,
         controller: Option<Box<dyn Controller>>,

@@ -4,7 +4,7 @@
 
 use crate::geom::Vec2;
 use crate::model::voxel::geometry::{NE, SE};
-use crate::model::voxel::grid::Body;
+use crate::model::voxel::grid::BodyGrid;
 use crate::model::voxel::material::{Material, Preset};
 use crate::model::voxel::scaffolding::Scaffolding;
 use crate::sim::voxel_robot::{RobotOptions, Welds};
@@ -107,7 +107,7 @@ impl Beam {
             Vec2::new(0.0, height + 10.0),
             Vec2::new(-1.0, height + 10.0),
         ]);
-        let body = Body::filled(setup.w, setup.h, setup.material).expect("a filled rectangle is a valid body");
+        let body = BodyGrid::filled(setup.w, setup.h, setup.material).expect("a filled rectangle is a valid body");
         let options = RobotOptions { pin_left_face: true, ..RobotOptions::default() };
         let id = world.add_robot(format!("{}x{} beam", setup.w, setup.h), &body, Vec2::ZERO, options, None);
         let tip_voxels: Vec<usize> = (0..setup.h).map(|y| (y * setup.w + setup.w - 1) as usize).collect();

@@ -3,7 +3,7 @@
 use vsr2d::controller::ControllerSpec;
 use vsr2d::geom::Vec2;
 use vsr2d::model::terrain::Terrain;
-use vsr2d::model::voxel::grid::Body;
+use vsr2d::model::voxel::grid::BodyGrid;
 use vsr2d::model::voxel::material::{Material, Preset};
 use vsr2d::model::voxel::scaffolding::Scaffolding;
 use vsr2d::model::voxel::scaffolding::SpringGroup;
@@ -19,7 +19,7 @@ fn no_gravity() -> WorldSettings {
 /// One free voxel held at control value `f` from t = 0.
 fn held_voxel(settings: WorldSettings, material: Material, f: f64) -> World {
     let mut world = World::new(settings);
-    let body = Body::filled(1, 1, material).unwrap();
+    let body = BodyGrid::filled(1, 1, material).unwrap();
     let controller = FnController(move |_t: f64, _r: &[_], out: &mut [f64]| out.fill(f));
     world.add_robot("voxel", &body, Vec2::new(0.0, 5.0), RobotOptions::default(), Some(Box::new(controller)));
     world
@@ -33,7 +33,7 @@ fn area_ratio(world: &mut World) -> f64 {
 fn passive_voxel_on_flat_ground_keeps_its_area() {
     let mut world = World::new(WorldSettings::default());
     world.add_terrain(&Terrain::flat());
-    let body = Body::filled(1, 1, Material::default()).unwrap();
+    let body = BodyGrid::filled(1, 1, Material::default()).unwrap();
     world.add_robot("voxel", &body, Vec2::new(11.0, 1.0), RobotOptions::default(), None);
     world.run(600, &mut []).unwrap();
     let r = world.sensor_readings(0)[0];
@@ -57,7 +57,7 @@ fn held_voxel_reaches_the_documented_area_ratio() {
 #[test]
 fn zero_command_restores_the_rest_area() {
     let mut world = World::new(no_gravity());
-    let body = Body::filled(1, 1, Material::default()).unwrap();
+    let body = BodyGrid::filled(1, 1, Material::default()).unwrap();
     let controller = FnController(|t: f64, _r: &[_], out: &mut [f64]| out.fill(if t < 3.0 { 1.0 } else { 0.0 }));
     world.add_robot("voxel", &body, Vec2::ZERO, RobotOptions::default(), Some(Box::new(controller)));
     world.run(180, &mut []).unwrap();
@@ -71,7 +71,7 @@ fn stiff_voxel_stays_finite_and_square_for_a_minute() {
     let material = Material { spring_hz: 30.0, ..Material::default() };
     let mut world = World::new(WorldSettings::default());
     world.add_terrain(&Terrain::flat());
-    let body = Body::filled(1, 1, material).unwrap();
+    let body = BodyGrid::filled(1, 1, material).unwrap();
     let controller = FnController(|t: f64, _r: &[_], out: &mut [f64]| out.fill((2.0 * std::f64::consts::PI * t).sin()));
     world.add_robot("voxel", &body, Vec2::new(11.0, 1.0), RobotOptions::default(), Some(Box::new(controller)));
     let mut worst_angle_error: f64 = 0.0;
@@ -93,7 +93,7 @@ fn stiff_voxel_stays_finite_and_square_for_a_minute() {
 /// Tip deflection of a cantilever-like beam under gravity: a 4×1 beam whose left face is pinned.
 fn beam_tip_drop(material: Material) -> f64 {
     let mut world = World::new(WorldSettings::default());
-    let body = Body::filled(4, 1, material).unwrap();
+    let body = BodyGrid::filled(4, 1, material).unwrap();
     world.add_robot("beam", &body, Vec2::ZERO, RobotOptions { pin_left_face: true, ..RobotOptions::default() }, None);
     let before = world.snapshot().robots[0].voxels[3].center.y;
     world.run(600, &mut []).unwrap();
@@ -118,7 +118,7 @@ fn softer_material_and_fewer_groups_bend_more() {
 fn ring_down(damping_ratio: f64) -> Vec<f64> {
     let material = Material { damping_ratio, linear_damping: 0.0, angular_damping: 0.0, ..Material::default() };
     let mut world = World::new(no_gravity());
-    let body = Body::filled(2, 2, material).unwrap();
+    let body = BodyGrid::filled(2, 2, material).unwrap();
     let controller = FnController(|t: f64, _r: &[_], out: &mut [f64]| out.fill(if t < 0.1 { 1.0 } else { 0.0 }));
     world.add_robot("block", &body, Vec2::ZERO, RobotOptions::default(), Some(Box::new(controller)));
     (0..126)
@@ -187,7 +187,7 @@ fn ropes_stop_a_crushed_voxel_from_folding() {
         let material = Material { scaffolding: Scaffolding::EC, spring_hz: 1.0, ropes, ..Material::default() };
         let mut world = World::new(WorldSettings::default());
         world.add_terrain(&Terrain::flat());
-        let voxel = Body::filled(1, 1, material).unwrap();
+        let voxel = BodyGrid::filled(1, 1, material).unwrap();
         world.add_robot("voxel", &voxel, Vec2::new(11.0, 0.0), RobotOptions::default(), None);
         // A 20 kg rigid 4 m × 1 m box resting on top of the voxel.
         world.add_rigid_box(Vec2::new(12.5, 3.55), Vec2::new(2.0, 0.5), 20.0);
@@ -235,7 +235,7 @@ fn damping_per_step_matches_the_engine_and_the_released_code() {
     // velocities by 1/(1 + d·dt) per step, and legacy-1.0's d' = d/(1 − d·dt) turns that into 1 − d·dt.
     let speed_after_one_step = |preset: Preset| {
         let mut world = World::new(no_gravity());
-        let body = Body::filled(1, 1, Material::with_preset(preset)).unwrap();
+        let body = BodyGrid::filled(1, 1, Material::with_preset(preset)).unwrap();
         world.add_robot("voxel", &body, Vec2::ZERO, RobotOptions::default(), None);
         world.set_robot_velocity(0, Vec2::new(1.0, 0.0));
         world.run(1, &mut []).unwrap();
@@ -321,7 +321,7 @@ fn force_actuation_pushes_masses_towards_or_away_from_the_centre() {
     assert!(grown > 1.01, "−1 pushes them out: area ratio {grown}");
     // The spring targets stay at rest: once the pushing stops, the voxel springs back.
     let mut world = World::new(no_gravity());
-    let body = Body::filled(1, 1, material).unwrap();
+    let body = BodyGrid::filled(1, 1, material).unwrap();
     let pulse = FnController(|t: f64, _r: &[_], out: &mut [f64]| out.fill(if t < 0.1 { 1.0 } else { 0.0 }));
     world.add_robot("voxel", &body, Vec2::ZERO, RobotOptions::default(), Some(Box::new(pulse)));
     world.run(300, &mut []).unwrap();
@@ -333,7 +333,7 @@ fn force_actuation_pushes_masses_towards_or_away_from_the_centre() {
 fn pinned_voxel_displacement(scaffolding: Scaffolding, loads: &[(usize, Vec2)]) -> Vec2 {
     let material = Material { scaffolding, ropes: false, ..Material::default() };
     let mut world = World::new(no_gravity());
-    let body = Body::filled(1, 1, material).unwrap();
+    let body = BodyGrid::filled(1, 1, material).unwrap();
     let options = RobotOptions { pin_left_face: true, ..RobotOptions::default() };
     world.add_robot("voxel", &body, Vec2::ZERO, options, None);
     for &(mass, force) in loads {
@@ -430,7 +430,7 @@ fn listeners_can_fail_or_stop_a_run() {
         world.add_terrain(&Terrain::flat());
         world.add_robot(
             "voxel",
-            &Body::filled(1, 1, Material::default()).unwrap(),
+            &BodyGrid::filled(1, 1, Material::default()).unwrap(),
             Vec2::new(11.0, 1.0),
             RobotOptions::default(),
             None,

@@ -5,8 +5,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use vsr2d::movie::{Movie, MovieSettings, MovieSource, StillPng};
-use vsr2d::output::frames::FrameSink;
+use vsr2d::movie::{Movie, MovieSettings, MovieSource};
+use vsr2d::output::sinks::StillPng;
+use vsr2d::output::FrameSink;
 use vsr2d::render::{pixmap_to_rgba_image, GridLayout, RenderOptions};
 use vsr2d::scenario::Scenario;
 
@@ -135,17 +136,17 @@ struct FailAt(u64, u64);
 
 #[cfg(feature = "video")]
 impl FrameSink for FailAt {
-    fn push(&mut self, _frame: &tiny_skia::Pixmap) -> Result<(), vsr2d::output::frames::FrameError> {
+    fn push(&mut self, _frame: &tiny_skia::Pixmap) -> Result<(), vsr2d::output::FrameError> {
         self.1 += 1;
         if self.1 > self.0 {
-            return Err(vsr2d::output::frames::FrameError::Aborted { path: "fail-at".into() });
+            return Err(vsr2d::output::FrameError::Aborted { path: "fail-at".into() });
         }
         Ok(())
     }
     fn frame_count(&self) -> u64 {
         self.1
     }
-    fn finish(self: Box<Self>) -> Result<(), vsr2d::output::frames::FrameError> {
+    fn finish(self: Box<Self>) -> Result<(), vsr2d::output::FrameError> {
         Ok(())
     }
 }
@@ -153,7 +154,8 @@ impl FrameSink for FailAt {
 #[cfg(feature = "video")]
 #[test]
 fn a_failure_during_the_run_leaves_no_video_behind() {
-    use vsr2d::movie::{default_video_settings, Tee};
+    use vsr2d::movie::default_video_settings;
+    use vsr2d::output::sinks::Tee;
     use vsr2d::output::video::Mp4Encoder;
 
     let dir = scratch_dir();

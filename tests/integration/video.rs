@@ -6,8 +6,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use tiny_skia::{Color, FillRule, Paint, PathBuilder, Pixmap, Rect, Transform};
-use vsr2d::output::frames::{check_output_writable, FrameError, FrameSink, OutputError, PngSequence};
+use vsr2d::output::png::PngSequence;
 use vsr2d::output::video::{decode_frames, probe, Mp4Encoder, VideoError, VideoSettings};
+use vsr2d::output::{check_output_writable, FrameError, FrameSink, OutputError};
 
 const W: u32 = 320;
 const H: u32 = 240;
@@ -298,7 +299,7 @@ fn write_png_stores_straight_alpha() {
     let mut pixmap = Pixmap::new(4, 2).unwrap();
     pixmap.fill(Color::from_rgba8(200, 100, 0, 128));
     assert_eq!(&pixmap.data()[..4], [100, 50, 0, 128], "tiny-skia stores premultiplied colour");
-    vsr2d::output::frames::write_png(&pixmap, &path).unwrap();
+    vsr2d::output::png::write_png(&pixmap, &path).unwrap();
     let decoded = image::open(&path).unwrap().to_rgba8();
     let px = decoded.get_pixel(0, 0).0;
     assert_eq!(px[3], 128);

@@ -4,7 +4,7 @@ use crate::model::voxel::material::Material;
 
 /// Why a body cannot be built.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum BodyError {
+pub enum BodyGridError {
     #[error("the body has no voxel: give at least one cell a material")]
     Empty,
     #[error(
@@ -20,27 +20,27 @@ pub enum BodyError {
 
 /// A grid of cells; cell (x, y) has y = 0 at the bottom; index i = y·W + x.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Body {
+pub struct BodyGrid {
     width: u32,
     height: u32,
     cells: Vec<Option<Material>>,
 }
 
-impl Body {
+impl BodyGrid {
     /// Builds and validates a body from cells in grid order (x fastest, bottom row first).
-    pub fn new(width: u32, height: u32, cells: Vec<Option<Material>>) -> Result<Body, BodyError> {
+    pub fn new(width: u32, height: u32, cells: Vec<Option<Material>>) -> Result<BodyGrid, BodyGridError> {
         if width == 0 || height == 0 {
-            return Err(BodyError::ZeroSize { width, height });
+            return Err(BodyGridError::ZeroSize { width, height });
         }
         assert_eq!(cells.len(), (width * height) as usize, "cell count must match the grid size");
-        let body = Body { width, height, cells };
+        let body = BodyGrid { width, height, cells };
         body.validate()?;
         Ok(body)
     }
 
     /// A full w × h rectangle of one material.
-    pub fn filled(width: u32, height: u32, material: Material) -> Result<Body, BodyError> {
-        Body::new(width, height, vec![Some(material); (width * height) as usize])
+    pub fn filled(width: u32, height: u32, material: Material) -> Result<BodyGrid, BodyGridError> {
+        BodyGrid::new(width, height, vec![Some(material); (width * height) as usize])
     }
 
     pub fn width(&self) -> u32 {
@@ -74,12 +74,12 @@ impl Body {
         self.voxels().next().map(|(_, m)| m.side).unwrap_or(0.0)
     }
 
-    fn validate(&self) -> Result<(), BodyError> {
+    fn validate(&self) -> Result<(), BodyGridError> {
         let Some(([x0, y0], first)) = self.voxels().next() else {
-            return Err(BodyError::Empty);
+            return Err(BodyGridError::Empty);
         };
         if let Some(([x, y], m)) = self.voxels().find(|(_, m)| m.side != first.side) {
-            return Err(BodyError::MixedSides { x, y, side: m.side, first: first.side });
+            return Err(BodyGridError::MixedSides { x, y, side: m.side, first: first.side });
         }
         // Flood fill over edge-adjacent occupied cells from the first voxel.
         let mut seen = vec![false; self.cells.len()];
@@ -95,7 +95,7 @@ impl Body {
             }
         }
         if let Some(([x, y], _)) = self.voxels().find(|([x, y], _)| !seen[(y * self.width + x) as usize]) {
-            return Err(BodyError::Disconnected { x, y, x0, y0 });
+            return Err(BodyGridError::Disconnected { x, y, x0, y0 });
         }
         Ok(())
     }
@@ -105,7 +105,7 @@ impl Body {
 mod tests {
     use super::*;
 
-    fn grid(rows_top_first: &[&str]) -> Result<Body, BodyError> {
+    fn grid(rows_top_first: &[&str]) -> Result<BodyGrid, BodyGridError> {
         let h = rows_top_first.len() as u32;
         let w = rows_top_first[0].len() as u32;
         let mut cells = vec![None; (w * h) as usize];
@@ -117,15 +117,15 @@ mod tests {
                 }
             }
         }
-        Body::new(w, h, cells)
+        BodyGrid::new(w, h, cells)
     }
 
     #[test]
     fn connectivity_is_through_edges_only() {
         assert!(grid(&["####", "#..#"]).is_ok());
-        assert_eq!(grid(&["...."]).unwrap_err(), BodyError::Empty);
+        assert_eq!(grid(&["...."]).unwrap_err(), BodyGridError::Empty);
         let err = grid(&["#.", ".#"]).unwrap_err();
-        assert!(matches!(err, BodyError::Disconnected { .. }), "{err}");
+        assert!(matches!(err, BodyGridError::Disconnected { .. }), "{err}");
         assert!(err.to_string().contains("corner"));
     }
 

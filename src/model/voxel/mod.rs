@@ -6,7 +6,7 @@ pub mod material;
 pub mod scaffolding;
 pub mod sensors;
 
-pub use grid::{Body, BodyError};
+pub use grid::{BodyGrid, BodyGridError};
 pub use material::{ActuationMode, Material, MaterialError, MaterialSpec, Preset};
 pub use scaffolding::{Scaffolding, SpringGroup};
 pub use sensors::{SensorKind, SensorReadings};

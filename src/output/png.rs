@@ -1,121 +1,12 @@
-//! Where rendered frames go.
-//!
-//! A [`FrameSink`] takes frames one at a time, in display order, so a long run never holds its frames in
-//! memory. [`PngSequence`] needs no native libraries and is always available; the mp4 encoder lives in
-//! `crate::output::video` behind the `video` feature. Every file is written to a hidden temporary file in the
-//! destination directory and renamed into place, so a reader never sees a half-written file under the final
-//! name.
+//! PNG files: single frames and numbered frame sequences, each file published atomically.
 
 use std::fs;
-use std::io;
 use std::path::{Path, PathBuf};
 
 use tiny_skia::Pixmap;
 
-use crate::output::atomic::{self, parent_dir};
-
-/// A destination for rendered frames (a PNG sequence, an mp4 file, ...).
-///
-/// Frames are premultiplied RGBA pixmaps of one fixed size. Frames are expected to be opaque; a sink treats a
-/// translucent pixel as composited over black.
-pub trait FrameSink {
-    /// Takes the next frame. After an error the sink is unusable: later calls fail too.
-    fn push(&mut self, frame: &Pixmap) -> Result<(), FrameError>;
-
-    /// How many frames were accepted so far.
-    fn frame_count(&self) -> u64;
-
-    /// Flushes everything and publishes the output. An mp4 appears under its final name only here; a PNG
-    /// sequence publishes each frame as it is pushed.
-    fn finish(self: Box<Self>) -> Result<(), FrameError>;
-}
-
-/// Why an output location cannot be used. Returned by [`check_output_writable`] before any work starts.
-#[derive(Debug, thiserror::Error)]
-pub enum OutputError {
-    #[error("output directory `{dir}` does not exist; create it first (mkdir -p {dir}) or choose another path")]
-    DirMissing { dir: PathBuf },
-    #[error("`{path}` is not a directory, so nothing can be written under it; check the output path")]
-    NotADirectory { path: PathBuf },
-    #[error("output path `{path}` is a directory; give a file name inside it instead (e.g. `{path}/run.mp4`)")]
-    IsADirectory { path: PathBuf },
-    #[error("output path `{path}` has no file name; give a file name such as `run.mp4`")]
-    NoFileName { path: PathBuf },
-    #[error("cannot write in `{dir}`: {source}; choose a directory you can write to or fix its permissions")]
-    NotWritable {
-        dir: PathBuf,
-        #[source]
-        source: io::Error,
-    },
-}
-
-/// Errors of the frame sinks. Each message names the file involved and what to do about it.
-#[derive(Debug, thiserror::Error)]
-pub enum FrameError {
-    #[error(transparent)]
-    Output(#[from] OutputError),
-    #[error("could not encode PNG for `{path}`: {source}")]
-    PngEncode {
-        path: PathBuf,
-        #[source]
-        source: Box<dyn std::error::Error + Send + Sync>,
-    },
-    #[error("could not write `{path}`: {source}; check free disk space and permissions")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: io::Error,
-    },
-    #[error(
-        "frame {index} is {got_width}×{got_height} but earlier frames are {width}×{height}; \
-         every frame of a sequence must have the same size"
-    )]
-    SizeChanged { index: u64, width: u32, height: u32, got_width: u32, got_height: u32 },
-    #[error(
-        "`{dir}` already holds {count} frame_NNNNNN.png files from an earlier run; mixing runs would leave \
-         stale frames behind. Delete them or choose an empty directory"
-    )]
-    StaleFrames { dir: PathBuf, count: usize },
-    #[error("the frame sink for `{path}` already failed and takes no more frames; start a new one")]
-    Aborted { path: PathBuf },
-    #[cfg(feature = "video")]
-    #[error(transparent)]
-    Video(#[from] crate::output::video::VideoError),
-}
-
-/// Checks, before a long simulation starts, that a file can be created at `path`: its directory exists and
-/// is writable (by creating and removing a temporary file there), and `path` itself is not a directory.
-/// An existing file at `path` is fine; it will be replaced.
-pub fn check_output_writable(path: impl AsRef<Path>) -> Result<(), OutputError> {
-    let path = path.as_ref();
-    if path.file_name().is_none() {
-        return Err(OutputError::NoFileName { path: path.to_owned() });
-    }
-    if path.is_dir() {
-        return Err(OutputError::IsADirectory { path: path.to_owned() });
-    }
-    check_dir_writable(parent_dir(path))
-}
-
-/// Checks that `dir` exists, is a directory, and that a file can be created and removed in it.
-pub fn check_dir_writable(dir: impl AsRef<Path>) -> Result<(), OutputError> {
-    let dir = dir.as_ref();
-    match fs::metadata(dir) {
-        Ok(meta) if meta.is_dir() => {}
-        Ok(_) => return Err(OutputError::NotADirectory { path: dir.to_owned() }),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(OutputError::DirMissing { dir: dir.to_owned() }),
-        Err(e) if e.kind() == io::ErrorKind::NotADirectory => {
-            return Err(OutputError::NotADirectory { path: dir.to_owned() })
-        }
-        Err(source) => return Err(OutputError::NotWritable { dir: dir.to_owned(), source }),
-    }
-    // Permission bits do not tell the whole story (root, ACLs, read-only mounts): actually try.
-    let probe = tempfile::Builder::new()
-        .prefix(".vsr2d-write-check-")
-        .tempfile_in(dir)
-        .map_err(|source| OutputError::NotWritable { dir: dir.to_owned(), source })?;
-    probe.close().map_err(|source| OutputError::NotWritable { dir: dir.to_owned(), source })
-}
+use super::atomic;
+use super::{check_dir_writable, FrameError, FrameSink, OutputError};
 
 /// Writes `pixmap` as a straight-alpha RGBA PNG at `path`, atomically: the bytes go to a hidden temporary
 /// file in the same directory, which is then renamed over `path`.
