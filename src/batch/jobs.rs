@@ -1,0 +1,525 @@
+//! The JSON Lines batch behind `vsr2d eval`: one job per input line, one record per job, restartable,
+//! shardable, the same bytes whatever the thread count or sharding.
+//!
+//! Output records carry the 0-based input line index (`line`) besides the job's `id`: it is what makes
+//! shards mergeable (sort by `line`) and what a restart checks a results file against.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{evaluate, EvalError};
+use crate::scenario::Scenario;
+use crate::task::locomotion::LocomotionMetrics;
+
+/// A job's identifier: any JSON string or number, compared as parsed (so `1` and `"1"` differ).
+/// Integers beyond 64 bits are read as floating point: use strings for such ids.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum JobId {
+    Text(String),
+    Number(serde_json::Number),
+}
+
+impl JobId {
+    /// The id in a JSON value, if it is a string or a number.
+    pub fn from_value(value: &Value) -> Option<JobId> {
+        match value {
+            Value::String(s) => Some(JobId::Text(s.clone())),
+            Value::Number(n) => Some(JobId::Number(n.clone())),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for JobId {
+    /// As written in JSON (strings quoted), so `1` and `"1"` stay distinguishable in messages.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JobId::Text(s) => write!(f, "{}", Value::String(s.clone())),
+            JobId::Number(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+impl From<&str> for JobId {
+    fn from(s: &str) -> Self {
+        JobId::Text(s.to_string())
+    }
+}
+
+impl From<u64> for JobId {
+    fn from(n: u64) -> Self {
+        JobId::Number(n.into())
+    }
+}
+
+/// One input line of a batch: `{"id": ..., "scenario": {...}}` (the scenario JSON of `vsr2d simulate`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Job {
+    pub id: JobId,
+    pub scenario: Scenario,
+}
+
+impl Job {
+    /// The job as one JSONL line (no trailing newline).
+    pub fn to_line(&self) -> String {
+        serde_json::to_string(self).expect("a job always serialises")
+    }
+}
+
+/// The metrics of a successful job, shaped like the output of `vsr2d simulate`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobMetrics {
+    pub robots: Vec<LocomotionMetrics>,
+}
+
+/// One output line: `{"id": ..., "line": i, "metrics": {...}}` or `{"id": ..., "line": i, "error": "..."}`.
+/// `id` is null when the line had no usable id (malformed JSON, missing or non-scalar id).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Record {
+    pub id: Option<JobId>,
+    /// 0-based index of the job's line in the input file (blank lines count).
+    pub line: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<JobMetrics>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl Record {
+    /// The record as one JSONL line (no trailing newline).
+    pub fn to_line(&self) -> String {
+        serde_json::to_string(self).expect("a record always serialises")
+    }
+}
+
+/// What [`run_batch`] reads, writes and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchOptions {
+    /// Jobs, one JSON object per line; blank lines are ignored.
+    pub input: PathBuf,
+    /// Results, one record per job; appended to (after checking it) when it already exists.
+    pub output: PathBuf,
+    /// Worker threads; 0 means rayon's default (`RAYON_NUM_THREADS`, else one per logical CPU).
+    pub jobs: usize,
+    /// `Some((i, n))`: evaluate only the lines whose index is ≡ i (mod n).
+    pub shard: Option<(usize, usize)>,
+    /// Draw a progress bar on stderr (never drawn when stderr is not a terminal).
+    pub progress: bool,
+}
+
+/// What a batch did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchSummary {
+    /// Lines in the input file, blank ones included.
+    pub input_lines: u64,
+    /// Non-blank lines in this shard.
+    pub shard_jobs: u64,
+    /// Jobs skipped because the results file already held their record.
+    pub already_done: u64,
+    /// Records written by this run.
+    pub written: u64,
+    /// Of `written`, the error records.
+    pub errors: u64,
+    /// Whether a partial last line (an interrupted write) was dropped from the results file.
+    pub dropped_partial_line: bool,
+    pub elapsed: Duration,
+}
+
+/// A job of this shard, as found by the first pass over the input.
+#[derive(Debug, Clone)]
+struct ShardLine {
+    line: u64,
+    id: Option<JobId>,
+    /// The line that first used this id, when this one repeats it.
+    duplicate_of: Option<u64>,
+}
+
+struct Scan {
+    input_lines: u64,
+    jobs: Vec<ShardLine>,
+}
+
+/// Reads the next line (without its `\n` and a trailing `\r`) into `buf`; false at end of file.
+fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<bool> {
+    buf.clear();
+    if reader.read_until(b'\n', buf)? == 0 {
+        return Ok(false);
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        if buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+    }
+    Ok(true)
+}
+
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(u8::is_ascii_whitespace)
+}
+
+/// The id of a job line, if the line is a JSON object with a string or number `id`.
+fn probe_id(line: &[u8]) -> Option<JobId> {
+    #[derive(Deserialize)]
+    struct Probe {
+        #[serde(default)]
+        id: Option<Value>,
+    }
+    let probe: Probe = serde_json::from_slice(line).ok()?;
+    probe.id.as_ref().and_then(JobId::from_value)
+}
+
+/// First pass: every line's id (duplicates are judged over the whole file, so that every shard agrees
+/// on which occurrence owns an id), keeping only this shard's lines.
+fn scan_input(path: &Path, shard: (usize, usize)) -> Result<Scan, EvalError> {
+    let io_err = |source| EvalError::Input { path: path.to_path_buf(), source };
+    let mut reader = BufReader::new(File::open(path).map_err(io_err)?);
+    let mut first_use: HashMap<JobId, u64> = HashMap::new();
+    let mut jobs = Vec::new();
+    let mut buf = Vec::new();
+    let mut line = 0u64;
+    while read_line(&mut reader, &mut buf).map_err(io_err)? {
+        if !is_blank(&buf) {
+            let id = probe_id(&buf);
+            let duplicate_of = id.as_ref().and_then(|id| match first_use.get(id) {
+                Some(&first) => Some(first),
+                None => {
+                    first_use.insert(id.clone(), line);
+                    None
+                }
+            });
+            if line % shard.1 as u64 == shard.0 as u64 {
+                jobs.push(ShardLine { line, id, duplicate_of });
+            }
+        }
+        line += 1;
+    }
+    Ok(Scan { input_lines: line, jobs })
+}
+
+/// Evaluates one job line; every problem becomes an error record.
+fn run_line(job: &ShardLine, text: &[u8]) -> Record {
+    let outcome = catch_unwind(AssertUnwindSafe(|| evaluate_line(job, text))).unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        Err(format!("internal error while evaluating the job (please report it): {what}"))
+    });
+    let (metrics, error) = match outcome {
+        Ok(robots) => (Some(JobMetrics { robots }), None),
+        Err(e) => (None, Some(e)),
+    };
+    Record { id: job.id.clone(), line: job.line, metrics, error }
+}
+
+fn evaluate_line(job: &ShardLine, text: &[u8]) -> Result<Vec<LocomotionMetrics>, String> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct RawJob {
+        #[serde(default)]
+        id: Option<Value>,
+        scenario: Option<Value>,
+    }
+    const SHAPE: &str = r#"each line must be {"id": <string or number>, "scenario": {...}}"#;
+    let raw: RawJob = serde_json::from_slice(text).map_err(|e| format!("malformed job line: {e}; {SHAPE}"))?;
+    match &raw.id {
+        None => return Err(format!("the job has no `id`; {SHAPE}")),
+        Some(v) if JobId::from_value(v).is_none() => {
+            return Err(format!("`id` must be a string or a number, got {v}"));
+        }
+        Some(_) => {}
+    }
+    if let Some(first) = job.duplicate_of {
+        let id = job.id.as_ref().map(|i| i.to_string()).unwrap_or_default();
+        return Err(format!("duplicate id {id}: line {first} already uses it; ids must be unique"));
+    }
+    let scenario = raw.scenario.ok_or_else(|| format!("the job has no `scenario`; {SHAPE}"))?;
+    // Through text, so that the scenario's own parser reports JSON paths and validates.
+    let scenario = Scenario::from_json(&scenario.to_string()).map_err(|e| format!("scenario: {e}"))?;
+    evaluate(&scenario).map_err(|e| e.to_string())
+}
+
+/// Checks an existing results file against this shard's jobs; returns the lines already done, the
+/// length of the valid prefix, and whether a partial last line must go.
+fn check_existing(path: &Path, jobs: &[ShardLine]) -> Result<(HashSet<u64>, u64, bool), EvalError> {
+    let resume_err = |reason: String| EvalError::Resume { path: path.to_path_buf(), reason };
+    let io_err = |source| EvalError::Output { path: path.to_path_buf(), source };
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((HashSet::new(), 0, false)),
+        Err(e) => return Err(io_err(e)),
+    };
+    let ids: HashMap<u64, &Option<JobId>> = jobs.iter().map(|j| (j.line, &j.id)).collect();
+    let mut reader = BufReader::new(file);
+    let mut done = HashSet::new();
+    let mut buf = Vec::new();
+    let mut valid_end = 0u64;
+    let mut offset = 0u64;
+    // An unreadable line is accepted only as the last one: what an interrupted write leaves behind.
+    let mut unreadable: Option<u64> = None;
+    let mut number = 0u64;
+    loop {
+        buf.clear();
+        let n = reader.read_until(b'\n', &mut buf).map_err(io_err)?;
+        if n == 0 {
+            break;
+        }
+        number += 1;
+        offset += n as u64;
+        if let Some(bad) = unreadable {
+            return Err(resume_err(format!("its line {bad} is not a result record")));
+        }
+        let complete = buf.last() == Some(&b'\n');
+        let record = complete.then(|| serde_json::from_slice::<Record>(&buf).ok()).flatten();
+        let Some(record) = record else {
+            unreadable = Some(number);
+            continue;
+        };
+        match ids.get(&record.line) {
+            None => {
+                return Err(resume_err(format!(
+                    "its line {number} is the result of input line {}, which is not a job of this shard",
+                    record.line
+                )))
+            }
+            Some(&id) if *id != record.id => {
+                let show = |id: &Option<JobId>| id.as_ref().map_or("null".to_string(), |i| i.to_string());
+                return Err(resume_err(format!(
+                    "its line {number} gives id {} for input line {}, which has id {}",
+                    show(&record.id),
+                    record.line,
+                    show(id)
+                )));
+            }
+            Some(_) => {}
+        }
+        if !done.insert(record.line) {
+            return Err(resume_err(format!("input line {} has two results (its line {number})", record.line)));
+        }
+        valid_end = offset;
+    }
+    Ok((done, valid_end, unreadable.is_some()))
+}
+
+/// Writes records in input order as they arrive out of order, flushing each time the ordered prefix
+/// grows so that an interruption loses only jobs that were still running.
+struct OrderedWriter {
+    out: BufWriter<File>,
+    path: PathBuf,
+    next: u64,
+    pending: BTreeMap<u64, Record>,
+    last_sync: Instant,
+    written: u64,
+    errors: u64,
+    progress: ProgressBar,
+}
+
+/// How often the results are forced to disk (a flush alone already survives a killed process).
+const SYNC_INTERVAL: Duration = Duration::from_secs(2);
+
+impl OrderedWriter {
+    fn io_err(&self, source: io::Error) -> EvalError {
+        EvalError::Output { path: self.path.clone(), source }
+    }
+
+    fn push(&mut self, seq: u64, record: Record) -> Result<(), EvalError> {
+        self.pending.insert(seq, record);
+        let mut wrote = false;
+        while let Some(record) = self.pending.remove(&self.next) {
+            let mut line = record.to_line();
+            line.push('\n');
+            self.out.write_all(line.as_bytes()).map_err(|e| self.io_err(e))?;
+            self.next += 1;
+            self.written += 1;
+            if record.error.is_some() {
+                self.errors += 1;
+                self.progress.set_message(format!("{} failed", self.errors));
+            }
+            self.progress.inc(1);
+            wrote = true;
+        }
+        if wrote {
+            self.out.flush().map_err(|e| self.io_err(e))?;
+            if self.last_sync.elapsed() >= SYNC_INTERVAL {
+                self.out.get_ref().sync_data().map_err(|e| self.io_err(e))?;
+                self.last_sync = Instant::now();
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<(u64, u64), EvalError> {
+        self.out.flush().map_err(|e| self.io_err(e))?;
+        self.out.get_ref().sync_data().map_err(|e| self.io_err(e))?;
+        self.progress.finish_and_clear();
+        Ok((self.written, self.errors))
+    }
+}
+
+/// Evaluates a JSONL batch (see the module docs and `docs/batch.md`).
+///
+/// Records are written in input order; the bytes written depend only on the input and the shard, never
+/// on `jobs`. When the results file exists, it is checked against the input (ids and line indices),
+/// a partial last line is dropped, and only the missing jobs run.
+pub fn run_batch(options: BatchOptions) -> Result<BatchSummary, EvalError> {
+    let start = Instant::now();
+    let shard = options.shard.unwrap_or((0, 1));
+    if shard.1 == 0 || shard.0 >= shard.1 {
+        return Err(EvalError::Shard { index: shard.0, count: shard.1 });
+    }
+    if let (Ok(a), Ok(b)) = (options.input.canonicalize(), options.output.canonicalize()) {
+        if a == b {
+            return Err(EvalError::SameFile { path: a });
+        }
+    }
+    let scan = scan_input(&options.input, shard)?;
+    let (done, valid_end, dropped_partial_line) = check_existing(&options.output, &scan.jobs)?;
+
+    let out_err = |source| EvalError::Output { path: options.output.clone(), source };
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&options.output)
+        .map_err(out_err)?;
+    file.set_len(valid_end).map_err(out_err)?;
+    file.seek(SeekFrom::End(0)).map_err(out_err)?;
+
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.jobs)
+        .thread_name(|i| format!("vsr2d-eval-{i}"))
+        .build()
+        .map_err(|source| EvalError::ThreadPool { jobs: options.jobs, source })?;
+
+    let shard_jobs = scan.jobs.len() as u64;
+    let already_done = done.len() as u64;
+    let target = if options.progress { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
+    let progress = ProgressBar::with_draw_target(Some(shard_jobs), target);
+    progress.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} jobs, eta {eta} {msg}")
+            .expect("the template is valid"),
+    );
+    progress.set_position(already_done);
+    progress.enable_steady_tick(Duration::from_millis(500));
+
+    let mut writer = OrderedWriter {
+        out: BufWriter::new(file),
+        path: options.output.clone(),
+        next: 0,
+        pending: BTreeMap::new(),
+        last_sync: Instant::now(),
+        written: 0,
+        errors: 0,
+        progress,
+    };
+
+    // Second pass: stream the input again, handing this shard's missing jobs to the pool while keeping
+    // at most `window` of them in flight, so memory stays bounded whatever the file size.
+    let in_err = |source| EvalError::Input { path: options.input.clone(), source };
+    let mut reader = BufReader::new(File::open(&options.input).map_err(in_err)?);
+    let window = 4 * pool.current_num_threads().max(1);
+    let (tx, rx) = mpsc::channel::<(u64, Record)>();
+    let mut in_flight = 0usize;
+    let mut line = 0u64;
+    let mut buf = Vec::new();
+    for (seq, job) in scan.jobs.into_iter().filter(|j| !done.contains(&j.line)).enumerate() {
+        loop {
+            if !read_line(&mut reader, &mut buf).map_err(in_err)? {
+                let reason = io::Error::new(io::ErrorKind::UnexpectedEof, "the file shrank while the batch ran");
+                return Err(in_err(reason));
+            }
+            line += 1;
+            if line - 1 == job.line {
+                break;
+            }
+        }
+        while in_flight >= window {
+            let (s, record) = rx.recv().expect("every job sends its record");
+            in_flight -= 1;
+            writer.push(s, record)?;
+        }
+        let text = std::mem::take(&mut buf);
+        let tx = tx.clone();
+        let this = seq as u64;
+        pool.spawn(move || {
+            let record = run_line(&job, &text);
+            // The receiver is gone only when the batch already failed.
+            let _ = tx.send((this, record));
+        });
+        in_flight += 1;
+    }
+    while in_flight > 0 {
+        let (s, record) = rx.recv().expect("every job sends its record");
+        in_flight -= 1;
+        writer.push(s, record)?;
+    }
+    let (written, errors) = writer.finish()?;
+    Ok(BatchSummary {
+        input_lines: scan.input_lines,
+        shard_jobs,
+        already_done,
+        written,
+        errors,
+        dropped_partial_line,
+        elapsed: start.elapsed(),
+    })
+}
+
+/// Parses `i/n` (as given to `--shard`).
+pub fn parse_shard(text: &str) -> Result<(usize, usize), EvalError> {
+    let bad = || EvalError::ShardSyntax { text: text.to_string() };
+    let (i, n) = text.split_once('/').ok_or_else(bad)?;
+    let (i, n) = (i.trim().parse::<usize>().map_err(|_| bad())?, n.trim().parse::<usize>().map_err(|_| bad())?);
+    if n == 0 || i >= n {
+        return Err(EvalError::Shard { index: i, count: n });
+    }
+    Ok((i, n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shard_parsing_accepts_only_i_below_n() {
+        assert_eq!(parse_shard("0/3").unwrap(), (0, 3));
+        assert_eq!(parse_shard("2/3").unwrap(), (2, 3));
+        assert!(parse_shard("3/3").is_err());
+        assert!(parse_shard("0/0").is_err());
+        assert!(parse_shard("1").is_err());
+        assert!(parse_shard("-1/2").is_err());
+    }
+
+    #[test]
+    fn ids_are_json_scalars_and_keep_their_type() {
+        assert_eq!(JobId::from_value(&serde_json::json!("a")), Some(JobId::from("a")));
+        assert_eq!(JobId::from_value(&serde_json::json!(7)), Some(JobId::from(7)));
+        assert_eq!(JobId::from_value(&serde_json::json!(null)), None);
+        assert_eq!(JobId::from_value(&serde_json::json!([1])), None);
+        assert_ne!(JobId::from("1"), JobId::from(1));
+        assert_eq!(JobId::from("1").to_string(), "\"1\"");
+    }
+
+    #[test]
+    fn records_round_trip_through_their_line() {
+        let r = Record { id: Some(JobId::from(3)), line: 5, metrics: None, error: Some("x".into()) };
+        assert_eq!(r.to_line(), r#"{"id":3,"line":5,"error":"x"}"#);
+        assert_eq!(serde_json::from_str::<Record>(&r.to_line()).unwrap(), r);
+    }
+}
