@@ -58,7 +58,7 @@ impl EvalError {
 /// Runs a scenario to the end and returns the metrics of every robot, in creation order.
 ///
 /// This is the lightest path the simulator offers: no snapshot is built at all (the metrics read
-/// the world directly, see [`crate::scenario::Simulation::evaluate`]), so optional snapshot content
+/// the world directly, see [`crate::task::Simulation::evaluate`]), so optional snapshot content
 /// the scenario asks for costs nothing.
 pub fn evaluate(scenario: &Scenario) -> Result<Vec<LocomotionMetrics>, EvalError> {
     Ok(scenario.build()?.evaluate()?)

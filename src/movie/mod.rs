@@ -33,10 +33,11 @@ use crate::render::{
     auto_layout, frame_count, frame_time, Camera, CellFrame, FrameCursor, GridLayout, GridRenderer, RenderError,
     RenderOptions, FRAME_TIME_EPS,
 };
-use crate::scenario::{Scenario, ScenarioError, Simulation};
+use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::world::SimError;
-use crate::snapshot::{Flow, ListenerError, Snapshot, SnapshotDetail, SnapshotListener};
+use crate::snapshot::{BodyId, Flow, ListenerError, Snapshot, SnapshotDetail, SnapshotListener};
 use crate::task::locomotion::{LocomotionListener, LocomotionMetrics};
+use crate::task::Simulation;
 
 /// Why a movie could not be made. Each message names the input involved.
 #[derive(Debug, thiserror::Error)]
@@ -122,8 +123,8 @@ pub fn frame_index_at(t: f64, fps: u32) -> u64 {
 pub struct MovieSource {
     name: String,
     stream: Stream,
-    /// (id, label) of the robots, in creation order.
-    robots: Vec<(usize, String)>,
+    /// (id, label) of the bodies, in creation order.
+    bodies: Vec<(BodyId, String)>,
     /// Time of the last snapshot the source will deliver.
     end_t: f64,
 }
@@ -146,13 +147,13 @@ impl MovieSource {
     /// A built simulation that has not been stepped yet, run to its `steps`. Its snapshots carry the
     /// detail it was built with.
     pub fn simulation(name: impl Into<String>, sim: Simulation) -> Self {
-        let robots = sim.labels.iter().cloned().enumerate().collect();
+        let bodies = sim.labels.iter().cloned().enumerate().map(|(i, l)| (BodyId(i), l)).collect();
         let end_t = sim.steps as f64 * sim.world.settings().dt;
-        let metrics = LocomotionListener::new(sim.control_interval, sim.legacy);
+        let metrics = sim.task.listener();
         MovieSource {
             name: name.into(),
             stream: Stream::Live { sim: Box::new(sim), metrics, started: false },
-            robots,
+            bodies,
             end_t,
         }
     }
@@ -161,22 +162,22 @@ impl MovieSource {
     /// read once here to check every line and find its end, then streamed again while rendering.
     pub fn recording(path: impl AsRef<Path>, until: Option<f64>) -> Result<Self, MovieError> {
         let path = path.as_ref();
-        let mut robots = None;
+        let mut bodies = None;
         let mut end_t = f64::NEG_INFINITY;
         for snapshot in JsonlReader::open(path)? {
             let s = snapshot?;
             if until.is_some_and(|u| s.t > u + FRAME_TIME_EPS) {
                 break;
             }
-            robots.get_or_insert_with(|| s.robots.iter().map(|r| (r.id, r.label.clone())).collect());
+            bodies.get_or_insert_with(|| s.bodies.iter().map(|b| (b.id(), b.label().to_string())).collect());
             end_t = end_t.max(s.t);
         }
-        let robots = robots.ok_or_else(|| RecordError::Empty { path: path.to_owned() })?;
+        let bodies = bodies.ok_or_else(|| RecordError::Empty { path: path.to_owned() })?;
         let reader = JsonlReader::open(path)?;
         Ok(MovieSource {
             name: path.display().to_string(),
             stream: Stream::Recorded { reader, until, done: false },
-            robots,
+            bodies,
             end_t,
         })
     }
@@ -192,7 +193,7 @@ impl MovieSource {
 
     /// How many grid cells the source fills.
     pub fn cell_count(&self) -> usize {
-        self.robots.len().max(1)
+        self.bodies.len().max(1)
     }
 }
 
@@ -262,7 +263,7 @@ impl SnapshotListener for Latest {
 /// One cell's view of a source: which robots it frames, and the boxes seen since the last frame.
 struct Track {
     cell: usize,
-    robots: Option<Vec<usize>>,
+    bodies: Option<Vec<BodyId>>,
     label: String,
     /// (t, robots' box) of every snapshot pulled since the cameras were last fed.
     pending: Vec<(f64, Aabb)>,
@@ -291,7 +292,7 @@ impl Iterator for Pull<'_> {
         match self.stream.next_snapshot(self.name) {
             Ok(Some(s)) => {
                 for track in self.tracks.iter_mut() {
-                    track.pending.push((s.t, s.robots_bbox(track.robots.as_deref())));
+                    track.pending.push((s.t, s.bodies_bbox(track.bodies.as_deref())));
                 }
                 Some(s)
             }
@@ -385,17 +386,17 @@ impl Movie {
         let mut cells = Vec::with_capacity(total);
         let mut feeds = Vec::with_capacity(sources.len());
         for (f, source) in sources.into_iter().enumerate() {
-            let tracks: Vec<Track> = if source.robots.len() > 1 {
-                let track = |(j, (id, label)): (usize, &(usize, String))| Track {
+            let tracks: Vec<Track> = if source.bodies.len() > 1 {
+                let track = |(j, (id, label)): (usize, &(BodyId, String))| Track {
                     cell: cells.len() + j,
-                    robots: Some(vec![*id]),
+                    bodies: Some(vec![*id]),
                     label: label.clone(),
                     pending: Vec::new(),
                 };
-                source.robots.iter().enumerate().map(track).collect()
+                source.bodies.iter().enumerate().map(track).collect()
             } else {
-                let label = source.robots.first().map_or_else(|| source.name.clone(), |(_, l)| l.clone());
-                vec![Track { cell: cells.len(), robots: None, label, pending: Vec::new() }]
+                let label = source.bodies.first().map_or_else(|| source.name.clone(), |(_, l)| l.clone());
+                vec![Track { cell: cells.len(), bodies: None, label, pending: Vec::new() }]
             };
             cells.extend((0..tracks.len()).map(|j| (f, j)));
             feeds.push(Feed { name: source.name, stream: source.stream, cursor: FrameCursor::new(), tracks });
@@ -458,8 +459,8 @@ impl Movie {
             .filter_map(|&(f, j)| {
                 let (feed, track) = (&feeds[f], &feeds[f].tracks[j]);
                 let frame = CellFrame::new(feed.cursor.current()?).label(&track.label);
-                Some(match &track.robots {
-                    Some(ids) => frame.robots(ids),
+                Some(match &track.bodies {
+                    Some(ids) => frame.bodies(ids),
                     None => frame,
                 })
             })
@@ -514,7 +515,7 @@ impl Movie {
     fn move_cameras(&mut self) {
         let frames = Self::frames_of(&self.feeds, &self.cells);
         let updates: Vec<(f64, Aabb)> =
-            frames.iter().map(|f| (f.snapshot.t, f.snapshot.robots_bbox(f.robots))).collect();
+            frames.iter().map(|f| (f.snapshot.t, f.snapshot.bodies_bbox(f.bodies))).collect();
         for (i, (t, bbox)) in updates.into_iter().enumerate() {
             let aspect = self.renderer.cell_rect(i).map_or(1.0, |r| f64::from(r.width) / f64::from(r.height));
             if let Some(camera) = self.renderer.camera_mut(i) {

@@ -13,7 +13,7 @@ use super::{CellFrame, RenderOptions};
 use crate::geom::Vec2;
 use crate::model::voxel::scaffolding::SpringGroup;
 use crate::model::voxel::sensors::SensorKind;
-use crate::snapshot::{RobotSnapshot, VoxelSnapshot};
+use crate::snapshot::{BodySnapshot, VoxelRobotSnapshot, VoxelSnapshot};
 
 /// Voxel side assumed when it cannot be inferred from a voxel (degenerate outline); the spec default.
 const DEFAULT_VOXEL_SIDE: f64 = 3.0;
@@ -252,9 +252,14 @@ fn inferred_side(v: &VoxelSnapshot) -> f64 {
     }
 }
 
-fn robots<'a>(frame: &'a CellFrame<'a>) -> impl Iterator<Item = &'a RobotSnapshot> + 'a {
-    let filter = frame.robots;
-    frame.snapshot.robots.iter().filter(move |r| filter.is_none_or(|ids| ids.contains(&r.id)))
+fn robots<'a>(frame: &'a CellFrame<'a>) -> impl Iterator<Item = &'a VoxelRobotSnapshot> + 'a {
+    let filter = frame.bodies;
+    frame
+        .snapshot
+        .bodies
+        .iter()
+        .filter(move |b| filter.is_none_or(|ids| ids.contains(&b.id())))
+        .filter_map(BodySnapshot::as_voxel_robot)
 }
 
 pub(crate) fn draw_cell(

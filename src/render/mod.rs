@@ -25,7 +25,7 @@ pub use text::{LineMetrics, TextRenderer};
 pub use timing::{frame_count, frame_count_of, frame_time, pick_index, FrameCursor, FRAME_TIME_EPS};
 
 use crate::model::voxel::sensors::SensorKind;
-use crate::snapshot::Snapshot;
+use crate::snapshot::{BodyId, Snapshot};
 
 /// The colours of the look, for callers and tests that need to name them.
 pub mod colors {
@@ -120,18 +120,18 @@ pub enum RenderError {
 #[derive(Debug, Clone, Copy)]
 pub struct CellFrame<'a> {
     pub snapshot: &'a Snapshot,
-    /// Robot ids to show (and to frame); `None` shows all robots of the snapshot.
-    pub robots: Option<&'a [usize]>,
+    /// Bodies to show (and to frame); `None` shows all bodies of the snapshot.
+    pub bodies: Option<&'a [BodyId]>,
     /// Text under the time line (may have several lines).
     pub label: Option<&'a str>,
 }
 
 impl<'a> CellFrame<'a> {
     pub fn new(snapshot: &'a Snapshot) -> Self {
-        CellFrame { snapshot, robots: None, label: None }
+        CellFrame { snapshot, bodies: None, label: None }
     }
-    pub fn robots(self, ids: &'a [usize]) -> Self {
-        CellFrame { robots: Some(ids), ..self }
+    pub fn bodies(self, ids: &'a [BodyId]) -> Self {
+        CellFrame { bodies: Some(ids), ..self }
     }
     pub fn label(self, label: &'a str) -> Self {
         CellFrame { label: Some(label), ..self }
@@ -242,7 +242,7 @@ impl GridRenderer {
             match cells.get(index) {
                 Some(frame) => {
                     let (w, h) = (cell.rect.width, cell.rect.height);
-                    let bbox = frame.snapshot.robots_bbox(frame.robots);
+                    let bbox = frame.snapshot.bodies_bbox(frame.bodies);
                     let view = cell.camera.update(frame.snapshot.t, bbox, f64::from(w) / f64::from(h));
                     let tf = ViewTransform::new(view, w, h);
                     draw::draw_cell(&mut cell.pixmap, &tf, frame, &self.options, &mut self.text, &mut self.scratch);

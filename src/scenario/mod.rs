@@ -1,19 +1,20 @@
 //! Scenario JSON: world, robots (materials, body, controller) and task; parsing with JSON-path errors,
 //! validation, and building a ready-to-run [`Simulation`].
 
+mod build;
+
 use std::collections::BTreeMap;
+
+pub use build::steps_for;
 
 use serde::{Deserialize, Serialize};
 
 use crate::controller::{ControllerError, ControllerSpec};
-use crate::geom::Vec2;
-use crate::model::terrain::{Terrain, TerrainError, TerrainSpec};
-use crate::model::voxel::grid::{BodyGrid, BodyGridError};
+use crate::model::terrain::{TerrainError, TerrainSpec};
+use crate::model::voxel::grid::BodyGridError;
 use crate::model::voxel::material::{MaterialError, MaterialSpec, Preset};
-use crate::sim::voxel_robot::{RobotOptions, Welds};
-use crate::sim::world::{SimError, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS};
-use crate::snapshot::{SnapshotDetail, SnapshotListener};
-use crate::task::locomotion::{LocomotionListener, LocomotionMetrics};
+use crate::sim::Welds;
+use crate::snapshot::SnapshotDetail;
 
 /// A whole experiment: one world, one or more robots, one task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -190,173 +191,6 @@ impl Scenario {
             self.body(i)?;
         }
         Ok(())
-    }
-
-    /// The body of robot `i`, with materials resolved.
-    pub fn body(&self, i: usize) -> Result<BodyGrid, ScenarioError> {
-        let spec = &self.robots[i];
-        let default_preset = self.world.compat;
-        let mut materials = BTreeMap::new();
-        match &spec.materials {
-            Some(map) => {
-                for (key, m) in map {
-                    let mut chars = key.chars();
-                    let (Some(c), None) = (chars.next(), chars.next()) else {
-                        return Err(ScenarioError::MaterialKey { robot: i, key: key.clone() });
-                    };
-                    if c == '.' || c == ' ' {
-                        return Err(ScenarioError::MaterialKey { robot: i, key: key.clone() });
-                    }
-                    let mut m = m.clone();
-                    m.preset = m.preset.or(Some(default_preset));
-                    let resolved =
-                        m.resolve().map_err(|reason| ScenarioError::Material { robot: i, key: key.clone(), reason })?;
-                    materials.insert(c, resolved);
-                }
-            }
-            None => {
-                let m = MaterialSpec { preset: Some(default_preset), ..Default::default() };
-                materials.insert('#', m.resolve().expect("defaults are valid"));
-            }
-        }
-        let h = spec.body.len();
-        let width = spec.body.iter().map(|r| r.chars().count()).max().unwrap_or(0);
-        if h == 0 || width == 0 {
-            return Err(ScenarioError::BodyGrid { robot: i, reason: BodyGridError::Empty });
-        }
-        let mut cells = vec![None; width * h];
-        for (row, text) in spec.body.iter().enumerate() {
-            let y = h - 1 - row;
-            for (x, c) in text.chars().enumerate() {
-                if c == '.' || c == ' ' {
-                    continue;
-                }
-                let Some(m) = materials.get(&c) else {
-                    let known: Vec<String> = materials.keys().map(|k| format!("`{k}`")).collect();
-                    return Err(ScenarioError::BodyRow {
-                        robot: i,
-                        row,
-                        message: format!(
-                            "character {c:?} at column {x} is not a material; use one of {} or `.` for an empty cell",
-                            known.join(", ")
-                        ),
-                    });
-                };
-                cells[y * width + x] = Some(*m);
-            }
-        }
-        BodyGrid::new(width as u32, h as u32, cells).map_err(|reason| ScenarioError::BodyGrid { robot: i, reason })
-    }
-
-    /// The world settings this scenario asks for.
-    pub fn world_settings(&self) -> WorldSettings {
-        WorldSettings {
-            dt: self.world.dt,
-            gravity: Vec2::new(self.world.gravity[0], self.world.gravity[1]),
-            control_interval: self.world.control_interval,
-            solver_iterations: self.world.solver_iterations.unwrap_or(DEFAULT_SOLVER_ITERATIONS),
-            legacy_first_control: self.world.compat.is_legacy(),
-            detail: self.world.snapshot,
-            welds: self.world.welds,
-        }
-    }
-
-    /// Builds the world: terrain, then each robot placed and given its controller.
-    pub fn build(&self) -> Result<Simulation, ScenarioError> {
-        let legacy = self.world.compat.is_legacy();
-        let mut world = World::new(self.world_settings());
-        // Legacy uneven placement uses the unshifted heights of the first two points.
-        let mut legacy_placement = None;
-        let terrain = match &self.world.terrain {
-            TerrainSpec::Flat => Some(Terrain::flat()),
-            TerrainSpec::Uneven { height, spacing, seed } => {
-                if legacy {
-                    let (t, ys, x2) = Terrain::legacy_uneven(*height, *seed);
-                    legacy_placement = Some((ys, x2));
-                    Some(t)
-                } else {
-                    Some(Terrain::uneven(*height, *spacing, *seed).map_err(ScenarioError::Terrain)?)
-                }
-            }
-            TerrainSpec::None => None,
-        };
-        if let Some(t) = &terrain {
-            world.add_terrain(t);
-        }
-        let mut next_x = 11.0;
-        let mut labels = Vec::new();
-        for (i, spec) in self.robots.iter().enumerate() {
-            let body = self.body(i)?;
-            let l = body.side();
-            let bw = body.width() as f64 * l;
-            let origin = match (spec.position, &terrain, legacy_placement) {
-                (Some([x, y]), _, _) => Vec2::new(x, y),
-                (None, Some(_), Some(([y1, y2], x2))) if i == 0 => {
-                    Vec2::new(2.0, 1.0 + y1.max(y1 + (y2 - y1) * bw / (x2 - 2.0)))
-                }
-                (None, Some(t), _) => Vec2::new(next_x, 1.0 + t.max_height(next_x, next_x + bw)),
-                (None, None, _) => Vec2::new(next_x, 0.0),
-            };
-            // Robots without a position stand side by side, 2 voxel sides apart.
-            next_x = next_x.max(origin.x + bw + 2.0 * l);
-            let cells: Vec<[u32; 2]> = body.voxels().map(|(c, _)| c).collect();
-            let controller = match &spec.controller {
-                Some(c) => Some(
-                    c.build(&cells, [body.width(), body.height()])
-                        .map_err(|reason| ScenarioError::Controller { robot: i, reason })?,
-                ),
-                None => None,
-            };
-            let label = spec.label.clone().unwrap_or_else(|| format!("robot{i}"));
-            labels.push(label.clone());
-            let options = RobotOptions { self_collisions: spec.self_collisions, pin_left_face: false };
-            world.add_robot(label, &body, origin, options, controller);
-        }
-        Ok(Simulation { world, steps: self.steps(), control_interval: self.world.control_interval, legacy, labels })
-    }
-}
-
-/// Steps for a duration: round(T/dt), or, for `legacy-1.0`, the count of `t += dt while t < T`.
-pub fn steps_for(duration: f64, dt: f64, legacy: bool) -> u64 {
-    if legacy {
-        crate::sim::world::legacy_step_count(duration, dt, false)
-    } else {
-        (duration / dt).round() as u64
-    }
-}
-
-/// A built scenario, ready to run.
-pub struct Simulation {
-    pub world: World,
-    pub steps: u64,
-    pub control_interval: u32,
-    pub legacy: bool,
-    pub labels: Vec<String>,
-}
-
-impl Simulation {
-    /// Runs the whole task with extra listeners and returns the metrics of every robot.
-    pub fn run(mut self, listeners: &mut [&mut dyn SnapshotListener]) -> Result<Vec<LocomotionMetrics>, SimError> {
-        let mut metrics = LocomotionListener::new(self.control_interval, self.legacy);
-        let mut all: Vec<&mut dyn SnapshotListener> = Vec::with_capacity(listeners.len() + 1);
-        all.push(&mut metrics);
-        for l in listeners.iter_mut() {
-            all.push(&mut **l);
-        }
-        self.world.run(self.steps, &mut all)?;
-        Ok(metrics.metrics())
-    }
-
-    /// Runs the whole task without building any snapshot and returns the same metrics as
-    /// [`Simulation::run`] (bit-identical): the path for optimizers evaluating many robots.
-    pub fn evaluate(mut self) -> Result<Vec<LocomotionMetrics>, SimError> {
-        let mut metrics = LocomotionListener::new(self.control_interval, self.legacy);
-        metrics.begin_world(&self.world);
-        for _ in 0..self.steps {
-            self.world.step(&mut [])?;
-            metrics.observe_world(&self.world);
-        }
-        Ok(metrics.metrics())
     }
 }
 

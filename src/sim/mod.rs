@@ -1,8 +1,18 @@
-//! The simulation: the only module that knows rapier. A world of terrain, walls and bodies, stepped as
-//! spec §7 orders it, emitting snapshots.
+//! The simulation: the only module that knows rapier. A world of terrain, walls and bodies (a closed set
+//! of kinds, [`body`]), stepped as spec §7 orders it, emitting snapshots to listeners.
 
+mod body;
+mod contact;
+mod tag;
 pub mod voxel_robot;
 pub mod world;
 
-pub use voxel_robot::{RobotOptions, Welds};
-pub use world::{PointLoad, SimError, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS};
+pub use voxel_robot::{spring_joint, RobotOptions, Welds};
+pub use world::{
+    legacy_step_count, FnController, PointLoad, SimError, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS,
+};
+
+/// A model-layer vector as the engine's (f32) vector.
+fn v(p: crate::geom::Vec2) -> rapier2d::prelude::Vector {
+    rapier2d::prelude::Vector::new(p.x as rapier2d::prelude::Real, p.y as rapier2d::prelude::Real)
+}

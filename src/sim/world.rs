@@ -5,17 +5,17 @@ use std::sync::Arc;
 
 use rapier2d::prelude::*;
 
+use super::body::BodyRuntime;
+use super::contact::{ContactFilter, SelfContact};
+use super::tag::ColliderTag;
+use super::v;
+use super::voxel_robot::{RobotOptions, VoxelRobot, Welds};
 use crate::controller::Controller;
-use crate::controller::ControllerIo;
-use crate::geom::{Polygon, Vec2 as V2};
+use crate::geom::{Aabb, Polygon, Vec2 as V2};
 use crate::model::terrain::Terrain;
 use crate::model::voxel::grid::BodyGrid;
-use crate::model::voxel::sensors::SensorReadings;
-use crate::model::voxel::sensors::{self, VoxelPose};
-use crate::sim::voxel_robot::{decode_tag, v, Robot, RobotOptions, Welds};
-use crate::snapshot::{
-    Flow, RobotSnapshot, RopeSegment, Snapshot, SnapshotDetail, SnapshotListener, SpringSegment, VoxelSnapshot,
-};
+use crate::model::voxel::SensorReadings;
+use crate::snapshot::{BodyId, Flow, Progress, Snapshot, SnapshotDetail, SnapshotListener};
 
 /// Terrain and walls: friction 0.2, restitution 0 (spec §2).
 const STATIC_FRICTION: f64 = 0.2;
@@ -80,60 +80,21 @@ pub enum SimError {
     )]
     Unstable { step: u64, t: f64, what: String },
     #[error("controller of robot {robot} returned {got} values, expected {expected} (one per voxel)")]
-    ControllerOutput { robot: usize, got: usize, expected: usize },
+    ControllerOutput { robot: BodyId, got: usize, expected: usize },
     /// A snapshot listener (a recorder, say) failed; the run stopped there.
     #[error("at step {step}: {message}")]
     Listener { step: u64, message: String },
 }
 
-/// A constant force on one mass of a robot, applied at its centre on steps `from_step..until_step`.
+/// A constant force on one mass of a voxel robot, applied at its centre on steps `from_step..until_step`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PointLoad {
-    pub robot: usize,
+    pub body: BodyId,
     pub voxel: usize,
     pub mass: usize,
     pub force: V2,
     pub from_step: u64,
     pub until_step: u64,
-}
-
-/// What the contact filter knows of one robot.
-struct CollisionRules {
-    self_collisions: bool,
-    /// Per voxel: its diagonal masses collide (legacy without the central cross).
-    diagonal: Vec<bool>,
-    /// Cluster of welded masses per 4·voxel + mass: welded masses never collide.
-    cluster_of: Vec<usize>,
-}
-
-/// Decides which collider pairs may touch (spec §6, collisions table).
-struct ContactFilter {
-    robots: Vec<CollisionRules>,
-}
-
-impl PhysicsHooks for ContactFilter {
-    fn filter_contact_pair(&self, ctx: &PairFilterContext) -> Option<SolverFlags> {
-        let fixed = |h: Option<RigidBodyHandle>| h.is_none_or(|h| !ctx.bodies[h].is_dynamic());
-        if fixed(ctx.rigid_body1) && fixed(ctx.rigid_body2) {
-            return None;
-        }
-        let a = decode_tag(ctx.colliders[ctx.collider1].user_data);
-        let b = decode_tag(ctx.colliders[ctx.collider2].user_data);
-        if let (Some((ra, va, ma)), Some((rb, vb, mb))) = (a, b) {
-            if ra == rb {
-                let rules = &self.robots[ra];
-                let allowed = if va == vb {
-                    rules.diagonal[va] && ma.abs_diff(mb) == 2
-                } else {
-                    rules.self_collisions && rules.cluster_of[4 * va + ma] != rules.cluster_of[4 * vb + mb]
-                };
-                if !allowed {
-                    return None;
-                }
-            }
-        }
-        Some(SolverFlags::COMPUTE_RIGID_IMPULSES)
-    }
 }
 
 /// A controller given as a closure (tests, scripted experiments).
@@ -145,19 +106,11 @@ impl<F: FnMut(f64, &[SensorReadings], &mut [f64]) + Send> Controller for FnContr
     }
 }
 
-struct RobotSlot {
-    robot: Robot,
-    controller: Option<Box<dyn Controller>>,
-    readings: Vec<SensorReadings>,
-    outputs: Vec<f64>,
-    touching: Vec<bool>,
-}
-
-/// A world of terrain, walls and robots.
+/// A world of terrain, walls and bodies.
 pub struct World {
     physics: PhysicsWorld,
     filter: ContactFilter,
-    slots: Vec<RobotSlot>,
+    bodies: Vec<BodyRuntime>,
     terrain: Option<Arc<Polygon>>,
     statics: Vec<Arc<Polygon>>,
     loads: Vec<PointLoad>,
@@ -175,8 +128,8 @@ impl World {
         physics.integration_parameters.num_solver_iterations = settings.solver_iterations.max(1);
         World {
             physics,
-            filter: ContactFilter { robots: Vec::new() },
-            slots: Vec::new(),
+            filter: ContactFilter::default(),
+            bodies: Vec::new(),
             terrain: None,
             statics: Vec::new(),
             loads: Vec::new(),
@@ -220,43 +173,36 @@ impl World {
             .restitution_combine_rule(CoefficientCombineRule::Max)
     }
 
-    /// Builds a robot with its bottom-left grid corner at `origin`; returns its id.
+    /// Builds a voxel robot with its bottom-left grid corner at `origin`; returns its id.
     pub fn add_robot(
         &mut self,
         label: impl Into<String>,
-        body: &BodyGrid,
+        grid: &BodyGrid,
         origin: V2,
         options: RobotOptions,
         controller: Option<Box<dyn Controller>>,
-    ) -> usize {
-        let id = self.slots.len();
+    ) -> BodyId {
+        let id = BodyId(self.bodies.len());
         let settings = self.settings;
-        let robot =
-            Robot::build(&mut self.physics, id, label.into(), body, origin, options, settings.welds, settings.dt);
-        let diagonal = robot
-            .voxels
-            .iter()
-            .map(|vx| {
-                vx.material.preset.is_legacy()
-                    && !vx.material.scaffolding.contains(crate::model::voxel::scaffolding::SpringGroup::CentralCross)
-            })
-            .collect();
-        let cluster_of = robot.cluster_of.clone();
-        self.filter.robots.push(CollisionRules { self_collisions: options.self_collisions, diagonal, cluster_of });
-        let n = robot.voxels.len();
-        self.slots.push(RobotSlot {
-            robot,
+        let (robot, contact) = VoxelRobot::build(
+            &mut self.physics,
+            id,
+            label.into(),
+            grid,
+            origin,
+            options,
+            settings.welds,
+            settings.dt,
             controller,
-            readings: vec![SensorReadings::default(); n],
-            outputs: vec![0.0; n],
-            touching: vec![false; n],
-        });
+        );
+        self.filter.bodies.push(SelfContact::VoxelRobot(contact));
+        self.bodies.push(BodyRuntime::VoxelRobot(robot));
         self.touching_step = None;
         id
     }
 
-    /// Adds a free rigid box (not a robot: it has no voxels and is not in snapshots' robot list).
-    /// Used for loading experiments such as the rope check of spec §4.
+    /// Adds a free rigid box: a load, not a body of the snapshots (the rope check of spec §4 drops one
+    /// on a voxel).
     pub fn add_rigid_box(&mut self, centre: V2, half_extents: V2, mass: f64) {
         let body = self.physics.bodies.insert(RigidBodyBuilder::dynamic().translation(v(centre)).can_sleep(false));
         let collider = Self::static_material(ColliderBuilder::cuboid(half_extents.x as Real, half_extents.y as Real))
@@ -264,22 +210,22 @@ impl World {
         self.physics.colliders.insert_with_parent(collider, body, &mut self.physics.bodies);
     }
 
-    /// Sets the velocity of every body of robot `id` and refreshes the cached state.
-    pub fn set_robot_velocity(&mut self, id: usize, velocity: V2) {
-        self.slots[id].robot.set_velocity(&mut self.physics, velocity);
-        self.slots[id].robot.read_state(&self.physics);
+    /// Sets the velocity of every rigid part of body `id` (initial conditions).
+    pub fn set_body_velocity(&mut self, id: BodyId, velocity: V2) {
+        self.bodies[id.index()].get_mut().set_velocity(&mut self.physics, velocity);
     }
 
     pub fn add_load(&mut self, load: PointLoad) {
         self.loads.push(load);
     }
 
-    pub fn robot_count(&self) -> usize {
-        self.slots.len()
+    pub fn body_count(&self) -> usize {
+        self.bodies.len()
     }
 
+    /// Voxels of all voxel robots (the unit of the benchmark's throughput).
     pub fn voxel_count(&self) -> usize {
-        self.slots.iter().map(|s| s.robot.voxels.len()).sum()
+        self.bodies.iter().map(|b| b.get().actuators()).sum()
     }
 
     /// Steps done so far.
@@ -292,54 +238,17 @@ impl World {
         self.step as f64 * self.settings.dt
     }
 
-    /// Centre and bounding box of robot `id` now.
-    pub fn robot_centre_and_bbox(&self, id: usize) -> (V2, crate::geom::Aabb) {
-        self.slots[id].robot.centre_and_bbox()
+    /// Centre of voxel `vi` of voxel robot `id` (mean of its mass centres), now: what the cantilever
+    /// task measures at every step without building snapshots. `None` if `id` is not a voxel robot.
+    pub fn voxel_centre(&self, id: BodyId, vi: usize) -> Option<V2> {
+        match self.bodies.get(id.index())? {
+            BodyRuntime::VoxelRobot(r) => Some(r.voxel_centre(vi)),
+        }
     }
 
-    /// Centre of robot `id` (unweighted mean of its voxel centres).
-    pub fn robot_centre(&self, id: usize) -> V2 {
-        self.slots[id].robot.centre()
-    }
-
-    /// Clipped and raw control values of robot `id`, per voxel in grid order.
-    pub fn robot_controls(&self, id: usize) -> (&[f64], &[f64]) {
-        let r = &self.slots[id].robot;
-        (&r.control, &r.raw_control)
-    }
-
-    /// Label, voxel count and grid size of robot `id`.
-    pub fn robot_info(&self, id: usize) -> (&str, usize, [u32; 2]) {
-        let r = &self.slots[id].robot;
-        (&r.label, r.voxels.len(), r.grid)
-    }
-
-    /// Centre of voxel `vi` of robot `id` (mean of its mass centres), now.
-    pub fn voxel_centre(&self, id: usize, vi: usize) -> V2 {
-        self.slots[id].robot.voxel_centre(vi)
-    }
-
-    /// Total kinetic energy of the robots' bodies.
+    /// Total kinetic energy of the bodies (energy checks).
     pub fn kinetic_energy(&self) -> f64 {
-        self.slots.iter().map(|s| s.robot.kinetic_energy(&self.physics)).sum()
-    }
-
-    /// Sensor readings of every voxel of robot `id`, now.
-    pub fn sensor_readings(&mut self, id: usize) -> Vec<SensorReadings> {
-        self.refresh_touching();
-        let slot = &self.slots[id];
-        (0..slot.robot.voxels.len()).map(|vi| Self::read_voxel(&slot.robot, &slot.touching, vi)).collect()
-    }
-
-    /// Adjacent mass centre distances of every voxel of robot `id` (rope checks).
-    pub fn adjacent_mass_distances(&self, id: usize) -> Vec<f64> {
-        let r = &self.slots[id].robot;
-        (0..r.voxels.len())
-            .flat_map(|vi| {
-                crate::model::voxel::geometry::SIDES
-                    .map(|(a, b)| (r.mass_centre(vi, b) - r.mass_centre(vi, a)).length())
-            })
-            .collect()
+        self.bodies.iter().map(|b| b.get().kinetic_energy(&self.physics)).sum()
     }
 
     /// Runs `steps` steps, delivering the initial snapshot first if it has not been delivered yet; ends
@@ -377,31 +286,31 @@ impl World {
         let mut forces_applied = false;
         if self.is_control_step() {
             self.control(t)?;
-            for slot in &self.slots {
-                forces_applied |= slot.robot.apply_force_actuation(&mut self.physics);
+            for body in &self.bodies {
+                forces_applied |= body.get().apply_actuation_forces(&mut self.physics);
             }
         }
         for load in &self.loads {
             if (load.from_step..load.until_step).contains(&self.step) {
-                self.slots[load.robot].robot.push_mass(&mut self.physics, load.voxel, load.mass, load.force);
+                self.bodies[load.body.index()].get().push(&mut self.physics, load.voxel, load.mass, load.force);
                 forces_applied = true;
             }
         }
         let dt = self.settings.dt;
-        for slot in &mut self.slots {
-            slot.robot.update_ropes(&mut self.physics, dt);
+        for body in &mut self.bodies {
+            body.get_mut().before_step(&mut self.physics, dt);
         }
 
         self.physics.step_with_events(&self.filter, &());
 
         if forces_applied {
-            for slot in &self.slots {
-                slot.robot.reset_forces(&mut self.physics);
+            for body in &self.bodies {
+                body.get().reset_forces(&mut self.physics);
             }
         }
         self.step += 1;
-        for slot in &mut self.slots {
-            slot.robot.read_state(&self.physics);
+        for body in &mut self.bodies {
+            body.get_mut().read_state(&self.physics);
         }
         self.check_stability()?;
         if listeners.is_empty() {
@@ -411,27 +320,11 @@ impl World {
     }
 
     fn control(&mut self, t: f64) -> Result<(), SimError> {
-        let needs_readings = self.slots.iter().any(|s| s.controller.as_ref().is_some_and(|c| c.needs_sensors()));
-        if needs_readings {
+        if self.bodies.iter().any(|b| b.get().needs_sensors()) {
             self.refresh_touching();
         }
-        for (ri, slot) in self.slots.iter_mut().enumerate() {
-            let Some(controller) = slot.controller.as_mut() else { continue };
-            if controller.needs_sensors() {
-                for vi in 0..slot.robot.voxels.len() {
-                    slot.readings[vi] = Self::read_voxel(&slot.robot, &slot.touching, vi);
-                }
-            }
-            slot.outputs.iter_mut().for_each(|o| *o = 0.0);
-            controller.control(t, &slot.readings, &mut slot.outputs);
-            if slot.outputs.len() != slot.robot.voxels.len() {
-                return Err(SimError::ControllerOutput {
-                    robot: ri,
-                    got: slot.outputs.len(),
-                    expected: slot.robot.voxels.len(),
-                });
-            }
-            slot.robot.apply_control(&mut self.physics, &slot.outputs);
+        for body in &mut self.bodies {
+            body.get_mut().control(&mut self.physics, t)?;
         }
         Ok(())
     }
@@ -442,31 +335,20 @@ impl World {
             return Err(unstable("the engine quarantined bodies whose state became non-finite".into()));
         }
         let limit = 0.99 * self.physics.integration_parameters.max_linear_velocity() as f64;
-        for slot in &self.slots {
-            for (bi, s) in slot.robot.states.iter().enumerate() {
-                if !(s.origin.is_finite() && s.linvel.is_finite() && s.angvel.is_finite()) {
-                    return Err(unstable(format!("robot {} body {bi} has a non-finite state", slot.robot.id)));
-                }
-                if s.linvel.length() >= limit {
-                    return Err(unstable(format!(
-                        "robot {} body {bi} reached the engine's speed limit ({:.0} m/s): the state is exploding",
-                        slot.robot.id,
-                        s.linvel.length()
-                    )));
-                }
-            }
+        match self.bodies.iter().find_map(|b| b.get().instability(limit)) {
+            Some(what) => Err(unstable(what)),
+            None => Ok(()),
         }
-        Ok(())
     }
 
-    /// Marks the voxels with a mass in active contact with something outside their robot.
+    /// Marks the parts of bodies in active contact with something outside their body.
     fn refresh_touching(&mut self) {
         if self.touching_step == Some(self.step) {
             return;
         }
         self.touching_step = Some(self.step);
-        for slot in &mut self.slots {
-            slot.touching.iter_mut().for_each(|t| *t = false);
+        for body in &mut self.bodies {
+            body.get_mut().clear_touching();
         }
         if self.step == 0 {
             return;
@@ -475,35 +357,16 @@ impl World {
             if !pair.has_any_active_contact() {
                 continue;
             }
-            let a = self.physics.colliders.get(pair.collider1).and_then(|c| decode_tag(c.user_data));
-            let b = self.physics.colliders.get(pair.collider2).and_then(|c| decode_tag(c.user_data));
+            let tag = |h| self.physics.colliders.get(h).and_then(|c| ColliderTag::decode(c.user_data));
+            let (a, b) = (tag(pair.collider1), tag(pair.collider2));
             for (this, other) in [(a, b), (b, a)] {
-                if let Some((r, vox, _)) = this {
-                    if other.is_none_or(|(r2, _, _)| r2 != r) {
-                        self.slots[r].touching[vox] = true;
+                if let Some(this) = this {
+                    if other.is_none_or(|o| o.body != this.body) {
+                        self.bodies[this.body.index()].get_mut().mark_touching(this.part);
                     }
                 }
             }
         }
-    }
-
-    /// The pose of voxel `vi`, given its mass squares (corners, outer corner) already computed.
-    fn voxel_pose(robot: &Robot, vi: usize, squares: &[([V2; 4], V2); 4]) -> VoxelPose {
-        VoxelPose {
-            centres: [0, 1, 2, 3].map(|k| robot.mass_centre(vi, k)),
-            outer_corners: squares.map(|(_, outer)| outer),
-            velocities: [0, 1, 2, 3].map(|k| robot.mass_velocity(vi, k)),
-        }
-    }
-
-    fn sensors_of(robot: &Robot, touching: &[bool], vi: usize, pose: &VoxelPose) -> SensorReadings {
-        let mat = &robot.voxels[vi].material;
-        sensors::read(pose, mat.side, touching[vi], mat.preset.is_legacy())
-    }
-
-    fn read_voxel(robot: &Robot, touching: &[bool], vi: usize) -> SensorReadings {
-        let squares = [0, 1, 2, 3].map(|k| robot.mass_square(vi, k));
-        Self::sensors_of(robot, touching, vi, &Self::voxel_pose(robot, vi, &squares))
     }
 
     /// Delivers the current snapshot to every listener; any listener may stop the run.
@@ -524,82 +387,45 @@ impl World {
     pub fn snapshot(&mut self) -> Snapshot {
         self.refresh_touching();
         let detail = self.settings.detail;
-        let robots = self
-            .slots
-            .iter()
-            .map(|slot| {
-                let r = &slot.robot;
-                let voxels: Vec<VoxelSnapshot> = (0..r.voxels.len())
-                    .map(|vi| {
-                        let squares = [0, 1, 2, 3].map(|k| r.mass_square(vi, k));
-                        // One pose per voxel feeds the geometry and the sensors alike.
-                        let pose = Self::voxel_pose(r, vi, &squares);
-                        let sensors = Self::sensors_of(r, &slot.touching, vi, &pose);
-                        VoxelSnapshot {
-                            cell: r.voxels[vi].cell,
-                            masses: squares.map(|(c, _)| c),
-                            outline: squares.map(|(_, o)| o),
-                            center: pose.centres.iter().fold(V2::ZERO, |s, p| s + *p) * 0.25,
-                            velocity: pose.velocities.iter().fold(V2::ZERO, |s, p| s + *p) * 0.25,
-                            area_ratio: sensors.area_ratio,
-                            control: r.control[vi],
-                            raw_control: r.raw_control[vi],
-                            touching: slot.touching[vi],
-                            sensors,
-                        }
-                    })
-                    .collect();
-                let center = r.centre();
-                let bbox =
-                    crate::geom::Aabb::from_points(voxels.iter().flat_map(|vx| vx.masses.iter().flatten().copied()));
-                RobotSnapshot {
-                    id: r.id,
-                    label: r.label.clone(),
-                    grid: r.grid,
-                    center,
-                    bbox,
-                    voxels,
-                    springs: detail.springs.then(|| {
-                        (0..r.springs.len())
-                            .map(|si| {
-                                let (a, b) = r.spring_anchors(si);
-                                SpringSegment { a, b, group: r.group_of_spring(si) }
-                            })
-                            .collect()
-                    }),
-                    ropes: detail.ropes.then(|| {
-                        r.ropes
-                            .iter()
-                            .map(|rope| {
-                                let (a, b) =
-                                    (r.mass_centre(rope.voxel, rope.mass_a), r.mass_centre(rope.voxel, rope.mass_b));
-                                RopeSegment { a, b, active: rope.enabled }
-                            })
-                            .collect()
-                    }),
-                    welds: detail.welds.then(|| {
-                        r.welds
-                            .iter()
-                            .map(|[(va, ma), (vb, mb)]| [r.mass_centre(*va, *ma), r.mass_centre(*vb, *mb)])
-                            .collect()
-                    }),
-                    controller: if detail.controller {
-                        slot.controller.as_ref().map(|c| {
-                            c.io().unwrap_or_else(|| ControllerIo { inputs: vec![], outputs: slot.outputs.clone() })
-                        })
-                    } else {
-                        None
-                    },
-                }
-            })
-            .collect();
         Snapshot {
             step: self.step,
             t: self.time(),
-            robots,
+            bodies: self.bodies.iter().map(|b| b.get().snapshot(detail)).collect(),
             terrain: self.terrain.clone(),
             statics: self.statics.clone(),
         }
+    }
+}
+
+/// The fast path: tasks read the world itself, with the same numbers a snapshot would carry.
+impl Progress for World {
+    fn step_index(&self) -> u64 {
+        self.step
+    }
+    fn time(&self) -> f64 {
+        World::time(self)
+    }
+    fn body_count(&self) -> usize {
+        self.bodies.len()
+    }
+    fn label(&self, body: usize) -> &str {
+        self.bodies[body].get().label()
+    }
+    fn centre(&self, body: usize) -> V2 {
+        self.bodies[body].get().centre()
+    }
+    fn centre_and_bbox(&self, body: usize) -> (V2, Aabb) {
+        self.bodies[body].get().centre_and_bbox()
+    }
+    fn actuators(&self, body: usize) -> usize {
+        self.bodies[body].get().actuators()
+    }
+    fn grid_cells(&self, body: usize) -> usize {
+        self.bodies[body].get().grid_cells()
+    }
+    fn controls(&self, body: usize) -> (Vec<f64>, Vec<f64>) {
+        let (values, raw) = self.bodies[body].get().controls();
+        (values.to_vec(), raw.to_vec())
     }
 }
 

@@ -9,7 +9,7 @@ use crate::model::voxel::material::{Material, Preset};
 use crate::model::voxel::scaffolding::Scaffolding;
 use crate::sim::voxel_robot::{RobotOptions, Welds};
 use crate::sim::world::{PointLoad, SimError, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS};
-use crate::snapshot::{Snapshot, SnapshotDetail};
+use crate::snapshot::{BodyId, Snapshot, SnapshotDetail};
 
 /// One cantilever run.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,6 +78,7 @@ pub fn impulse_steps(dt: f64, preset: Preset) -> u64 {
 /// A beam world ready to step, and how to measure it.
 pub struct Beam {
     pub world: World,
+    id: BodyId,
     tip_voxels: Vec<usize>,
     y0: f64,
 }
@@ -115,7 +116,7 @@ impl Beam {
         for &voxel in &tip_voxels {
             for mass in [SE, NE] {
                 world.add_load(PointLoad {
-                    robot: id,
+                    body: id,
                     voxel,
                     mass,
                     force: Vec2::new(0.0, -share),
@@ -124,13 +125,17 @@ impl Beam {
                 });
             }
         }
-        let mut beam = Beam { world, tip_voxels, y0: 0.0 };
+        let mut beam = Beam { world, id, tip_voxels, y0: 0.0 };
         beam.y0 = beam.tip_height();
         beam
     }
 
     fn tip_height(&self) -> f64 {
-        self.tip_voxels.iter().map(|&v| self.world.voxel_centre(0, v).y).sum::<f64>() / self.tip_voxels.len() as f64
+        self.tip_voxels
+            .iter()
+            .map(|&v| self.world.voxel_centre(self.id, v).expect("the beam is a voxel robot").y)
+            .sum::<f64>()
+            / self.tip_voxels.len() as f64
     }
 
     /// δ = y − y(0), negative when the beam bends down.

@@ -4,9 +4,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::geom::{Aabb, Vec2};
-use crate::sim::world::World;
-use crate::snapshot::{Flow, ListenerError, Snapshot, SnapshotListener};
+use crate::snapshot::{Flow, ListenerError, Progress, Snapshot, SnapshotListener};
 
 /// Metrics of one robot over a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -96,30 +94,28 @@ impl LocomotionListener {
 }
 
 impl LocomotionListener {
-    /// Starts a run from each robot's label, centre, bounding box, voxel count and grid at t = 0.
-    fn begin<'a>(&mut self, robots: impl Iterator<Item = (&'a str, Vec2, Aabb, usize, [u32; 2])>) {
-        self.robots = robots
-            .map(|(label, centre, bbox, voxels, grid)| RobotAccumulator {
-                label: label.to_string(),
-                x0: centre.x,
-                x_last: centre.x,
-                size0: bbox.width().max(bbox.height()),
-                voxels,
-                cells: (grid[0] * grid[1]) as usize,
-                ..Default::default()
+    /// Starts a run from each body's label, centre, bounding box, actuators and grid at t = 0.
+    pub fn begin(&mut self, run: &dyn Progress) {
+        self.robots = (0..run.body_count())
+            .map(|i| {
+                let (centre, bbox) = run.centre_and_bbox(i);
+                RobotAccumulator {
+                    label: run.label(i).to_string(),
+                    x0: centre.x,
+                    x_last: centre.x,
+                    size0: bbox.width().max(bbox.height()),
+                    voxels: run.actuators(i),
+                    cells: run.grid_cells(i),
+                    ..Default::default()
+                }
             })
             .collect();
     }
 
-    /// Records the state after `step`: each robot's centre, and, after a control call, its clipped
-    /// and raw control values (asked for only then).
-    fn record(
-        &mut self,
-        step: u64,
-        t: f64,
-        centre: impl Fn(usize) -> Vec2,
-        controls: impl Fn(usize) -> (Vec<f64>, Vec<f64>),
-    ) {
+    /// Records the state after a step: each body's centre, and, after a control call, its clipped and
+    /// raw control values (asked for only then).
+    pub fn observe(&mut self, run: &dyn Progress) {
+        let (step, t) = (run.step_index(), run.time());
         self.steps = step;
         self.t = t;
         // The state after step k carries the values of a control call made at step k.
@@ -127,11 +123,11 @@ impl LocomotionListener {
         let control_call = k % self.control_period == 0 && !(self.legacy && k == 0);
         let dt = t / step as f64;
         for (i, acc) in self.robots.iter_mut().enumerate() {
-            let c = centre(i);
+            let c = run.centre(i);
             acc.x_last = c.x;
             acc.y_sum += c.y;
             if control_call {
-                let (values, raw) = controls(i);
+                let (values, raw) = run.controls(i);
                 acc.effort_sum += values.iter().map(|f| f * f).sum::<f64>();
                 acc.legacy_effort_sum += raw.iter().map(|f| f * f * dt).sum::<f64>();
                 if acc.calls > 0 {
@@ -142,49 +138,15 @@ impl LocomotionListener {
             }
         }
     }
-
-    /// Starts from a world directly, without a snapshot (see [`LocomotionListener::observe_world`]).
-    pub fn begin_world(&mut self, world: &World) {
-        let robots: Vec<(String, Vec2, Aabb, usize, [u32; 2])> = (0..world.robot_count())
-            .map(|i| {
-                let (centre, bbox) = world.robot_centre_and_bbox(i);
-                let (label, voxels, grid) = world.robot_info(i);
-                (label.to_string(), centre, bbox, voxels, grid)
-            })
-            .collect();
-        self.begin(robots.iter().map(|(l, c, b, v, g)| (l.as_str(), *c, *b, *v, *g)));
-    }
-
-    /// Records the world's state after a step without building a snapshot: the same arithmetic as
-    /// from snapshots, so the metrics are bit-identical, at a fraction of the cost.
-    pub fn observe_world(&mut self, world: &World) {
-        self.record(
-            world.step_index(),
-            world.time(),
-            |i| world.robot_centre(i),
-            |i| {
-                let (values, raw) = world.robot_controls(i);
-                (values.to_vec(), raw.to_vec())
-            },
-        );
-    }
 }
 
 impl SnapshotListener for LocomotionListener {
     fn on_snapshot(&mut self, s: &Arc<Snapshot>) -> Result<Flow, ListenerError> {
         if s.step == 0 {
-            self.begin(s.robots.iter().map(|r| (r.label.as_str(), r.center, r.bbox, r.voxels.len(), r.grid)));
-            return Ok(Flow::Continue);
+            self.begin(&**s);
+        } else {
+            self.observe(&**s);
         }
-        self.record(
-            s.step,
-            s.t,
-            |i| s.robots[i].center,
-            |i| {
-                let voxels = &s.robots[i].voxels;
-                (voxels.iter().map(|v| v.control).collect(), voxels.iter().map(|v| v.raw_control).collect())
-            },
-        );
         Ok(Flow::Continue)
     }
 }

@@ -66,7 +66,7 @@ fn simulate_prints_metrics_and_records_snapshots() {
     assert_eq!(lines.len(), 11);
     let last: vsr2d::snapshot::Snapshot = serde_json::from_str(&lines[10]).unwrap();
     assert_eq!(last.step, 60);
-    assert_eq!(last.robots[0].voxels.len(), 4);
+    assert_eq!(last.voxel_robots().next().unwrap().voxels.len(), 4);
 }
 
 #[test]

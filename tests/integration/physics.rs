@@ -7,10 +7,11 @@ use vsr2d::model::voxel::grid::BodyGrid;
 use vsr2d::model::voxel::material::{Material, Preset};
 use vsr2d::model::voxel::scaffolding::Scaffolding;
 use vsr2d::model::voxel::scaffolding::SpringGroup;
+use vsr2d::model::voxel::SensorReadings;
 use vsr2d::scenario::Scenario;
 use vsr2d::sim::voxel_robot::RobotOptions;
 use vsr2d::sim::world::{FnController, World, WorldSettings};
-use vsr2d::snapshot::SnapshotRecorder;
+use vsr2d::snapshot::{Progress, Snapshot, SnapshotRecorder, VoxelRobotSnapshot};
 
 fn no_gravity() -> WorldSettings {
     WorldSettings { gravity: Vec2::ZERO, ..WorldSettings::default() }
@@ -25,8 +26,18 @@ fn held_voxel(settings: WorldSettings, material: Material, f: f64) -> World {
     world
 }
 
+/// The first voxel robot of a snapshot.
+fn robot(snapshot: &Snapshot) -> &VoxelRobotSnapshot {
+    snapshot.voxel_robots().next().expect("the world has a voxel robot")
+}
+
+/// Sensor readings of voxel `vi` of the first robot, now.
+fn readings(world: &mut World, vi: usize) -> SensorReadings {
+    robot(&world.snapshot()).voxels[vi].sensors
+}
+
 fn area_ratio(world: &mut World) -> f64 {
-    world.sensor_readings(0)[0].area_ratio
+    readings(world, 0).area_ratio
 }
 
 #[test]
@@ -36,10 +47,10 @@ fn passive_voxel_on_flat_ground_keeps_its_area() {
     let body = BodyGrid::filled(1, 1, Material::default()).unwrap();
     world.add_robot("voxel", &body, Vec2::new(11.0, 1.0), RobotOptions::default(), None);
     world.run(600, &mut []).unwrap();
-    let r = world.sensor_readings(0)[0];
+    let r = readings(&mut world, 0);
     assert!((r.area_ratio - 1.0).abs() < 0.05, "area ratio after 10 s: {}", r.area_ratio);
     assert_eq!(r.touching, 1.0, "the voxel must rest on the ground");
-    let (centre, _) = world.robot_centre_and_bbox(0);
+    let centre = world.centre(0);
     assert!(centre.y > 1.0 && centre.y < 1.6, "resting centre height {}", centre.y);
 }
 
@@ -78,14 +89,14 @@ fn stiff_voxel_stays_finite_and_square_for_a_minute() {
     for _ in 0..60 {
         world.run(60, &mut []).unwrap();
         let snap = world.snapshot();
-        let o = &snap.robots[0].voxels[0].outline;
+        let o = &robot(&snap).voxels[0].outline;
         // Squareness: the corner angles stay close to 90°.
         for i in 0..4 {
             let (a, b, c) = (o[(i + 3) % 4], o[i], o[(i + 1) % 4]);
             let cos = (a - b).normalized().dot((c - b).normalized());
             worst_angle_error = worst_angle_error.max(cos.abs());
         }
-        assert!(snap.robots[0].voxels[0].outline.iter().all(|p| p.is_finite()));
+        assert!(robot(&snap).voxels[0].outline.iter().all(|p| p.is_finite()));
     }
     assert!(worst_angle_error < 0.2, "a corner deviated from 90° by cos = {worst_angle_error}");
 }
@@ -95,9 +106,9 @@ fn beam_tip_drop(material: Material) -> f64 {
     let mut world = World::new(WorldSettings::default());
     let body = BodyGrid::filled(4, 1, material).unwrap();
     world.add_robot("beam", &body, Vec2::ZERO, RobotOptions { pin_left_face: true, ..RobotOptions::default() }, None);
-    let before = world.snapshot().robots[0].voxels[3].center.y;
+    let before = robot(&world.snapshot()).voxels[3].center.y;
     world.run(600, &mut []).unwrap();
-    before - world.snapshot().robots[0].voxels[3].center.y
+    before - robot(&world.snapshot()).voxels[3].center.y
 }
 
 #[test]
@@ -194,7 +205,14 @@ fn ropes_stop_a_crushed_voxel_from_folding() {
         let mut min_distance = f64::INFINITY;
         for _ in 0..300 {
             world.run(1, &mut []).unwrap();
-            min_distance = world.adjacent_mass_distances(0).into_iter().fold(min_distance, f64::min);
+            // Mass centres as the means of their squares' corners (rounding aside, the engine's centres).
+            let snapshot = world.snapshot();
+            for v in &robot(&snapshot).voxels {
+                let c = v.masses.map(|sq| sq.iter().fold(Vec2::ZERO, |s, p| s + *p) * 0.25);
+                for (a, b) in [(0, 1), (1, 2), (2, 3), (3, 0)] {
+                    min_distance = min_distance.min((c[b] - c[a]).length());
+                }
+            }
         }
         min_distance
     };
@@ -236,10 +254,10 @@ fn damping_per_step_matches_the_engine_and_the_released_code() {
     let speed_after_one_step = |preset: Preset| {
         let mut world = World::new(no_gravity());
         let body = BodyGrid::filled(1, 1, Material::with_preset(preset)).unwrap();
-        world.add_robot("voxel", &body, Vec2::ZERO, RobotOptions::default(), None);
-        world.set_robot_velocity(0, Vec2::new(1.0, 0.0));
+        let id = world.add_robot("voxel", &body, Vec2::ZERO, RobotOptions::default(), None);
+        world.set_body_velocity(id, Vec2::new(1.0, 0.0));
         world.run(1, &mut []).unwrap();
-        world.sensor_readings(0)[0].x_velocity
+        readings(&mut world, 0).x_velocity
     };
     let dt = 1.0 / 60.0;
     let v = speed_after_one_step(Preset::Default);
@@ -335,10 +353,10 @@ fn pinned_voxel_displacement(scaffolding: Scaffolding, loads: &[(usize, Vec2)]) 
     let mut world = World::new(no_gravity());
     let body = BodyGrid::filled(1, 1, material).unwrap();
     let options = RobotOptions { pin_left_face: true, ..RobotOptions::default() };
-    world.add_robot("voxel", &body, Vec2::ZERO, options, None);
+    let id = world.add_robot("voxel", &body, Vec2::ZERO, options, None);
     for &(mass, force) in loads {
         world.add_load(vsr2d::sim::world::PointLoad {
-            robot: 0,
+            body: id,
             voxel: 0,
             mass,
             force,
@@ -346,9 +364,9 @@ fn pinned_voxel_displacement(scaffolding: Scaffolding, loads: &[(usize, Vec2)]) 
             until_step: u64::MAX,
         });
     }
-    let before = world.voxel_centre(0, 0);
+    let before = world.voxel_centre(id, 0).unwrap();
     world.run(1200, &mut []).unwrap();
-    world.voxel_centre(0, 0) - before
+    world.voxel_centre(id, 0).unwrap() - before
 }
 
 /// The spring law against stiffnesses worked out by hand (spec §3: k = m_eff·ω², m_eff from the spring's

@@ -10,7 +10,7 @@ use vsr2d::render::{
     render_snapshot, Camera, CellFrame, FrameCursor, GridLayout, GridRenderer, LayoutParseError, RenderError,
     RenderOptions, TextRenderer, ViewTransform, FOLLOW_TIME_CONSTANT_S,
 };
-use vsr2d::snapshot::{RobotSnapshot, RopeSegment, Snapshot, SpringSegment, VoxelSnapshot};
+use vsr2d::snapshot::{BodyId, BodySnapshot, RopeSegment, Snapshot, SpringSegment, VoxelRobotSnapshot, VoxelSnapshot};
 
 use crate::golden::{assert_golden, GoldenOptions};
 
@@ -139,7 +139,7 @@ fn welds(voxels: &[VoxelSnapshot]) -> Vec<[Vec2; 2]> {
     out
 }
 
-fn robot(id: usize, voxels: Vec<VoxelSnapshot>, detail: bool) -> RobotSnapshot {
+fn robot(id: usize, voxels: Vec<VoxelSnapshot>, detail: bool) -> VoxelRobotSnapshot {
     let center = voxels.iter().fold(Vec2::ZERO, |a, v| a + v.center) * (1.0 / voxels.len() as f64);
     let bbox = Aabb::from_points(voxels.iter().flat_map(|v| v.masses.iter().flatten().copied()));
     let (springs, ropes, welds) = if detail {
@@ -151,8 +151,8 @@ fn robot(id: usize, voxels: Vec<VoxelSnapshot>, detail: bool) -> RobotSnapshot {
     } else {
         (None, None, None)
     };
-    RobotSnapshot {
-        id,
+    VoxelRobotSnapshot {
+        id: BodyId(id),
         label: format!("robot {id}"),
         grid: [4, 2],
         center,
@@ -172,11 +172,22 @@ fn flat_terrain() -> Polygon {
         .to_vec()
 }
 
-fn snapshot(t: f64, robots: Vec<RobotSnapshot>) -> Snapshot {
+/// Voxel robot `i` of a snapshot.
+fn robot_of(snapshot: &Snapshot, i: usize) -> &VoxelRobotSnapshot {
+    snapshot.bodies[i].as_voxel_robot().expect("a voxel robot")
+}
+
+fn robot_mut(snapshot: &mut Snapshot, i: usize) -> &mut VoxelRobotSnapshot {
+    match &mut snapshot.bodies[i] {
+        BodySnapshot::VoxelRobot(r) => r,
+    }
+}
+
+fn snapshot(t: f64, robots: Vec<VoxelRobotSnapshot>) -> Snapshot {
     Snapshot {
         step: (t * 60.0).round() as u64,
         t,
-        robots,
+        bodies: robots.into_iter().map(BodySnapshot::VoxelRobot).collect(),
         terrain: Some(std::sync::Arc::new(flat_terrain())),
         statics: vec![],
     }
@@ -189,7 +200,7 @@ fn lattice_robot(
     cells: &[[u32; 2]],
     detail: bool,
     pose: impl Fn(usize, Pose) -> Pose,
-) -> RobotSnapshot {
+) -> VoxelRobotSnapshot {
     let voxels = cells
         .iter()
         .enumerate()
@@ -210,7 +221,7 @@ fn single_voxel(area_ratio: f64) -> Snapshot {
 /// A "table" of six voxels with mixed states: shrunk, enlarged, rotated, moving, two touching the ground.
 const TABLE: [[u32; 2]; 6] = [[0, 0], [3, 0], [0, 1], [1, 1], [2, 1], [3, 1]];
 
-fn table_robot(id: usize, origin: Vec2, detail: bool) -> RobotSnapshot {
+fn table_robot(id: usize, origin: Vec2, detail: bool) -> VoxelRobotSnapshot {
     lattice_robot(id, origin, &TABLE, detail, |i, p| match i {
         0 => p.area(0.85).velocity(1.5, 0.0).touching(),
         1 => p.area(1.15).velocity(2.0, -1.0).touching(),
@@ -260,7 +271,7 @@ fn check_single_voxel(name: &str, area_ratio: f64, expected_fill: [f64; 3]) {
     assert_golden(SUITE, name, &img, GoldenOptions::default());
 
     // First frame: the view is the robot box ×1.5, its height extended to the 4:3 cell.
-    let b = snap.robots[0].bbox;
+    let b = robot_of(&snap, 0).bbox;
     assert!((tf.view.height() - 1.5 * b.height()).abs() < 1e-9);
     assert!((tf.view.width() - 1.5 * b.height() * 4.0 / 3.0).abs() < 1e-9);
     assert!((tf.scale - 180.0 / (1.5 * b.height())).abs() < 1e-9);
@@ -268,13 +279,13 @@ fn check_single_voxel(name: &str, area_ratio: f64, expected_fill: [f64; 3]) {
     // Grid spacing 0.5 m (g0 = 0.6 m); sample halfway between grid lines.
     let g = nice_spacing(tf.view.width()).unwrap();
     assert!((g - 0.5).abs() < 1e-12, "spacing {g}");
-    let c = snap.robots[0].voxels[0].center;
+    let c = robot_of(&snap, 0).voxels[0].center;
     let sample = Vec2::new(20.25, (c.y / g).floor() * g + g / 2.0);
     let (x, y) = tf.to_pixel(sample);
     assert_rgb_near(rgb(&img, x, y), over_white(expected_fill), 2, "voxel fill");
 
     // The left edge of the outline is blue (1.5 px stroke centred on it).
-    let left = snap.robots[0].voxels[0].outline[0].x;
+    let left = robot_of(&snap, 0).voxels[0].outline[0].x;
     let (ex, ey) = tf.to_pixel(Vec2::new(left, sample.y));
     assert!((-1..=1).any(|d| is_blue(rgb(&img, ex + f64::from(d), ey))), "no blue outline near x = {ex}");
 
@@ -319,7 +330,7 @@ fn golden_robot_with_every_layer() {
     let (img, tf) = render_one(&snap, 480, 270, RenderOptions::all_layers());
     assert_golden(SUITE, "robot_all_layers", &img, GoldenOptions::default());
 
-    let r = &snap.robots[0];
+    let r = robot_of(&snap, 0);
     // Welds: pure red at the dot centres (drawn over masses and springs).
     for pair in r.welds.as_ref().unwrap() {
         let (x, y) = tf.to_pixel(pair[0]);
@@ -365,7 +376,7 @@ fn sensor_values_and_springs_layers() {
     let plain = RenderOptions { world_grid: false, text: false, ..RenderOptions::default() };
     let (off, tf) = render_one(&snap, 480, 270, plain.clone());
     let (on, _) = render_one(&snap, 480, 270, RenderOptions { sensor_values: true, ..plain.clone() });
-    for v in &snap.robots[0].voxels {
+    for v in &robot_of(&snap, 0).voxels {
         assert_eq!(dark_pixels_around(&off, &tf, v.center, 14, 6), 0);
         let dark = dark_pixels_around(&on, &tf, v.center, 14, 6);
         assert!(dark >= 10, "no sensor text at voxel {:?} ({dark} dark pixels)", v.cell);
@@ -373,7 +384,7 @@ fn sensor_values_and_springs_layers() {
     // Springs only: where the two central-cross springs cross (the voxel centre) the pixel is orange over
     // the fill, and it is the plain fill without the layer.
     let (springs, _) = render_one(&snap, 480, 270, RenderOptions { springs: true, ..plain });
-    let v = &snap.robots[0].voxels[1];
+    let v = &robot_of(&snap, 0).voxels[1];
     let (x, y) = tf.to_pixel(v.center);
     let p = rgb(&springs, x, y);
     assert!(p[0] > 200 && (100..=200).contains(&p[1]) && p[2] < 110, "central cross not orange: {p:?}");
@@ -388,12 +399,12 @@ fn golden_grid_of_four_cells_with_labels() {
     let rotated = snapshot(0.5, vec![robot(0, vec![voxel([0, 0], Pose::at(50.0, 3.0).angle(0.5).area(1.1))], false)]);
     let (w, h) = (640, 360);
     let mut r = GridRenderer::new(w, h, 2, 2, RenderOptions::default()).unwrap();
-    let (only0, only1) = ([0usize], [1usize]);
+    let (only0, only1) = ([BodyId(0)], [BodyId(1)]);
     let frames = [
         CellFrame::new(&single).label("single voxel"),
         CellFrame::new(&rotated).label("rotated\nsecond line"),
-        CellFrame::new(&two).robots(&only0).label("robot 0"),
-        CellFrame::new(&two).robots(&only1).label("robot 1"),
+        CellFrame::new(&two).bodies(&only0).label("robot 0"),
+        CellFrame::new(&two).bodies(&only1).label("robot 1"),
     ];
     let img = pixmap_to_rgba_image(r.render(&frames).unwrap());
     assert_golden(SUITE, "grid_2x2_labels", &img, GoldenOptions::default());
@@ -404,7 +415,7 @@ fn golden_grid_of_four_cells_with_labels() {
     // The robot filter frames only the chosen robot: each camera is centred on its robot's box.
     for (cell, id) in [(2, 0), (3, 1)] {
         let tf = r.transform(cell).unwrap();
-        let b = two.robots[id].bbox;
+        let b = robot_of(&two, id).bbox;
         assert!((tf.center.x - b.center().x).abs() < 1e-9 && (tf.center.y - b.center().y).abs() < 1e-9);
         assert!(tf.view.width() < 30.0, "cell {cell} frames both robots");
     }
@@ -422,7 +433,7 @@ fn golden_grid_of_four_cells_with_labels() {
 #[test]
 fn golden_text_overlay() {
     // No robots and no terrain: only the white background and the two text lines (grid off).
-    let snap = Snapshot { step: 740, t: 12.3456, robots: vec![], terrain: None, statics: vec![] };
+    let snap = Snapshot { step: 740, t: 12.3456, bodies: vec![], terrain: None, statics: vec![] };
     let options = RenderOptions { world_grid: false, ..RenderOptions::default() };
     let mut r = GridRenderer::new(200, 48, 1, 1, options).unwrap();
     let img = pixmap_to_rgba_image(r.render(&[CellFrame::new(&snap).label("run 7: worm")]).unwrap());
@@ -500,15 +511,15 @@ fn follow_camera_keeps_a_moving_robot_inside_its_cell() {
     let frames = frame_count_of(&[&seq[..]], fps);
     assert_eq!(frames, 601);
     let mut r = GridRenderer::new(640, 360, 2, 2, RenderOptions::default()).unwrap();
-    let (only0, only1) = ([0usize], [1usize]);
+    let (only0, only1) = ([BodyId(0)], [BodyId(1)]);
     for k in 0..frames {
         let snap = &seq[pick_index(&seq, frame_time(k, fps)).unwrap()];
-        let cells = [CellFrame::new(snap).robots(&only0), CellFrame::new(snap).robots(&only1)];
+        let cells = [CellFrame::new(snap).bodies(&only0), CellFrame::new(snap).bodies(&only1)];
         r.render(&cells).unwrap();
         for (cell, id) in [(0, 0), (1, 1)] {
             let tf = r.transform(cell).unwrap();
             let rect = r.cell_rect(cell).unwrap();
-            for p in snap.robots[id].voxels.iter().flat_map(|v| v.masses.iter().flatten()) {
+            for p in robot_of(snap, id).voxels.iter().flat_map(|v| v.masses.iter().flatten()) {
                 let (x, y) = tf.to_pixel(*p);
                 assert!(
                     x >= 1.0 && y >= 1.0 && x <= f64::from(rect.width) - 1.0 && y <= f64::from(rect.height) - 1.0,
@@ -676,11 +687,11 @@ fn bad_sizes_are_errors_not_panics() {
     // (cell 1) drops only its own voxel; unused cells (cell 2) stay white.
     let mut r = GridRenderer::new(96, 32, 3, 1, o()).unwrap();
     let mut broken = single_voxel(1.0);
-    broken.robots[0].voxels[0].outline[1] = Vec2::new(f64::NAN, 0.0);
-    broken.robots[0].bbox.max.x = f64::NAN;
+    robot_mut(&mut broken, 0).voxels[0].outline[1] = Vec2::new(f64::NAN, 0.0);
+    robot_mut(&mut broken, 0).bbox.max.x = f64::NAN;
     let mut half_broken =
         snapshot(0.0, vec![lattice_robot(0, Vec2::new(20.0, 0.0), &[[0, 0], [1, 0]], false, |_, p| p)]);
-    half_broken.robots[0].voxels[0].outline[2] = Vec2::new(f64::NAN, f64::INFINITY);
+    robot_mut(&mut half_broken, 0).voxels[0].outline[2] = Vec2::new(f64::NAN, f64::INFINITY);
     let img = pixmap_to_rgba_image(r.render(&[CellFrame::new(&broken), CellFrame::new(&half_broken)]).unwrap());
     let blue_in = |x0: u32, x1: u32| {
         img.enumerate_pixels().filter(|(x, _, p)| (x0..x1).contains(x) && is_blue([p[0], p[1], p[2]])).count()

@@ -360,7 +360,7 @@ impl SweepOptions {
             min: Vec2::new(-0.3 * length, -0.5 * h as f64 * l),
             max: Vec2::new(length + 0.5 * l, 1.5 * h as f64 * l),
         };
-        let view = beam_box.union(snapshot.robots_bbox(None));
+        let view = beam_box.union(snapshot.bodies_bbox(None));
         let options = RenderOptions { springs: true, masses: true, ..RenderOptions::default() };
         let mut renderer = GridRenderer::new(width, height, 1, 1, options)?;
         renderer.set_camera(0, Camera::fixed(view));

@@ -1,38 +1,21 @@
-//! A robot built into the physics engine: welded masses merged into one rigid body per cluster (or,
+//! A voxel robot's structure in the physics engine: welded masses merged into one rigid body per cluster (or,
 //! as a cross-check, one body per mass with fixed joints), springs as implicit force-based joints whose
 //! stiffness comes from their own corner masses, ropes as distance limits plus a one-sided motor
 //! (spec §2–§6), and the per-mass read-outs the sensors and snapshots need.
 
 use rapier2d::prelude::*;
 
-use crate::geom::Vec2 as V2;
+use crate::geom::{Aabb, Vec2 as V2};
 use crate::model::voxel::geometry::{self as voxel, SpringDef, NE, NW, SE, SW};
 use crate::model::voxel::grid::BodyGrid;
 use crate::model::voxel::material::{ActuationMode, Material};
 use crate::model::voxel::scaffolding::SpringGroup;
+use crate::sim::tag::ColliderTag;
+use crate::sim::v;
+use crate::snapshot::BodyId;
 
 /// Stiffness of the rope lower-bound motor: 60 Hz, critically damped (spec §4).
 const ROPE_MOTOR_HZ: f64 = 60.0;
-
-/// Tags a collider as a robot mass in its `user_data`: bit 100, robot id, voxel index, mass index.
-const MASS_TAG: u128 = 1 << 100;
-
-pub(crate) fn mass_tag(robot: usize, voxel: usize, mass: usize) -> u128 {
-    MASS_TAG | ((robot as u128) << 64) | ((voxel as u128) << 8) | mass as u128
-}
-
-/// (robot, voxel, mass) of a robot mass collider, or `None` for terrain and walls.
-pub(crate) fn decode_tag(data: u128) -> Option<(usize, usize, usize)> {
-    (data & MASS_TAG != 0).then_some((
-        ((data >> 64) & 0xFFFF_FFFF) as usize,
-        ((data >> 8) & 0xFFFF_FFFF) as usize,
-        (data & 0xFF) as usize,
-    ))
-}
-
-pub(crate) fn v(p: V2) -> Vector {
-    Vector::new(p.x as Real, p.y as Real)
-}
 
 /// Where a mass sits: on which cluster body, at which offset from the body origin.
 #[derive(Debug, Clone, Copy)]
@@ -124,7 +107,7 @@ impl Default for RobotOptions {
 
 /// A robot living in a physics world.
 pub(crate) struct Robot {
-    pub id: usize,
+    pub id: BodyId,
     pub label: String,
     pub bodies: Vec<RigidBodyHandle>,
     pub voxels: Vec<VoxelRef>,
@@ -161,7 +144,7 @@ impl Robot {
     #[allow(clippy::too_many_arguments)]
     pub fn build(
         physics: &mut PhysicsWorld,
-        id: usize,
+        id: BodyId,
         label: String,
         body: &BodyGrid,
         origin: V2,
@@ -252,7 +235,7 @@ impl Robot {
                     .restitution(mat.restitution as Real)
                     .restitution_combine_rule(CoefficientCombineRule::Max)
                     .active_hooks(ActiveHooks::FILTER_CONTACT_PAIRS)
-                    .user_data(mass_tag(id, vi, k));
+                    .user_data(ColliderTag { body: id, part: vi, piece: k }.encode());
                 physics.colliders.insert_with_parent(collider, handle, &mut physics.bodies);
                 mass_refs[slot] = MassRef { body: ci, offset };
             }
@@ -528,8 +511,8 @@ impl Robot {
     }
 
     /// Centre and bounding box of the robot from the cached state.
-    pub fn centre_and_bbox(&self) -> (V2, crate::geom::Aabb) {
-        let bbox = crate::geom::Aabb::from_points(
+    pub fn centre_and_bbox(&self) -> (V2, Aabb) {
+        let bbox = Aabb::from_points(
             (0..self.voxels.len()).flat_map(|vi| (0..4).flat_map(move |k| self.mass_square(vi, k).0)),
         );
         (self.centre(), bbox)

@@ -1,0 +1,64 @@
+//! The kinds of body a world simulates: a closed set behind one enum, each kind fulfilling the same
+//! per-step contract. Adding a kind means a variant here and its module, not edits in every consumer.
+
+use rapier2d::prelude::PhysicsWorld;
+
+use super::voxel_robot::VoxelRobot;
+use super::SimError;
+use crate::geom::{Aabb, Vec2};
+use crate::snapshot::{BodySnapshot, SnapshotDetail};
+
+/// What the world asks of a body, in the order of a step (spec §7): control, forces, step, read-back.
+pub(crate) trait SimBody {
+    /// Whether this step's control call needs the body's sensor readings (and so the contact state).
+    fn needs_sensors(&self) -> bool;
+    /// Runs the controller and sets the actuators (a control step only).
+    fn control(&mut self, physics: &mut PhysicsWorld, t: f64) -> Result<(), SimError>;
+    /// Applies the actuators' forces for one step; returns whether any force was applied.
+    fn apply_actuation_forces(&self, physics: &mut PhysicsWorld) -> bool;
+    /// Adds an external force at piece `piece` of part `part` (kept until forces are reset).
+    fn push(&self, physics: &mut PhysicsWorld, part: usize, piece: usize, force: Vec2);
+    /// Switches whatever must be switched before the solve (ropes).
+    fn before_step(&mut self, physics: &mut PhysicsWorld, dt: f64);
+    /// Clears the forces rapier would otherwise keep for the next step.
+    fn reset_forces(&self, physics: &mut PhysicsWorld);
+    /// Reads the engine's state back after the solve.
+    fn read_state(&mut self, physics: &PhysicsWorld);
+    /// What has gone wrong with the state, if anything (`speed_limit`: the engine's, m/s).
+    fn instability(&self, speed_limit: f64) -> Option<String>;
+    /// Forgets last step's contacts; then [`SimBody::mark_touching`] is called for each part in contact.
+    fn clear_touching(&mut self);
+    fn mark_touching(&mut self, part: usize);
+    /// The state as plain data.
+    fn snapshot(&self, detail: SnapshotDetail) -> BodySnapshot;
+
+    fn label(&self) -> &str;
+    /// The point whose motion tasks measure.
+    fn centre(&self) -> Vec2;
+    fn centre_and_bbox(&self) -> (Vec2, Aabb);
+    /// Actuators (one per voxel) and the cells of the body's grid.
+    fn actuators(&self) -> usize;
+    fn grid_cells(&self) -> usize;
+    /// Clipped and raw values of the actuators, in order.
+    fn controls(&self) -> (&[f64], &[f64]);
+    fn kinetic_energy(&self, physics: &PhysicsWorld) -> f64;
+    fn set_velocity(&mut self, physics: &mut PhysicsWorld, velocity: Vec2);
+}
+
+/// A body of the world, by kind.
+pub(crate) enum BodyRuntime {
+    VoxelRobot(VoxelRobot),
+}
+
+impl BodyRuntime {
+    pub fn get(&self) -> &dyn SimBody {
+        match self {
+            BodyRuntime::VoxelRobot(r) => r,
+        }
+    }
+    pub fn get_mut(&mut self) -> &mut dyn SimBody {
+        match self {
+            BodyRuntime::VoxelRobot(r) => r,
+        }
+    }
+}
