@@ -185,6 +185,15 @@ pub trait Controller: Send {
     }
 }
 
+/// A controller given as a closure (tests, scripted experiments).
+pub struct FnController<F>(pub F);
+
+impl<F: FnMut(f64, &[SensorReadings], &mut [f64]) + Send> Controller for FnController<F> {
+    fn control(&mut self, t: f64, readings: &[SensorReadings], outputs: &mut [f64]) {
+        (self.0)(t, readings, outputs)
+    }
+}
+
 /// The voxel cells of a body, checked to be inside the grid and in grid order.
 struct Body<'a> {
     cells: &'a [Cell],

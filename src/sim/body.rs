@@ -1,9 +1,7 @@
-//! The kinds of body a world simulates: a closed set behind one enum, each kind fulfilling the same
-//! per-step contract. Adding a kind means a variant here and its module, not edits in every consumer.
+//! The per-step contract every kind of body fulfils (the kinds themselves are listed in [`super::kinds`]).
 
 use rapier2d::prelude::PhysicsWorld;
 
-use super::voxel_robot::VoxelRobot;
 use super::SimError;
 use crate::geom::{Aabb, Vec2};
 use crate::snapshot::{BodySnapshot, SnapshotDetail};
@@ -43,22 +41,4 @@ pub(crate) trait SimBody {
     fn controls(&self) -> (&[f64], &[f64]);
     fn kinetic_energy(&self, physics: &PhysicsWorld) -> f64;
     fn set_velocity(&mut self, physics: &mut PhysicsWorld, velocity: Vec2);
-}
-
-/// A body of the world, by kind.
-pub(crate) enum BodyRuntime {
-    VoxelRobot(VoxelRobot),
-}
-
-impl BodyRuntime {
-    pub fn get(&self) -> &dyn SimBody {
-        match self {
-            BodyRuntime::VoxelRobot(r) => r,
-        }
-    }
-    pub fn get_mut(&mut self) -> &mut dyn SimBody {
-        match self {
-            BodyRuntime::VoxelRobot(r) => r,
-        }
-    }
 }

@@ -1,16 +1,15 @@
 //! The simulation: the only module that knows rapier. A world of terrain, walls and bodies (a closed set
-//! of kinds, [`body`]), stepped as spec §7 orders it, emitting snapshots to listeners.
+//! of kinds, [`kinds`]), stepped as spec §7 orders it, emitting snapshots to listeners.
 
 mod body;
 mod contact;
+mod kinds;
 mod tag;
 pub mod voxel_robot;
 pub mod world;
 
 pub use voxel_robot::{spring_joint, RobotOptions, Welds};
-pub use world::{
-    legacy_step_count, FnController, PointLoad, SimError, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS,
-};
+pub use world::{legacy_step_count, PointLoad, SimError, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS};
 
 /// A model-layer vector as the engine's (f32) vector.
 fn v(p: crate::geom::Vec2) -> rapier2d::prelude::Vector {

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use rapier2d::prelude::*;
 
-use super::body::BodyRuntime;
 use super::contact::{ContactFilter, SelfContact};
+use super::kinds::BodyRuntime;
 use super::tag::ColliderTag;
 use super::v;
 use super::voxel_robot::{RobotOptions, VoxelRobot, Welds};
@@ -14,7 +14,6 @@ use crate::controller::Controller;
 use crate::geom::{Aabb, Polygon, Vec2 as V2};
 use crate::model::terrain::Terrain;
 use crate::model::voxel::grid::BodyGrid;
-use crate::model::voxel::SensorReadings;
 use crate::snapshot::{BodyId, Flow, Progress, Snapshot, SnapshotDetail, SnapshotListener};
 
 /// Terrain and walls: friction 0.2, restitution 0 (spec §2).
@@ -95,15 +94,6 @@ pub struct PointLoad {
     pub force: V2,
     pub from_step: u64,
     pub until_step: u64,
-}
-
-/// A controller given as a closure (tests, scripted experiments).
-pub struct FnController<F>(pub F);
-
-impl<F: FnMut(f64, &[SensorReadings], &mut [f64]) + Send> Controller for FnController<F> {
-    fn control(&mut self, t: f64, readings: &[SensorReadings], outputs: &mut [f64]) {
-        (self.0)(t, readings, outputs)
-    }
 }
 
 /// A world of terrain, walls and bodies.

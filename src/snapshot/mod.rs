@@ -142,3 +142,23 @@ pub struct SnapshotDetail {
 impl SnapshotDetail {
     pub const ALL: SnapshotDetail = SnapshotDetail { springs: true, ropes: true, welds: true, controller: true };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recordings_from_before_body_kinds_still_load() {
+        let robot =
+            r#"{"id":0,"label":"r","grid":[1,1],"center":[1.5,0.5],"bbox":{"min":[1,0],"max":[2,1]},"voxels":[]}"#;
+        let old = format!(r#"{{"step":3,"t":0.05,"robots":[{robot}]}}"#);
+        let new = format!(r#"{{"step":3,"t":0.05,"bodies":[{{"kind":"voxel_robot",{}]}}"#, &robot[1..]);
+        let (old, new): (Snapshot, Snapshot) =
+            (serde_json::from_str(&old).unwrap(), serde_json::from_str(&new).unwrap());
+        assert_eq!(old, new);
+        assert_eq!(old.bodies[0].id(), BodyId(0));
+        assert_eq!(old.bodies[0].center(), Vec2::new(1.5, 0.5));
+        // Written back, a snapshot names its kind.
+        assert!(serde_json::to_string(&old).unwrap().contains(r#""bodies":[{"kind":"voxel_robot","id":0"#));
+    }
+}

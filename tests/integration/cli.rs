@@ -103,9 +103,10 @@ fn every_fixture_scenario_parses_and_builds() {
 
 #[test]
 fn an_exploding_simulation_stops_with_the_step_and_time() {
+    use vsr2d::controller::FnController;
     use vsr2d::model::voxel::grid::BodyGrid;
     use vsr2d::model::voxel::material::{ActuationMode, Material};
-    use vsr2d::sim::world::{FnController, SimError, World, WorldSettings};
+    use vsr2d::sim::world::{SimError, World, WorldSettings};
     let material = Material { actuation: ActuationMode::Force, max_force: 1e9, ..Material::default() };
     let mut world = World::new(WorldSettings::default());
     let body = BodyGrid::filled(2, 1, material).unwrap();

@@ -1,6 +1,7 @@
 //! Physical facts the simulator must reproduce (spec §2–§8, issue "core" test list).
 
 use vsr2d::controller::ControllerSpec;
+use vsr2d::controller::FnController;
 use vsr2d::geom::Vec2;
 use vsr2d::model::terrain::Terrain;
 use vsr2d::model::voxel::grid::BodyGrid;
@@ -10,7 +11,7 @@ use vsr2d::model::voxel::scaffolding::SpringGroup;
 use vsr2d::model::voxel::SensorReadings;
 use vsr2d::scenario::Scenario;
 use vsr2d::sim::voxel_robot::RobotOptions;
-use vsr2d::sim::world::{FnController, World, WorldSettings};
+use vsr2d::sim::world::{World, WorldSettings};
 use vsr2d::snapshot::{Progress, Snapshot, SnapshotRecorder, VoxelRobotSnapshot};
 
 fn no_gravity() -> WorldSettings {
