@@ -7,10 +7,10 @@ use std::path::Path;
 
 use image::{DynamicImage, Rgba, RgbaImage};
 use vsr2d::model::voxel::scaffolding::Scaffolding;
-use vsr2d::report::cantilever::analysis::{series_figures, Oscillation};
 use vsr2d::report::cantilever::data::{CantileverData, DynamicRun, ReferenceRuns, ReportSettings, Setting, StaticRun};
 use vsr2d::report::cantilever::reference::{DynamicReference, Reference, StaticReference};
 use vsr2d::report::cantilever::{plots, report};
+use vsr2d::report::series::{series_figures, Oscillation};
 
 use crate::golden::{assert_golden, GoldenOptions};
 

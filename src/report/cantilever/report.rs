@@ -12,15 +12,17 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::analysis::{
-    analyse, scaffolding_sweep_fs, short, sig, Analysis, DynamicSummary, Oscillation, SanityCheck, SanitySummary,
-    SETTLING_FRACTION, SMALL_DEFLECTION_FRACTION, TAIL_FRACTION,
-};
+use super::analysis::{analyse, Analysis, DynamicSummary};
+use super::checks::SMALL_DEFLECTION_FRACTION;
 use super::comparison::{compare, skipped_line, Comparison, ComparisonStatus};
 use super::data::{CantileverData, DynamicRun, ReferenceRuns, ReportSettings, StaticRun};
 use super::plots::{charts, reference_charts, Chart, ChartKind, PlotError};
 use super::reference::{Reference, ReferenceError};
+use super::select::scaffolding_sweep_fs;
 use crate::model::voxel::scaffolding::Scaffolding;
+use crate::report::checks::{Check, Summary};
+use crate::report::format::{short, sig};
+use crate::report::series::{Oscillation, SETTLING_FRACTION, TAIL_FRACTION};
 
 const TEMPLATE: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/templates/cantilever.html"));
 
@@ -236,8 +238,8 @@ struct Results<'a> {
     static_runs: &'a [StaticRun],
     dynamic_runs: &'a [DynamicRun],
     dynamic_figures: &'a [DynamicSummary],
-    sanity_summary: SanitySummary,
-    sanity: &'a [SanityCheck],
+    sanity_summary: Summary,
+    sanity: &'a [Check],
     /// The `legacy-1.0` runs of the comparison (`null`: not run).
     reference_runs: Option<&'a ReferenceRuns>,
     /// The comparison table and its counts (`null`: not run).
@@ -363,8 +365,8 @@ struct View<'a> {
     tail_percent: String,
     settling_percent: String,
     small_percent: String,
-    summary: SanitySummary,
-    sanity: &'a [SanityCheck],
+    summary: Summary,
+    sanity: &'a [Check],
     /// `None`: the comparison was not run.
     comparison: Option<ComparisonView>,
     files: Vec<FileView>,
@@ -380,7 +382,7 @@ pub fn render_page(data: &CantileverData, analysis: &Analysis, page: &Page<'_>) 
 }
 
 /// The overall sanity verdict: how many checks pass, are flagged, have no data.
-pub fn sanity_verdict_line(summary: SanitySummary) -> String {
+pub fn sanity_verdict_line(summary: Summary) -> String {
     let total = summary.pass + summary.flag + summary.no_data;
     format!(
         "Physical sanity checks: {} of {total} pass, {} flagged, {} without data or not applicable",
