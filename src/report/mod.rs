@@ -6,6 +6,9 @@
 pub mod cantilever;
 pub mod chart;
 pub mod checks;
+pub mod csv;
+pub mod dir;
 pub mod fit;
 pub mod format;
 pub mod series;
+pub mod template;

@@ -6,6 +6,7 @@ pub mod checks;
 pub mod comparison;
 pub mod data;
 pub mod names;
+pub mod page;
 pub mod plots;
 pub mod reference;
 pub mod report;
