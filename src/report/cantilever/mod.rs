@@ -9,6 +9,7 @@ pub mod names;
 pub mod page;
 pub mod plots;
 pub mod reference;
+pub mod reference_plots;
 pub mod report;
 pub mod select;
 pub mod sweep;
