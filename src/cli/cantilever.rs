@@ -11,6 +11,7 @@ use vsr2d::model::voxel::material::Preset;
 use vsr2d::model::voxel::scaffolding::Scaffolding;
 use vsr2d::report::cantilever::report::write_report;
 use vsr2d::report::cantilever::sweep::{Cases, SweepOptions};
+use vsr2d::task::cantilever::PAPER;
 
 #[derive(Args)]
 pub struct CantileverArgs {
@@ -18,6 +19,7 @@ pub struct CantileverArgs {
     #[arg(short, long, default_value = "cantilever-report")]
     output: PathBuf,
     /// Beam sizes as WxH, comma-separated.
+    // The list defaults restate the paper's sweep as text (clap needs a literal); a test checks them.
     #[arg(long, value_delimiter = ',', default_value = "5x2,10x2,10x4")]
     sizes: Vec<String>,
     /// Spring frequencies (Hz) of the f_s sweep, all groups.
@@ -30,19 +32,19 @@ pub struct CantileverArgs {
     #[arg(long, value_parser = ["static", "dynamic"])]
     only: Option<String>,
     /// Total static load, N.
-    #[arg(long, default_value_t = 30.0)]
+    #[arg(long, default_value_t = PAPER.static_force_n)]
     force: f64,
     /// Total load of the dynamic impulse, N (acts for 0.1 s).
-    #[arg(long, default_value_t = 800.0)]
+    #[arg(long, default_value_t = PAPER.dynamic_force_n)]
     impulse_force: f64,
     /// Duration of the static case, s.
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = PAPER.static_duration_s)]
     duration: f64,
     /// Duration of the dynamic case, s.
-    #[arg(long, default_value_t = 15.0)]
+    #[arg(long, default_value_t = PAPER.dynamic_duration_s)]
     dynamic_duration: f64,
     /// Time step, s.
-    #[arg(long, default_value_t = 1.0 / 60.0)]
+    #[arg(long, default_value_t = PAPER.dt)]
     dt: f64,
     /// Material preset: default or legacy-1.0.
     #[arg(long, default_value = "default")]
@@ -138,4 +140,34 @@ pub fn run(args: CantileverArgs) -> Result<(), Failure> {
         files.index_html.display()
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use vsr2d::task::cantilever::{PAPER_FS_HZ, PAPER_SCAFFOLD_FS_HZ, PAPER_SIZES};
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: CantileverArgs,
+    }
+
+    #[test]
+    fn defaults_are_the_papers_sweep() {
+        let args = Cli::parse_from(["cantilever"]).args;
+        let sizes: Vec<(u32, u32)> = args.sizes.iter().map(|s| parse_size(s).ok().unwrap()).collect();
+        assert_eq!(sizes, PAPER_SIZES);
+        assert_eq!(args.fs, PAPER_FS_HZ);
+        assert_eq!(args.scaffolds, Scaffolding::PAPER_SETS);
+        assert_eq!(
+            (args.force, args.impulse_force, args.duration, args.dynamic_duration, args.dt),
+            (PAPER.static_force_n, PAPER.dynamic_force_n, PAPER.static_duration_s, PAPER.dynamic_duration_s, PAPER.dt)
+        );
+        let options = SweepOptions::default();
+        assert_eq!((options.sizes, options.fs_hz, options.scaffolds), (sizes, args.fs, args.scaffolds));
+        assert_eq!(options.scaffold_fs_hz, PAPER_SCAFFOLD_FS_HZ);
+    }
 }

@@ -62,6 +62,11 @@ impl TextRenderer {
         TextRenderer::default()
     }
 
+    /// The embedded DejaVu Sans file, so report charts draw with the very same font (one copy in the binary).
+    pub(crate) fn font_bytes() -> &'static [u8] {
+        FONT_BYTES
+    }
+
     pub fn metrics(size: f32) -> LineMetrics {
         match font() {
             Some(f) => {

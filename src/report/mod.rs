@@ -1,3 +1,14 @@
 //! Reports: HTML pages from `templates/`, with PNG plots and CSV/JSON data.
+//!
+//! The framework every report uses sits here; each report (today the cantilever's) is a folder that
+//! builds its data, checks, charts and page on it.
 
 pub mod cantilever;
+pub mod chart;
+pub mod checks;
+pub mod csv;
+pub mod dir;
+pub mod fit;
+pub mod format;
+pub mod series;
+pub mod template;

@@ -11,6 +11,41 @@ use crate::sim::voxel_robot::{RobotOptions, Welds};
 use crate::sim::world::{PointLoad, SimError, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS};
 use crate::snapshot::{BodyId, Snapshot, SnapshotDetail};
 
+/// The conditions of the paper's cantilever experiment (spec §13), which the original 2D-VSR-Sim 1.0.0
+/// was also measured in: the one definition the sweep defaults, the report settings, the reference
+/// comparison and the CLI defaults all read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CantileverSettings {
+    /// Total static load |F| (N), on every step.
+    pub static_force_n: f64,
+    pub static_duration_s: f64,
+    /// Total load |F| (N) of the dynamic impulse.
+    pub dynamic_force_n: f64,
+    /// How long the impulse acts (s); see [`impulse_steps`].
+    pub impulse_s: f64,
+    /// How long the dynamic response is recorded (s), impulse included.
+    pub dynamic_duration_s: f64,
+    /// Time step (s).
+    pub dt: f64,
+}
+
+/// The paper's settings: 30 N for 60 s; 800 N for 0.1 s, recorded for 15 s; dt = 1/60 s.
+pub const PAPER: CantileverSettings = CantileverSettings {
+    static_force_n: 30.0,
+    static_duration_s: 60.0,
+    dynamic_force_n: 800.0,
+    impulse_s: 0.1,
+    dynamic_duration_s: 15.0,
+    dt: 1.0 / 60.0,
+};
+
+/// The paper's sweep: beam sizes (w, h) …
+pub const PAPER_SIZES: [(u32, u32); 3] = [(5, 2), (10, 2), (10, 4)];
+/// … spring frequencies f_s (Hz) swept with all groups …
+pub const PAPER_FS_HZ: [f64; 7] = [4.0, 8.0, 10.0, 15.0, 20.0, 25.0, 30.0];
+/// … and the f_s (Hz) of the scaffolding sweep (over `Scaffolding::PAPER_SETS`).
+pub const PAPER_SCAFFOLD_FS_HZ: f64 = 8.0;
+
 /// One cantilever run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BeamSetup {
@@ -30,7 +65,7 @@ pub struct BeamSetup {
 }
 
 impl BeamSetup {
-    /// The static case: |F| on every step (default 30 N for 60 s).
+    /// The static case: |F| on every step (the paper: 30 N for 60 s).
     pub fn static_case(w: u32, h: u32, material: Material, force_n: f64, duration_s: f64, dt: f64) -> BeamSetup {
         BeamSetup {
             w,
@@ -69,9 +104,9 @@ impl BeamSetup {
 /// Steps of the dynamic load: round(0.1 s/dt); `legacy-1.0` tested t ≤ 0.1 s on accumulated time (7 steps at 60 Hz).
 pub fn impulse_steps(dt: f64, preset: Preset) -> u64 {
     if preset.is_legacy() {
-        crate::sim::world::legacy_step_count(0.1, dt, true)
+        crate::sim::world::legacy_step_count(PAPER.impulse_s, dt, true)
     } else {
-        (0.1 / dt).round() as u64
+        (PAPER.impulse_s / dt).round() as u64
     }
 }
 

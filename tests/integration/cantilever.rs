@@ -2,8 +2,8 @@
 
 use vsr2d::model::voxel::material::Preset;
 use vsr2d::model::voxel::scaffolding::Scaffolding;
-use vsr2d::report::cantilever::analysis::series_figures;
 use vsr2d::report::cantilever::sweep::SweepOptions;
+use vsr2d::report::series::series_figures;
 use vsr2d::task::cantilever::{run, BeamSetup};
 
 use crate::golden::{assert_golden, GoldenOptions};

@@ -7,10 +7,10 @@ use std::path::Path;
 
 use image::{DynamicImage, Rgba, RgbaImage};
 use vsr2d::model::voxel::scaffolding::Scaffolding;
-use vsr2d::report::cantilever::analysis::{series_figures, Oscillation};
 use vsr2d::report::cantilever::data::{CantileverData, DynamicRun, ReferenceRuns, ReportSettings, Setting, StaticRun};
 use vsr2d::report::cantilever::reference::{DynamicReference, Reference, StaticReference};
-use vsr2d::report::cantilever::{plots, report};
+use vsr2d::report::cantilever::{plots, reference_plots, report};
+use vsr2d::report::series::{series_figures, Oscillation};
 
 use crate::golden::{assert_golden, GoldenOptions};
 
@@ -738,7 +738,10 @@ fn synthetic_original() -> (Vec<StaticReference>, Vec<StaticRun>) {
 #[test]
 fn golden_reference_static_vs_fs() {
     let (original, legacy) = synthetic_original();
-    check_chart("reference_static_vs_fs", plots::reference_static_vs_fs(&legacy, &original, "legacy-1.0").unwrap());
+    check_chart(
+        "reference_static_vs_fs",
+        reference_plots::reference_static_vs_fs(&legacy, &original, "legacy-1.0").unwrap(),
+    );
 }
 
 #[test]
@@ -746,7 +749,7 @@ fn golden_reference_static_vs_scaffolding() {
     let (original, legacy) = synthetic_original();
     check_chart(
         "reference_static_vs_scaffolding",
-        plots::reference_static_vs_scaffolding(&legacy, &original, "legacy-1.0").unwrap(),
+        reference_plots::reference_static_vs_scaffolding(&legacy, &original, "legacy-1.0").unwrap(),
     );
 }
 
@@ -774,5 +777,8 @@ fn golden_reference_dynamic() {
         dt,
         dy_m: damped(1.4, 0.31, 0.12, dt, 15.0),
     };
-    check_chart("reference_dynamic_10x4_8hz", plots::reference_dynamic(&legacy, &original, "legacy-1.0").unwrap());
+    check_chart(
+        "reference_dynamic_10x4_8hz",
+        reference_plots::reference_dynamic(&legacy, &original, "legacy-1.0").unwrap(),
+    );
 }

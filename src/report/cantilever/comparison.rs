@@ -6,10 +6,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::analysis::{series_figures, short};
 use super::data::ReferenceRuns;
 use super::reference::{Reference, ORIGINAL};
+use super::select::run_order;
 use crate::model::voxel::scaffolding::Scaffolding;
+use crate::report::format::short;
+use crate::report::series::series_figures;
 
 /// A figure agrees with the original when its relative error is within ± this many percent.
 pub const TOLERANCE_PCT: f64 = 10.0;
@@ -178,22 +180,11 @@ pub fn first_peak(dy: &[f64]) -> Option<f64> {
     Some(dy.iter().copied().fold(f64::INFINITY, f64::min))
 }
 
-/// Table order: size, then all groups by f_s, then the other paper sets softest first.
-fn order(w: u32, h: u32, s: Scaffolding, fs: f64) -> (u32, u32, usize, u64) {
-    let rank = if s == Scaffolding::ALL {
-        0
-    } else {
-        Scaffolding::PAPER_SETS.iter().position(|p| *p == s).map_or(10 + s.springs_per_voxel(), |i| i + 1)
-    };
-    let key = if fs.is_finite() && fs >= 0.0 { fs.to_bits() } else { u64::MAX };
-    (w, h, rank, key)
-}
-
 /// Compares every `legacy-1.0` run the reference covers; runs it does not cover are left out.
 pub fn compare(runs: &ReferenceRuns, reference: &Reference) -> Comparison {
     let mut rows = Vec::new();
     let mut statics: Vec<_> = runs.static_runs.iter().collect();
-    statics.sort_by_key(|r| order(r.w, r.h, r.scaffolding, r.fs_hz));
+    statics.sort_by_key(|r| run_order(r.w, r.h, r.scaffolding, r.fs_hz));
     for r in statics {
         if let Some(o) = reference.static_run(r.w, r.h, r.fs_hz, r.scaffolding) {
             let v = r.dy_final_m.is_finite().then_some(r.dy_final_m);
@@ -206,7 +197,7 @@ pub fn compare(runs: &ReferenceRuns, reference: &Reference) -> Comparison {
         }
     }
     let mut dynamics: Vec<_> = runs.dynamic_runs.iter().collect();
-    dynamics.sort_by_key(|r| order(r.w, r.h, r.scaffolding, r.fs_hz));
+    dynamics.sort_by_key(|r| run_order(r.w, r.h, r.scaffolding, r.fs_hz));
     for r in dynamics {
         let Some(o) = reference.dynamic_run(r.w, r.h, r.fs_hz, r.scaffolding) else { continue };
         let original = o.series_from_rest();

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::model::voxel::scaffolding::Scaffolding;
+use crate::task::cantilever::PAPER;
 
 /// One static run: constant load for the whole run, final tip displacement recorded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -90,17 +91,17 @@ fn default_voxel_side() -> f64 {
 }
 
 impl Default for ReportSettings {
-    /// The paper's experiment (spec §13) with this build's version and solver default.
+    /// The paper's experiment ([`PAPER`]) with this build's version and solver default.
     fn default() -> Self {
         ReportSettings {
             version: env!("CARGO_PKG_VERSION").to_string(),
             preset: "default".into(),
-            dt: 1.0 / 60.0,
-            static_duration_s: 60.0,
-            dynamic_duration_s: 15.0,
-            static_force_n: 30.0,
-            dynamic_force_n: 800.0,
-            impulse_s: 0.1,
+            dt: PAPER.dt,
+            static_duration_s: PAPER.static_duration_s,
+            dynamic_duration_s: PAPER.dynamic_duration_s,
+            static_force_n: PAPER.static_force_n,
+            dynamic_force_n: PAPER.dynamic_force_n,
+            impulse_s: PAPER.impulse_s,
             voxel_side_m: default_voxel_side(),
             solver_iterations: crate::sim::world::DEFAULT_SOLVER_ITERATIONS,
             convergence_note: "not measured".into(),

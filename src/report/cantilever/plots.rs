@@ -1,55 +1,37 @@
 //! Charts of the cantilever report, in the spirit of the paper's Figures 5 and 6: static deflection
-//! against f_s and against scaffolding, and δ(t) after the impulse per f_s and per scaffolding.
+//! against f_s and against scaffolding, and δ(t) after the impulse per f_s and per scaffolding (the
+//! comparison with the original has its own charts in [`super::reference_plots`]).
 //!
-//! Headless: plotters draws into an RGB buffer with the embedded DejaVu Sans (no system fonts), so the
-//! same data gives the same pixels on every machine. Each chart function returns `Ok(None)` when it has
-//! nothing to draw.
-
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Once;
+//! Drawn with [`crate::report::chart`] (headless, embedded font, same pixels on every machine). Each
+//! chart function returns `Ok(None)` when it has nothing to draw.
 
 use image::RgbImage;
 use plotters::coord::ranged1d::{IntoSegmentedCoord, SegmentValue};
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
-use plotters::style::{register_font, FontStyle};
 
-use super::analysis::{
-    dynamic_fs_sweep, dynamic_scaffolding_sweep, same_fs, scaffolding_sweep_fs, sig, static_fs_sweep,
-    static_scaffolding_sweep,
+use super::data::{CantileverData, DynamicRun, StaticRun};
+use super::select::{
+    dynamic_fs_sweep, dynamic_scaffolding_sweep, same_fs, scaffolding_sweep_fs, size_sweep_fs, sizes_of,
+    static_fs_sweep, static_scaffolding_sweep,
 };
-use super::data::{CantileverData, DynamicRun, ReferenceRuns, StaticRun};
-use super::reference::{DynamicReference, Reference, StaticReference};
 use crate::model::voxel::scaffolding::Scaffolding;
+use crate::report::chart::axes::{log_range, log_ticks};
+use crate::report::chart::draw::{draw_legend, look_series, marker_series};
+use crate::report::chart::look::{marker_kind, palette, ramp_color, series_width, sparse_markers, Line, LineLook};
+use crate::report::chart::{label_style, tick_style, title_style, Area, DrawResult};
+use crate::report::fit::power_law_constant;
+use crate::report::format::{compact, tick};
+
+pub use crate::report::chart::PlotError;
 
 /// Chart size in pixels.
 pub const WIDTH: u32 = 800;
 pub const HEIGHT: u32 = 500;
 
-const FONT: &str = "sans-serif";
-static FONT_BYTES: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/fonts/DejaVuSans.ttf"));
-static FONT_ONCE: Once = Once::new();
-static FONT_OK: AtomicBool = AtomicBool::new(false);
-
-/// Why a chart could not be drawn.
-#[derive(Debug, thiserror::Error)]
-pub enum PlotError {
-    #[error("the embedded chart font could not be loaded")]
-    Font,
-    #[error("drawing the chart {chart:?} failed: {message}")]
-    Draw { chart: String, message: String },
-}
-
-/// Registers the embedded font with plotters once per process.
-fn ensure_font() -> Result<(), PlotError> {
-    FONT_ONCE.call_once(|| {
-        FONT_OK.store(register_font(FONT, FontStyle::Normal, FONT_BYTES).is_ok(), Ordering::SeqCst);
-    });
-    if FONT_OK.load(Ordering::SeqCst) {
-        Ok(())
-    } else {
-        Err(PlotError::Font)
-    }
+/// Draws into a white RGB buffer of the chart size.
+pub(super) fn render(chart: &str, draw: impl FnOnce(&Area<'_>) -> DrawResult) -> Result<RgbImage, PlotError> {
+    crate::report::chart::render(chart, (WIDTH, HEIGHT), draw)
 }
 
 /// Which figure of the report a chart belongs to.
@@ -135,7 +117,7 @@ fn static_fs_title() -> String {
 
 fn static_scaffolding_title(runs: &[StaticRun]) -> String {
     match scaffolding_sweep_fs(runs.iter().filter(|r| r.scaffolding != Scaffolding::ALL).map(|r| r.fs_hz)) {
-        Some(fs) => format!("Static deflection vs scaffolding (f_s = {} Hz)", fmt_num(fs)),
+        Some(fs) => format!("Static deflection vs scaffolding (f_s = {} Hz)", compact(fs)),
         None => "Static deflection vs scaffolding".into(),
     }
 }
@@ -147,31 +129,17 @@ fn dynamic_fs_title(size: (u32, u32)) -> String {
 fn dynamic_scaffolding_title(runs: &[DynamicRun], size: (u32, u32)) -> String {
     let fs = size_sweep_fs(runs.iter().filter(|r| (r.w, r.h) == size).map(|r| (r.scaffolding, r.fs_hz)));
     match fs {
-        Some(fs) => format!("Tip displacement after the impulse, {}×{} beam, f_s = {} Hz", size.0, size.1, fmt_num(fs)),
+        Some(fs) => format!("Tip displacement after the impulse, {}×{} beam, f_s = {} Hz", size.0, size.1, compact(fs)),
         None => format!("Tip displacement after the impulse, {}×{} beam", size.0, size.1),
     }
-}
-
-fn size_sweep_fs(runs: impl Iterator<Item = (Scaffolding, f64)>) -> Option<f64> {
-    scaffolding_sweep_fs(runs.filter(|(s, _)| *s != Scaffolding::ALL).map(|(_, f)| f))
 }
 
 // ---------------------------------------------------------------------------------------------------
 // Colours: one fixed colour per size and per scaffolding set, and a sequential ramp over f_s, so the
 // same series has the same colour in every chart.
 
-const SIZE_COLORS: [RGBColor; 6] = [
-    RGBColor(0x1f, 0x77, 0xb4),
-    RGBColor(0xe6, 0x6a, 0x00),
-    RGBColor(0x2c, 0xa0, 0x2c),
-    RGBColor(0xd6, 0x27, 0x28),
-    RGBColor(0x94, 0x67, 0xbd),
-    RGBColor(0x8c, 0x56, 0x4b),
-];
-
-fn size_color(sizes: &[(u32, u32)], size: (u32, u32)) -> RGBColor {
-    let i = sizes.iter().position(|s| *s == size).unwrap_or(0);
-    SIZE_COLORS[i % SIZE_COLORS.len()]
+pub(super) fn size_color(sizes: &[(u32, u32)], size: (u32, u32)) -> RGBColor {
+    palette(sizes.iter().position(|s| *s == size).unwrap_or(0))
 }
 
 fn scaffolding_color(s: Scaffolding) -> RGBColor {
@@ -183,303 +151,14 @@ fn scaffolding_color(s: Scaffolding) -> RGBColor {
         _ => RGBColor(0x70, 0x70, 0x70),
     }
 }
-
-/// Viridis stops, cut before the pale yellow end so every line stays visible on white.
-fn ramp_color(t: f64) -> RGBColor {
-    const STOPS: [(f64, [f64; 3]); 5] = [
-        (0.00, [68.0, 1.0, 84.0]),
-        (0.25, [59.0, 82.0, 139.0]),
-        (0.50, [33.0, 145.0, 140.0]),
-        (0.75, [94.0, 201.0, 98.0]),
-        (1.00, [190.0, 200.0, 30.0]),
-    ];
-    let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.0 };
-    let i = STOPS.iter().rposition(|s| s.0 <= t).unwrap_or(0).min(STOPS.len() - 2);
-    let (t0, c0) = STOPS[i];
-    let (t1, c1) = STOPS[i + 1];
-    let u = (t - t0) / (t1 - t0);
-    let c = |k: usize| (c0[k] + u * (c1[k] - c0[k])).round() as u8;
-    RGBColor(c(0), c(1), c(2))
-}
-
 fn fs_color(all_fs: &[f64], fs: f64) -> RGBColor {
     let i = all_fs.iter().position(|f| same_fs(*f, fs)).unwrap_or(0);
     let n = all_fs.len().max(2) - 1;
     ramp_color(i as f64 / n as f64)
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Number and tick formatting.
-
-/// A short, exact-looking label: integers without decimals, others with up to 3 significant digits.
-fn fmt_num(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e6 {
-        format!("{}", v as i64)
-    } else {
-        sig(v, 3).trim_end_matches('0').trim_end_matches('.').to_string()
-    }
-}
-
-/// Axis tick label for metres (short; scientific outside [1e-3, 1e4)).
-fn fmt_tick(v: f64) -> String {
-    if v == 0.0 {
-        return "0".into();
-    }
-    let mag = v.abs().log10().floor() as i32;
-    if (-3..4).contains(&mag) {
-        let decimals = (1 - mag).max(0) as usize;
-        let s = format!("{v:.decimals$}");
-        let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
-        s.replace('-', "−")
-    } else {
-        let m = v / 10f64.powi(mag);
-        format!("{}e{}", fmt_num((m * 10.0).round() / 10.0), mag).replace('-', "−")
-    }
-}
-
-/// Ticks at 1, 2, 5 × 10^k inside [lo, hi] (all nine multiples when that gives fewer than three).
-fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
-    let pick = |mults: &[f64]| {
-        let mut v = Vec::new();
-        let (k0, k1) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
-        for k in k0..=k1 {
-            for m in mults {
-                // Divide by an exact power of ten so 5e-3 is the same double as the literal 0.005.
-                let x = if k < 0 { m / 10f64.powi(-k) } else { m * 10f64.powi(k) };
-                if x >= lo * (1.0 - 1e-9) && x <= hi * (1.0 + 1e-9) {
-                    v.push(x);
-                }
-            }
-        }
-        v
-    };
-    let coarse = pick(&[1.0, 2.0, 5.0]);
-    if coarse.len() >= 3 {
-        // Too many decades: keep the powers of ten only.
-        if coarse.len() > 10 {
-            return pick(&[1.0]);
-        }
-        return coarse;
-    }
-    pick(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
-}
-
-/// Raises the top of a log axis so that a legend of two entries per series, in the upper right, stays
-/// clear of the data: the data then fills the lower part of the plot.
-fn legend_headroom(y0: f64, y1: f64, series: usize) -> f64 {
-    // Each legend entry takes about 5 % of the plot's height.
-    let data_share = (1.0 - 0.05 * (2 * series + 1) as f64).clamp(0.4, 1.0);
-    (y0.ln() + (y1.ln() - y0.ln()) / data_share).exp()
-}
-
-/// A log range around positive values, padded by `pad` (a factor) on each side.
-fn log_range(values: impl Iterator<Item = f64>, pad: f64) -> Option<(f64, f64)> {
-    let (lo, hi) =
-        values.filter(|v| v.is_finite() && *v > 0.0).fold((f64::INFINITY, 0.0f64), |(l, h), v| (l.min(v), h.max(v)));
-    if !(lo.is_finite() && hi > 0.0) {
-        return None;
-    }
-    let (lo, hi) = if hi / lo < 1.5 { (lo / 1.5, hi * 1.5) } else { (lo, hi) };
-    Some((lo / pad, hi * pad))
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Drawing helpers.
-
 /// One size's points of a static chart.
 type SizeSeries<X> = ((u32, u32), Vec<(X, f64)>);
-
-/// How a line is drawn, so series stay apart where they overlap and in grey scale: colour, dash
-/// pattern (on, off pixels; `None` solid), marker shape (circle, triangle, square) and whether the
-/// markers are hollow.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LineLook {
-    pub color: RGBColor,
-    pub dash: Option<(u32, u32)>,
-    pub marker: Option<usize>,
-    pub hollow: bool,
-    /// Line width in pixels.
-    pub width: u32,
-}
-
-/// Dash patterns cycled over the lines of a δ(t) chart: solid, long dashes, short dashes, dots.
-const DASHES: [Option<(u32, u32)>; 4] = [None, Some((14, 6)), Some((6, 5)), Some((2, 4))];
-
-impl LineLook {
-    /// The look of line `i` of a chart: dash pattern i mod 4, marker shape i mod 3, so the first twelve
-    /// lines all differ in shape.
-    fn nth(i: usize, color: RGBColor) -> LineLook {
-        LineLook { color, dash: DASHES[i % DASHES.len()], marker: Some(marker_kind(i)), hollow: false, width: 2 }
-    }
-}
-
-/// One line of a δ(t) chart: legend label, look, (t, δ) points.
-struct Line {
-    label: String,
-    look: LineLook,
-    points: Vec<(f64, f64)>,
-}
-
-/// Markers per line of a δ(t) chart; line i of n places them at (j + (i + ½)/n)/MARKERS of the time
-/// span, so the markers of different lines do not sit on top of each other.
-const MARKERS_PER_LINE: usize = 8;
-
-fn sparse_markers(points: &[(f64, f64)], i: usize, n: usize) -> Vec<(f64, f64)> {
-    if points.len() < 2 {
-        return points.to_vec();
-    }
-    let (t0, t1) = (points[0].0, points[points.len() - 1].0);
-    let last = points.len() - 1;
-    (0..MARKERS_PER_LINE)
-        .map(|j| {
-            let u = (j as f64 + (i as f64 + 0.5) / n.max(1) as f64) / MARKERS_PER_LINE as f64;
-            let t = t0 + u * (t1 - t0);
-            // Samples are uniform in t: the nearest one by index.
-            let k = (((t - t0) / (t1 - t0)) * last as f64).round() as usize;
-            points[k.min(last)]
-        })
-        .collect()
-}
-type Area<'a> = DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>;
-type DrawResult = Result<(), Box<dyn std::error::Error>>;
-
-/// Draws into a white RGB buffer of the chart size.
-fn render(chart: &str, draw: impl FnOnce(&Area<'_>) -> DrawResult) -> Result<RgbImage, PlotError> {
-    ensure_font()?;
-    let err = |e: Box<dyn std::error::Error>| PlotError::Draw { chart: chart.to_string(), message: e.to_string() };
-    let mut buf = vec![255u8; (WIDTH * HEIGHT * 3) as usize];
-    {
-        let root = BitMapBackend::with_buffer(&mut buf, (WIDTH, HEIGHT)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(e.into()))?;
-        draw(&root).map_err(err)?;
-        root.present().map_err(|e| err(e.into()))?;
-    }
-    RgbImage::from_raw(WIDTH, HEIGHT, buf)
-        .ok_or_else(|| PlotError::Draw { chart: chart.to_string(), message: "buffer size mismatch".into() })
-}
-
-fn title_style() -> TextStyle<'static> {
-    (FONT, 21).into_font().color(&BLACK)
-}
-
-fn label_style() -> TextStyle<'static> {
-    (FONT, 16).into_font().color(&BLACK)
-}
-
-fn tick_style() -> TextStyle<'static> {
-    (FONT, 14).into_font().color(&RGBColor(40, 40, 40))
-}
-
-fn legend_style() -> TextStyle<'static> {
-    (FONT, 15).into_font().color(&BLACK)
-}
-
-/// Line width of series i of n drawn in order: the first drawn is the widest (4 px down to 2 px), so a
-/// line that a later one covers still shows at its edges. Marker sizes fall the same way (circle, then
-/// triangle, then a smaller square), so coinciding markers stay visible too.
-fn series_width(i: usize, n: usize) -> u32 {
-    (2 + n.saturating_sub(1 + i)).min(4) as u32
-}
-
-/// A marker shape per series index, so series differ in grey scale too.
-fn marker_kind(i: usize) -> usize {
-    i % 3
-}
-
-/// Draws one series as a line with markers of shape `kind` (circle, triangle, square) and its legend
-/// entry. A macro, because each marker shape is a different element type.
-/// The legend box every chart uses (a macro: plotters' chart types are deeply generic).
-macro_rules! draw_legend {
-    ($chart:expr, $position:expr) => {
-        $chart
-            .configure_series_labels()
-            .position($position)
-            .label_font(legend_style())
-            .background_style(WHITE.mix(0.9))
-            .border_style(RGBColor(160, 160, 160))
-            .draw()?
-    };
-}
-
-/// Draws `$points` as a line in the look `$look` (solid or dashed), markers at `$marks`, and one
-/// legend entry showing both. A macro, because each marker shape is a different element type.
-macro_rules! look_series {
-    ($chart:expr, $points:expr, $marks:expr, $look:expr, $label:expr) => {{
-        let look: LineLook = $look;
-        let stroke = look.color.stroke_width(look.width);
-        match look.dash {
-            None => {
-                $chart.draw_series(LineSeries::new($points.iter().copied(), stroke))?;
-            }
-            Some((on, off)) => {
-                $chart.draw_series(DashedLineSeries::new($points.iter().copied(), on, off, stroke))?;
-            }
-        }
-        let fill = if look.hollow { look.color.stroke_width(2) } else { look.color.filled() };
-        let white = WHITE.filled();
-        // Triangle markers are always drawn filled: a hollow one is a white triangle inside.
-        let inner = if look.hollow { WHITE.filled() } else { look.color.filled() };
-        // A long "on" and no gap draws the legend's line solid.
-        let (on, off) = look.dash.unwrap_or((100, 0));
-        let line = move |x: i32, y: i32| {
-            EmptyElement::at((x, y)) + DashedPathElement::new(vec![(0, 0), (24, 0)], on, off, stroke)
-        };
-        let anchor = $points[0];
-        let legend = $chart.draw_series(std::iter::once(EmptyElement::at(anchor)))?.label($label);
-        match look.marker {
-            None => {
-                legend.legend(move |(x, y)| line(x, y));
-            }
-            Some(0) => {
-                legend
-                    .legend(move |(x, y)| line(x, y) + Circle::new((12, 0), 6, white) + Circle::new((12, 0), 6, fill));
-                $chart.draw_series(
-                    $marks
-                        .iter()
-                        .map(|p| EmptyElement::at(*p) + Circle::new((0, 0), 6, white) + Circle::new((0, 0), 6, fill)),
-                )?;
-            }
-            Some(1) => {
-                legend.legend(move |(x, y)| {
-                    line(x, y) + TriangleMarker::new((12, 0), 7, fill) + TriangleMarker::new((12, 1), 3, inner)
-                });
-                $chart.draw_series($marks.iter().map(|p| {
-                    EmptyElement::at(*p) + TriangleMarker::new((0, 0), 7, fill) + TriangleMarker::new((0, 1), 3, inner)
-                }))?;
-            }
-            Some(_) => {
-                legend.legend(move |(x, y)| {
-                    line(x, y) + Rectangle::new([(8, -4), (16, 4)], white) + Rectangle::new([(8, -4), (16, 4)], fill)
-                });
-                $chart.draw_series($marks.iter().map(|p| {
-                    EmptyElement::at(*p)
-                        + Rectangle::new([(-4, -4), (4, 4)], white)
-                        + Rectangle::new([(-4, -4), (4, 4)], fill)
-                }))?;
-            }
-        }
-    }};
-}
-
-/// Draws each size's vsr2d points (filled, solid) and the original's (hollow, dashed) in the size's
-/// colour and marker shape, with legend entries.
-macro_rules! paired_series {
-    ($chart:expr, $series:expr, $sizes:expr, $legacy_name:expr) => {
-        for (i, (size, v, o)) in $series.iter().enumerate() {
-            let color = size_color(&$sizes, *size);
-            let name = format!("{}×{}", size.0, size.1);
-            if !v.is_empty() {
-                let look = vsr2d_look(color, Some(marker_kind(i)), series_width(i, $series.len()));
-                look_series!($chart, v, v, look, format!("{name} {}", $legacy_name));
-            }
-            if !o.is_empty() {
-                let look = original_look(color, Some(marker_kind(i)), series_width(i, $series.len()));
-                look_series!($chart, o, o, look, format!("{name} original"));
-            }
-        }
-    };
-}
-
 /// The log-log axes of a static |δ| vs f_s chart, mesh drawn (the main chart and the comparison chart).
 macro_rules! static_fs_chart {
     ($root:expr, $title:expr, ($x0:expr, $x1:expr, $x_ticks:expr), ($y0:expr, $y1:expr, $y_ticks:expr)) => {{
@@ -498,49 +177,15 @@ macro_rules! static_fs_chart {
             .y_desc("|δ| at the end of the static load (m, log scale)")
             .axis_desc_style(label_style())
             .label_style(tick_style())
-            .x_label_formatter(&|v| fmt_num(*v))
-            .y_label_formatter(&|v| fmt_tick(*v))
+            .x_label_formatter(&|v| compact(*v))
+            .y_label_formatter(&|v| tick(*v))
             .bold_line_style(RGBColor(225, 225, 225))
             .light_line_style(WHITE)
             .draw()?;
         chart
     }};
 }
-
-macro_rules! marker_series {
-    ($chart:expr, $points:expr, $kind:expr, $color:expr, $width:expr, $label:expr) => {{
-        let color: RGBColor = $color;
-        let style = color.filled();
-        let line = LineSeries::new($points.iter().cloned(), color.stroke_width($width));
-        let stroke = color.stroke_width($width);
-        let path = move |x: i32, y: i32| EmptyElement::at((x, y)) + PathElement::new(vec![(0, 0), (24, 0)], stroke);
-        match $kind {
-            0 => {
-                $chart
-                    .draw_series(line)?
-                    .label($label)
-                    .legend(move |(x, y)| path(x, y) + Circle::new((12, 0), 6, style));
-                $chart.draw_series($points.iter().map(|p| Circle::new(p.clone(), 6, style)))?;
-            }
-            1 => {
-                $chart
-                    .draw_series(line)?
-                    .label($label)
-                    .legend(move |(x, y)| path(x, y) + TriangleMarker::new((12, 0), 7, style));
-                $chart.draw_series($points.iter().map(|p| TriangleMarker::new(p.clone(), 7, style)))?;
-            }
-            _ => {
-                $chart
-                    .draw_series(line)?
-                    .label($label)
-                    .legend(move |(x, y)| path(x, y) + Rectangle::new([(8, -4), (16, 4)], style));
-                $chart.draw_series(
-                    $points.iter().map(|p| EmptyElement::at(p.clone()) + Rectangle::new([(-4, -4), (4, 4)], style)),
-                )?;
-            }
-        }
-    }};
-}
+pub(super) use static_fs_chart;
 
 // ---------------------------------------------------------------------------------------------------
 // The four chart kinds.
@@ -566,8 +211,8 @@ pub fn static_vs_fs(runs: &[StaticRun]) -> Result<Option<RgbImage>, PlotError> {
     // Guide ∝ 1/f_s² through the geometric mean of the softest series, shifted up ×2 to stay clear.
     let top = series
         .iter()
-        .max_by(|a, b| geo_mean(&a.1, 2.0).total_cmp(&geo_mean(&b.1, 2.0)))
-        .map(|s| geo_mean(&s.1, 2.0) * 2.0)
+        .max_by(|a, b| power_law_constant(&a.1, 2.0).total_cmp(&power_law_constant(&b.1, 2.0)))
+        .map(|s| power_law_constant(&s.1, 2.0) * 2.0)
         .unwrap_or(1.0);
     let all_fs: Vec<f64> = {
         let mut v: Vec<f64> = series.iter().flat_map(|s| s.1.iter().map(|p| p.0)).collect();
@@ -666,7 +311,7 @@ pub fn static_vs_scaffolding(runs: &[StaticRun]) -> Result<Option<RgbImage>, Plo
                 }
                 _ => String::new(),
             })
-            .y_label_formatter(&|v| fmt_tick(*v))
+            .y_label_formatter(&|v| tick(*v))
             .bold_line_style(RGBColor(225, 225, 225))
             .light_line_style(WHITE)
             .disable_x_mesh()
@@ -697,7 +342,7 @@ pub fn dynamic_vs_fs(runs: &[DynamicRun], size: (u32, u32)) -> Result<Option<Rgb
         .into_iter()
         .enumerate()
         .map(|(i, r)| Line {
-            label: format!("f_s {} Hz", fmt_num(r.fs_hz)),
+            label: format!("f_s {} Hz", compact(r.fs_hz)),
             look: LineLook::nth(i, fs_color(&all_fs, r.fs_hz)),
             points: time_series(r),
         })
@@ -731,14 +376,14 @@ pub fn dynamic_vs_scaffolding(runs: &[DynamicRun], size: (u32, u32)) -> Result<O
 }
 
 /// (t, δ) of a run, up to the first non-finite sample (a diverged run is drawn until it diverged).
-fn time_series(r: &DynamicRun) -> Vec<(f64, f64)> {
+pub(super) fn time_series(r: &DynamicRun) -> Vec<(f64, f64)> {
     if !(r.dt.is_finite() && r.dt > 0.0) {
         return Vec::new();
     }
     r.dy_m.iter().enumerate().map_while(|(k, d)| d.is_finite().then(|| (r.time(k), *d))).collect()
 }
 
-fn draw_time_chart(name: &str, title: &str, lines: Vec<Line>) -> Result<Option<RgbImage>, PlotError> {
+pub(super) fn draw_time_chart(name: &str, title: &str, lines: Vec<Line>) -> Result<Option<RgbImage>, PlotError> {
     if lines.is_empty() {
         return Ok(None);
     }
@@ -767,9 +412,9 @@ fn draw_time_chart(name: &str, title: &str, lines: Vec<Line>) -> Result<Option<R
             .label_style(tick_style())
             .x_labels(10)
             .y_labels(8)
-            .x_label_formatter(&|v| fmt_num(*v))
+            .x_label_formatter(&|v| compact(*v))
             // Ticks computed as multiples of the step land at ±1e−17 instead of 0: snap them.
-            .y_label_formatter(&|v| fmt_tick(if v.abs() < 1e-9 * span { 0.0 } else { *v }))
+            .y_label_formatter(&|v| tick(if v.abs() < 1e-9 * span { 0.0 } else { *v }))
             .bold_line_style(RGBColor(225, 225, 225))
             .light_line_style(WHITE)
             .draw()?;
@@ -784,269 +429,9 @@ fn draw_time_chart(name: &str, title: &str, lines: Vec<Line>) -> Result<Option<R
     .map(Some)
 }
 
-// ---------------------------------------------------------------------------------------------------
-// vsr2d `legacy-1.0` against the original 2D-VSR-Sim 1.0.0: vsr2d solid with filled markers, the
-// original dashed with hollow markers, one colour (and marker shape) per size.
-
-/// One size's points of a comparison chart: (size, vsr2d's points, the original's points).
-type PairedSeries = ((u32, u32), Vec<(f64, f64)>, Vec<(f64, f64)>);
-
-/// Legend name of the original's series.
-pub const ORIGINAL_LABEL: &str = "original 2D-VSR-Sim 1.0.0";
-const ORIGINAL_DASH: (u32, u32) = (9, 6);
-const ORIGINAL_COLOR: RGBColor = RGBColor(25, 25, 25);
-
-fn vsr2d_label(preset: &str) -> String {
-    format!("vsr2d {preset}")
-}
-
-fn vsr2d_look(color: RGBColor, marker: Option<usize>, width: u32) -> LineLook {
-    LineLook { color, dash: None, marker, hollow: false, width }
-}
-
-fn original_look(color: RGBColor, marker: Option<usize>, width: u32) -> LineLook {
-    LineLook { color, dash: Some(ORIGINAL_DASH), marker, hollow: true, width }
-}
-
-/// The comparison charts the runs allow, in report order.
-pub fn reference_charts(runs: &ReferenceRuns, reference: &Reference) -> Result<Vec<Chart>, PlotError> {
-    let mut out = Vec::new();
-    if let Some(image) = reference_static_vs_fs(&runs.static_runs, &reference.static_runs, &runs.preset)? {
-        out.push(Chart {
-            kind: ChartKind::ReferenceStaticVsFs,
-            file_name: "reference_static_vs_fs.png".into(),
-            title: reference_static_fs_title(&runs.preset),
-            image,
-        });
-    }
-    if let Some(image) = reference_static_vs_scaffolding(&runs.static_runs, &reference.static_runs, &runs.preset)? {
-        out.push(Chart {
-            kind: ChartKind::ReferenceStaticVsScaffolding,
-            file_name: "reference_static_vs_scaffolding.png".into(),
-            title: reference_static_scaffolding_title(&runs.static_runs, &runs.preset),
-            image,
-        });
-    }
-    let mut dynamic: Vec<&DynamicRun> = runs.dynamic_runs.iter().collect();
-    dynamic.sort_by(|a, b| (a.w, a.h).cmp(&(b.w, b.h)).then(a.fs_hz.total_cmp(&b.fs_hz)));
-    for r in dynamic {
-        let Some(original) = reference.dynamic_run(r.w, r.h, r.fs_hz, r.scaffolding) else { continue };
-        if let Some(image) = reference_dynamic(r, original, &runs.preset)? {
-            out.push(Chart {
-                kind: ChartKind::ReferenceDynamic { w: r.w, h: r.h, fs_hz: r.fs_hz },
-                file_name: format!("reference_dynamic_{}x{}_{}hz.png", r.w, r.h, fmt_num(r.fs_hz)),
-                title: reference_dynamic_title(r, &runs.preset),
-                image,
-            });
-        }
-    }
-    Ok(out)
-}
-
-fn reference_static_fs_title(preset: &str) -> String {
-    format!("Static |δ| vs f_s (all groups): vsr2d {preset} and the original")
-}
-
-fn reference_static_scaffolding_title(runs: &[StaticRun], preset: &str) -> String {
-    match scaffolding_sweep_fs(runs.iter().filter(|r| r.scaffolding != Scaffolding::ALL).map(|r| r.fs_hz)) {
-        Some(fs) => format!("Static |δ| vs scaffolding at {} Hz: vsr2d {preset} and the original", fmt_num(fs)),
-        None => format!("Static |δ| vs scaffolding: vsr2d {preset} and the original"),
-    }
-}
-
-fn reference_dynamic_title(run: &DynamicRun, preset: &str) -> String {
-    let groups =
-        if run.scaffolding == Scaffolding::ALL { "all groups".to_string() } else { run.scaffolding.to_string() };
-    format!("δ(t) of {}×{}, f_s {} Hz, {groups}: vsr2d {preset} and the original", run.w, run.h, fmt_num(run.fs_hz))
-}
-
-/// |δ| against f_s on log-log axes: per size, vsr2d's runs and the original's at the same f_s.
-pub fn reference_static_vs_fs(
-    legacy: &[StaticRun],
-    original: &[StaticReference],
-    preset: &str,
-) -> Result<Option<RgbImage>, PlotError> {
-    let positive = |(f, d): (f64, f64)| (f > 0.0 && d.is_finite() && d != 0.0).then_some((f, d.abs()));
-    let sizes = sizes_of(legacy.iter().filter(|r| r.scaffolding == Scaffolding::ALL).map(|r| (r.w, r.h)));
-    let mut series: Vec<PairedSeries> = Vec::new();
-    for &size in &sizes {
-        let sweep = static_fs_sweep(legacy, size);
-        let v: Vec<(f64, f64)> = sweep.iter().copied().filter_map(positive).collect();
-        let o: Vec<(f64, f64)> = sweep
-            .iter()
-            .filter_map(|(f, _)| {
-                original
-                    .iter()
-                    .find(|r| (r.w, r.h) == size && r.scaffolding == Scaffolding::ALL && same_fs(r.fs_hz, *f))
-                    .map(|r| (*f, r.dy_center_right_column_m))
-            })
-            .filter_map(positive)
-            .collect();
-        if !v.is_empty() || !o.is_empty() {
-            series.push((size, v, o));
-        }
-    }
-    if series.is_empty() {
-        return Ok(None);
-    }
-    let mut all_fs: Vec<f64> = series.iter().flat_map(|s| s.1.iter().chain(&s.2).map(|p| p.0)).collect();
-    all_fs.sort_by(f64::total_cmp);
-    all_fs.dedup_by(|a, b| same_fs(*a, *b));
-    let (x0, x1) = log_range(all_fs.iter().copied(), 1.12).unwrap_or((1.0, 10.0));
-    let Some((y0, y1)) = log_range(series.iter().flat_map(|s| s.1.iter().chain(&s.2).map(|p| p.1)), 1.5) else {
-        return Ok(None);
-    };
-    let y1 = legend_headroom(y0, y1, series.len());
-    let x_ticks: Vec<f64> = if all_fs.len() <= 12 { all_fs.clone() } else { log_ticks(x0, x1) };
-    let y_ticks = log_ticks(y0, y1);
-    let title = reference_static_fs_title(preset);
-    let legacy_name = vsr2d_label(preset);
-
-    render("reference_static_vs_fs", |root| {
-        let mut chart = static_fs_chart!(root, title, (x0, x1, &x_ticks), (y0, y1, &y_ticks));
-        paired_series!(chart, series, sizes, legacy_name);
-        draw_legend!(chart, SeriesLabelPosition::UpperRight);
-        Ok(())
-    })
-    .map(Some)
-}
-
-/// |δ| of the four paper sets at the scaffolding-sweep f_s, log y: per size (colour, marker shape),
-/// vsr2d filled and solid just left of each set, the original hollow and dashed just right of it.
-pub fn reference_static_vs_scaffolding(
-    legacy: &[StaticRun],
-    original: &[StaticReference],
-    preset: &str,
-) -> Result<Option<RgbImage>, PlotError> {
-    let sizes = sizes_of(legacy.iter().map(|r| (r.w, r.h)));
-    let mut series: Vec<PairedSeries> = Vec::new();
-    let n = sizes.len().max(1) as f64;
-    for (k, &size) in sizes.iter().enumerate() {
-        let Some(fs) = size_sweep_fs(legacy.iter().filter(|r| (r.w, r.h) == size).map(|r| (r.scaffolding, r.fs_hz)))
-        else {
-            continue;
-        };
-        let offset = (k as f64 - (n - 1.0) / 2.0) * 0.24;
-        let (mut v, mut o) = (Vec::new(), Vec::new());
-        for (s, dy) in static_scaffolding_sweep(legacy, size, fs) {
-            let Some(i) = Scaffolding::PAPER_SETS.iter().position(|p| *p == s) else { continue };
-            let x = i as f64 + offset;
-            if dy.is_finite() && dy != 0.0 {
-                v.push((x - 0.05, dy.abs()));
-            }
-            let reference = original.iter().find(|r| (r.w, r.h) == size && r.scaffolding == s && same_fs(r.fs_hz, fs));
-            if let Some(r) = reference.filter(|r| r.dy_center_right_column_m != 0.0) {
-                o.push((x + 0.05, r.dy_center_right_column_m.abs()));
-            }
-        }
-        if !v.is_empty() || !o.is_empty() {
-            series.push((size, v, o));
-        }
-    }
-    if series.is_empty() {
-        return Ok(None);
-    }
-    let Some((y0, y1)) = log_range(series.iter().flat_map(|s| s.1.iter().chain(&s.2).map(|p| p.1)), 1.5) else {
-        return Ok(None);
-    };
-    let y1 = legend_headroom(y0, y1, series.len());
-    let y_ticks = log_ticks(y0, y1);
-    let title = reference_static_scaffolding_title(legacy, preset);
-    let legacy_name = vsr2d_label(preset);
-
-    render("reference_static_vs_scaffolding", |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, title_style())
-            .margin(14)
-            .x_label_area_size(52)
-            .y_label_area_size(78)
-            .build_cartesian_2d(-0.5f64..3.5f64, (y0..y1).log_scale().with_key_points(y_ticks.clone()))?;
-        chart
-            .configure_mesh()
-            .x_desc("scaffolding (spring groups per voxel: 6, 10, 16, 18)")
-            .y_desc("|δ| at the end of the static load (m, log scale)")
-            .axis_desc_style(label_style())
-            .label_style(tick_style())
-            // At most 5 labels on [−0.5, 3.5]: the integers, one per set.
-            .x_labels(5)
-            .x_label_formatter(&|v| {
-                let i = v.round();
-                if (v - i).abs() < 1e-6 && (0.0..4.0).contains(&i) {
-                    Scaffolding::PAPER_SETS[i as usize].to_string()
-                } else {
-                    String::new()
-                }
-            })
-            .y_label_formatter(&|v| fmt_tick(*v))
-            .bold_line_style(RGBColor(225, 225, 225))
-            .light_line_style(WHITE)
-            .disable_x_mesh()
-            .draw()?;
-        paired_series!(chart, series, sizes, legacy_name);
-        draw_legend!(chart, SeriesLabelPosition::UpperRight);
-        Ok(())
-    })
-    .map(Some)
-}
-
-/// δ(t) of one dynamic run: vsr2d solid, the original dashed on top (its record starts at rest,
-/// δ(0) = 0, like vsr2d's).
-pub fn reference_dynamic(
-    legacy: &DynamicRun,
-    original: &DynamicReference,
-    preset: &str,
-) -> Result<Option<RgbImage>, PlotError> {
-    let original_points: Vec<(f64, f64)> = original
-        .series_from_rest()
-        .iter()
-        .enumerate()
-        .map_while(|(k, d)| d.is_finite().then_some((k as f64 * original.dt, *d)))
-        .collect();
-    let mut lines = Vec::new();
-    let v = time_series(legacy);
-    if !v.is_empty() {
-        lines.push(Line { label: vsr2d_label(preset), look: vsr2d_look(SIZE_COLORS[0], None, 2), points: v });
-    }
-    if !original_points.is_empty() {
-        lines.push(Line {
-            label: ORIGINAL_LABEL.into(),
-            look: original_look(ORIGINAL_COLOR, None, 2),
-            points: original_points,
-        });
-    }
-    let name = format!("reference_dynamic_{}x{}_{}hz", legacy.w, legacy.h, fmt_num(legacy.fs_hz));
-    draw_time_chart(&name, &reference_dynamic_title(legacy, preset), lines)
-}
-
-fn sizes_of(sizes: impl Iterator<Item = (u32, u32)>) -> Vec<(u32, u32)> {
-    let mut v: Vec<(u32, u32)> = sizes.collect();
-    v.sort_unstable();
-    v.dedup();
-    v
-}
-
-/// Geometric mean of y·x^p over the points (the constant C of y = C/x^p for the guide line).
-fn geo_mean(pts: &[(f64, f64)], p: f64) -> f64 {
-    if pts.is_empty() {
-        return 0.0;
-    }
-    (pts.iter().map(|(x, y)| y.ln() + p * x.ln()).sum::<f64>() / pts.len() as f64).exp()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ticks_and_labels_are_short() {
-        assert_eq!(log_ticks(0.003, 0.4), vec![0.005, 0.01, 0.02, 0.05, 0.1, 0.2]);
-        assert_eq!(log_ticks(2.0, 3.5), vec![2.0, 3.0]);
-        assert_eq!(fmt_tick(0.05), "0.05");
-        assert_eq!(fmt_tick(-0.25), "−0.25");
-        assert_eq!(fmt_tick(2e-5), "2e−5");
-        assert_eq!(fmt_num(8.0), "8");
-        assert_eq!(fmt_num(12.5), "12.5");
-    }
 
     #[test]
     fn odd_data_draws_without_panicking() {

@@ -8,6 +8,7 @@
 //!   one row per step from t = dt (the original records no sample at t = 0).
 
 use crate::model::voxel::scaffolding::Scaffolding;
+use crate::task::cantilever::{CantileverSettings, PAPER};
 
 /// The provenance of the measurements.
 pub const README_MD: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/reference/README.md"));
@@ -21,15 +22,10 @@ pub const DYNAMIC_FS30_CSV: &str =
 /// Name of the original code, as the report writes it.
 pub const ORIGINAL: &str = "2D-VSR-Sim 1.0.0";
 
-/// The conditions the original was measured in (the README; checked against the files in the tests).
-/// Static: 30 N on every step for 60 s (the original's loop makes that 3601 steps, vsr2d's 3600; both
-/// are at rest long before).
-pub const STATIC_FORCE_N: f64 = 30.0;
-pub const STATIC_DURATION_S: f64 = 60.0;
-/// Dynamic: 800 N while t ≤ 0.1 s (7 steps), recorded for 15 s.
-pub const DYNAMIC_FORCE_N: f64 = 800.0;
-pub const DYNAMIC_DURATION_S: f64 = 15.0;
-pub const DT: f64 = 1.0 / 60.0;
+/// The conditions the original was measured in (the README; checked against the files in the tests):
+/// the paper's. Static: 30 N on every step for 60 s (the original's loop makes that 3601 steps, vsr2d's
+/// 3600; both are at rest long before). Dynamic: 800 N while t ≤ 0.1 s (7 steps), recorded for 15 s.
+pub const CONDITIONS: CantileverSettings = PAPER;
 
 /// One static run of the original code.
 #[derive(Debug, Clone, PartialEq)]
@@ -82,7 +78,8 @@ impl Reference {
     pub fn embedded() -> Result<Reference, ReferenceError> {
         let static_runs = parse_static("static_cantilever.csv", STATIC_CSV)?;
         let dynamic = |file: &'static str, text: &str, fs_hz: f64| {
-            let key = DynamicKey { w: 10, h: 4, fs_hz, scaffolding: Scaffolding::ALL, force_n: DYNAMIC_FORCE_N };
+            let key =
+                DynamicKey { w: 10, h: 4, fs_hz, scaffolding: Scaffolding::ALL, force_n: CONDITIONS.dynamic_force_n };
             parse_dynamic(file, text, key)
         };
         let dynamic_runs = vec![
@@ -301,14 +298,14 @@ mod tests {
         assert_eq!(r.dynamic_runs.len(), 2);
         for d in &r.dynamic_runs {
             assert_eq!((d.t_s.len(), d.dy_m.len()), (900, 900), "{} Hz", d.fs_hz);
-            assert!((d.dt - DT).abs() < 1e-9, "dt {}", d.dt);
-            assert!((d.t_s[899] - DYNAMIC_DURATION_S).abs() < 1e-9);
+            assert!((d.dt - CONDITIONS.dt).abs() < 1e-9, "dt {}", d.dt);
+            assert!((d.t_s[899] - CONDITIONS.dynamic_duration_s).abs() < 1e-9);
             assert_eq!(d.series_from_rest().len(), 901);
             assert_eq!(d.series_from_rest()[0], 0.0);
         }
         for s in &r.static_runs {
-            assert_eq!(s.force_n, STATIC_FORCE_N);
-            assert!((s.t_end_s - STATIC_DURATION_S - DT).abs() < 1e-5, "{}", s.t_end_s);
+            assert_eq!(s.force_n, CONDITIONS.static_force_n);
+            assert!((s.t_end_s - CONDITIONS.static_duration_s - CONDITIONS.dt).abs() < 1e-5, "{}", s.t_end_s);
         }
         // Spot checks against the file.
         let s = r.static_run(10, 4, 8.0, Scaffolding::ALL).unwrap();

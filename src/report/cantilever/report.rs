@@ -1,45 +1,37 @@
-//! The cantilever report directory: `index.html` (from `templates/cantilever.html`, embedded so the
-//! installed binary needs no template files), `static.csv`, `dynamic.csv`, `results.json`, the chart
-//! PNGs, when given `beam.png`, and, when the data holds `legacy-1.0` runs for the comparison with the
-//! original 2D-VSR-Sim 1.0.0, `reference_comparison.csv` and the comparison charts.
+//! The cantilever report directory: `index.html` (see [`super::page`]), `static.csv`, `dynamic.csv`,
+//! `results.json`, the chart PNGs, when given `beam.png`, and, when the data holds `legacy-1.0` runs for
+//! the comparison with the original 2D-VSR-Sim 1.0.0, `reference_comparison.csv` and the comparison
+//! charts.
 //!
-//! Every file is written to a temporary name in the output directory and renamed into place, so a
-//! reader never sees a half-written file; `index.html` goes last, so its presence means the rest is
-//! there.
+//! Written through [`ReportDir`]: a reader never sees a half-written file, and `index.html` goes last,
+//! so its presence means the rest is there.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::analysis::{
-    analyse, scaffolding_sweep_fs, short, sig, Analysis, DynamicSummary, Oscillation, SanityCheck, SanitySummary,
-    SETTLING_FRACTION, SMALL_DEFLECTION_FRACTION, TAIL_FRACTION,
-};
-use super::comparison::{compare, skipped_line, Comparison, ComparisonStatus};
+use super::analysis::{analyse, Analysis, DynamicSummary};
+use super::comparison::{compare, Comparison};
 use super::data::{CantileverData, DynamicRun, ReferenceRuns, ReportSettings, StaticRun};
-use super::plots::{charts, reference_charts, Chart, ChartKind, PlotError};
+use super::page::{render_page, Page};
+use super::plots::{charts, PlotError};
 use super::reference::{Reference, ReferenceError};
-use crate::model::voxel::scaffolding::Scaffolding;
+use super::reference_plots::reference_charts;
+use crate::report::checks::{Check, Summary};
+use crate::report::csv::{f64_field, opt_f64_field, Csv};
+use crate::report::dir::{DirError, ReportDir};
 
-const TEMPLATE: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/templates/cantilever.html"));
-
-pub const INDEX_HTML: &str = "index.html";
+pub use crate::report::dir::INDEX_HTML;
 pub const STATIC_CSV: &str = "static.csv";
 pub const DYNAMIC_CSV: &str = "dynamic.csv";
 pub const RESULTS_JSON: &str = "results.json";
 pub const BEAM_PNG: &str = "beam.png";
 pub const REFERENCE_CSV: &str = "reference_comparison.csv";
-
 /// A report that could not be written; every variant names the file concerned.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
-    #[error("cannot write {}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
-    #[error("cannot encode the image {}: {source}", path.display())]
-    Image { path: PathBuf, source: image::ImageError },
-    #[error("cannot serialise {}: {source}", path.display())]
-    Json { path: PathBuf, source: serde_json::Error },
+    #[error(transparent)]
+    Dir(#[from] DirError),
     #[error("cannot render {} from templates/cantilever.html: {source}", path.display())]
     Template { path: PathBuf, source: minijinja::Error },
     #[error("cannot draw the charts for {}: {source}", path.display())]
@@ -72,14 +64,13 @@ impl ReportFiles {
         v
     }
 }
-
 /// Writes the whole report into `dir` (created if missing).
 pub fn write_report(
     dir: &Path,
     data: &CantileverData,
     beam_figure: Option<&image::RgbaImage>,
 ) -> Result<ReportFiles, ReportError> {
-    std::fs::create_dir_all(dir).map_err(|source| ReportError::Io { path: dir.to_path_buf(), source })?;
+    let out = ReportDir::create(dir)?;
     let analysis = analyse(data);
     let reference = match &data.reference_runs {
         Some(runs) => {
@@ -91,16 +82,13 @@ pub fn write_report(
     };
     let comparison = reference.as_ref().map(|(_, c, _)| c);
 
-    let static_csv = write_atomic(dir, STATIC_CSV, static_csv(data).as_bytes())?;
-    let dynamic_csv = write_atomic(dir, DYNAMIC_CSV, dynamic_csv(data).as_bytes())?;
+    let static_csv = out.write(STATIC_CSV, static_csv(data).as_bytes())?;
+    let dynamic_csv = out.write(DYNAMIC_CSV, dynamic_csv(data).as_bytes())?;
     let reference_csv = match comparison {
-        Some(c) => Some(write_atomic(dir, REFERENCE_CSV, reference_csv(c).as_bytes())?),
+        Some(c) => Some(out.write(REFERENCE_CSV, reference_csv(c).as_bytes())?),
         None => None,
     };
-    let json_path = dir.join(RESULTS_JSON);
-    let json =
-        results_json(data, &analysis, comparison).map_err(|source| ReportError::Json { path: json_path, source })?;
-    let results_json = write_atomic(dir, RESULTS_JSON, json.as_bytes())?;
+    let results_json = out.write_json(RESULTS_JSON, &results(data, &analysis, comparison))?;
 
     let plot_error = |source| ReportError::Plot { path: dir.to_path_buf(), source };
     let charts = charts(data).map_err(plot_error)?;
@@ -110,10 +98,10 @@ pub fn write_report(
     };
     let mut plots = Vec::new();
     for chart in charts.iter().chain(&comparison_charts) {
-        plots.push(write_png(dir, &chart.file_name, &image::DynamicImage::ImageRgb8(chart.image.clone()))?);
+        plots.push(out.write_png(&chart.file_name, &image::DynamicImage::ImageRgb8(chart.image.clone()))?);
     }
     let beam_png = match beam_figure {
-        Some(img) => Some(write_png(dir, BEAM_PNG, &image::DynamicImage::ImageRgba8(img.clone()))?),
+        Some(img) => Some(out.write_png(BEAM_PNG, &image::DynamicImage::ImageRgba8(img.clone()))?),
         None => None,
     };
 
@@ -122,7 +110,7 @@ pub fn write_report(
         Page { charts: &charts, comparison, comparison_charts: &comparison_charts, has_beam: beam_png.is_some() };
     let html =
         render_page(data, &analysis, &page).map_err(|source| ReportError::Template { path: index_path, source })?;
-    let index_html = write_atomic(dir, INDEX_HTML, html.as_bytes())?;
+    let index_html = out.finish(&html)?;
 
     Ok(ReportFiles {
         dir: dir.to_path_buf(),
@@ -136,94 +124,67 @@ pub fn write_report(
     })
 }
 
-/// What the page shows besides the data and its analysis.
-pub struct Page<'a> {
-    pub charts: &'a [Chart],
-    /// `None` when the comparison was not run.
-    pub comparison: Option<&'a Comparison>,
-    pub comparison_charts: &'a [Chart],
-    pub has_beam: bool,
-}
-
-/// Writes `bytes` to `dir/name` atomically.
-fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, ReportError> {
-    let path = dir.join(name);
-    crate::output::atomic::write(&path, bytes).map_err(|source| ReportError::Io { path: path.clone(), source })?;
-    Ok(path)
-}
-
-fn write_png(dir: &Path, name: &str, img: &image::DynamicImage) -> Result<PathBuf, ReportError> {
-    let mut bytes = Vec::new();
-    img.write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::Png)
-        .map_err(|source| ReportError::Image { path: dir.join(name), source })?;
-    write_atomic(dir, name, &bytes)
-}
-
-/// A float for CSV: Rust's shortest round-trip form (the same value JSON holds); empty when not finite.
-fn csv_f64(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v}")
-    } else {
-        String::new()
-    }
-}
-
 /// `static.csv`: one row per static run, in data order.
 pub fn static_csv(data: &CantileverData) -> String {
-    let mut out = String::from("w,h,fs_hz,scaffolding,dy_final_m,force_n\n");
+    let mut csv = Csv::new(&["w", "h", "fs_hz", "scaffolding", "dy_final_m", "force_n"]);
     for r in &data.static_runs {
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{}",
-            r.w,
-            r.h,
-            csv_f64(r.fs_hz),
-            r.scaffolding,
-            csv_f64(r.dy_final_m),
-            csv_f64(r.force_n)
-        );
+        csv.row([
+            r.w.to_string(),
+            r.h.to_string(),
+            f64_field(r.fs_hz),
+            r.scaffolding.to_string(),
+            f64_field(r.dy_final_m),
+            f64_field(r.force_n),
+        ]);
     }
-    out
+    csv.finish()
 }
 
 /// `dynamic.csv`: one row per sample of every dynamic run, t_s = step·dt; `load_n` is the load
 /// magnitude acting on that step.
 pub fn dynamic_csv(data: &CantileverData) -> String {
-    let mut out = String::from("w,h,fs_hz,scaffolding,t_s,dy_m,step,load_n\n");
+    let mut csv = Csv::new(&["w", "h", "fs_hz", "scaffolding", "t_s", "dy_m", "step", "load_n"]);
     for r in &data.dynamic_runs {
-        let head = format!("{},{},{},{}", r.w, r.h, csv_f64(r.fs_hz), r.scaffolding);
+        let head = format!("{},{},{},{}", r.w, r.h, f64_field(r.fs_hz), r.scaffolding);
         for (k, dy) in r.dy_m.iter().enumerate() {
             let load = if k < r.impulse_steps as usize { r.force_n } else { 0.0 };
-            let _ = writeln!(out, "{head},{},{},{k},{}", csv_f64(r.time(k)), csv_f64(*dy), csv_f64(load));
+            csv.row([head.clone(), f64_field(r.time(k)), f64_field(*dy), k.to_string(), f64_field(load)]);
         }
     }
-    out
+    csv.finish()
 }
 
 /// `reference_comparison.csv`: one row per compared figure, the numbers of the report's comparison
 /// table at full precision; `relative_error_pct` = 100·(vsr2d_legacy − original)/original, empty when a
 /// figure is missing; `within_10_pct` is `yes` or `no`.
 pub fn reference_csv(comparison: &Comparison) -> String {
-    let mut out =
-        String::from("quantity,unit,w,h,fs_hz,scaffolding,original,vsr2d_legacy,relative_error_pct,within_10_pct\n");
-    let opt = |v: Option<f64>| v.map(csv_f64).unwrap_or_default();
+    let mut csv = Csv::new(&[
+        "quantity",
+        "unit",
+        "w",
+        "h",
+        "fs_hz",
+        "scaffolding",
+        "original",
+        "vsr2d_legacy",
+        "relative_error_pct",
+        "within_10_pct",
+    ]);
     for r in &comparison.rows {
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{}",
-            r.quantity.key(),
-            r.quantity.unit(),
-            r.w,
-            r.h,
-            csv_f64(r.fs_hz),
-            r.scaffolding,
-            opt(r.original),
-            opt(r.vsr2d),
-            opt(r.relative_error_pct),
-            if r.within_tolerance { "yes" } else { "no" }
-        );
+        csv.row([
+            r.quantity.key().to_string(),
+            r.quantity.unit().to_string(),
+            r.w.to_string(),
+            r.h.to_string(),
+            f64_field(r.fs_hz),
+            r.scaffolding.to_string(),
+            opt_f64_field(r.original),
+            opt_f64_field(r.vsr2d),
+            opt_f64_field(r.relative_error_pct),
+            if r.within_tolerance { "yes" } else { "no" }.to_string(),
+        ]);
     }
-    out
+    csv.finish()
 }
 
 /// `results.json`: the input data (so `CantileverData` deserialises from it), the derived figures of
@@ -236,20 +197,16 @@ struct Results<'a> {
     static_runs: &'a [StaticRun],
     dynamic_runs: &'a [DynamicRun],
     dynamic_figures: &'a [DynamicSummary],
-    sanity_summary: SanitySummary,
-    sanity: &'a [SanityCheck],
+    sanity_summary: Summary,
+    sanity: &'a [Check],
     /// The `legacy-1.0` runs of the comparison (`null`: not run).
     reference_runs: Option<&'a ReferenceRuns>,
     /// The comparison table and its counts (`null`: not run).
     reference_comparison: Option<&'a Comparison>,
 }
 
-pub fn results_json(
-    data: &CantileverData,
-    analysis: &Analysis,
-    comparison: Option<&Comparison>,
-) -> serde_json::Result<String> {
-    serde_json::to_string_pretty(&Results {
+fn results<'a>(data: &'a CantileverData, analysis: &'a Analysis, comparison: Option<&'a Comparison>) -> Results<'a> {
+    Results {
         format: "vsr2d-cantilever-results",
         format_version: 2,
         settings: &data.settings,
@@ -260,535 +217,16 @@ pub fn results_json(
         sanity: &analysis.sanity,
         reference_runs: data.reference_runs.as_ref(),
         reference_comparison: comparison,
-    })
-}
-
-// ---------------------------------------------------------------------------------------------------
-// The HTML view: every number is formatted here, so the template only places strings.
-
-#[derive(Serialize)]
-struct Row {
-    name: String,
-    value: String,
-}
-
-#[derive(Serialize)]
-struct ChartView {
-    file: String,
-    title: String,
-    caption: String,
-}
-
-#[derive(Serialize)]
-struct StaticRow {
-    size: String,
-    fs: String,
-    scaffolding: String,
-    force: String,
-    dy_m: String,
-    rel: String,
-}
-
-#[derive(Serialize)]
-struct DynamicRow {
-    size: String,
-    fs: String,
-    scaffolding: String,
-    peak_m: String,
-    peak_t: String,
-    period: String,
-    period_fs: String,
-    settling: String,
-    decay: String,
-    zeta: String,
-    final_m: String,
-    behaviour: String,
-    /// Whether the behaviour is worth a reader's attention (anything but a decay).
-    notable: bool,
-}
-
-#[derive(Serialize)]
-struct FileView {
-    file: &'static str,
-    description: &'static str,
-}
-
-/// A one-line verdict in a coloured box; `status` is the CSS class (`pass`, `flag`, `neutral`).
-#[derive(Serialize)]
-struct VerdictView {
-    text: String,
-    status: &'static str,
-}
-
-#[derive(Serialize)]
-struct ComparisonRowView {
-    quantity_key: &'static str,
-    quantity: String,
-    size: String,
-    fs: String,
-    scaffolding: String,
-    original: String,
-    vsr2d: String,
-    rel: String,
-    within: &'static str,
-}
-
-#[derive(Serialize)]
-struct ComparisonView {
-    preset: String,
-    tolerance: String,
-    conditions: Vec<String>,
-    charts: Vec<ChartView>,
-    rows: Vec<ComparisonRowView>,
-    csv: &'static str,
-}
-
-#[derive(Serialize)]
-struct View<'a> {
-    settings: &'a ReportSettings,
-    comparison_verdict: VerdictView,
-    sanity_verdict: VerdictView,
-    settings_rows: Vec<Row>,
-    static_force: String,
-    dynamic_force: String,
-    static_duration: String,
-    dynamic_duration: String,
-    impulse: String,
-    sweep_text: String,
-    beam: Option<&'static str>,
-    static_charts: Vec<ChartView>,
-    dynamic_charts: Vec<ChartView>,
-    static_rows: Vec<StaticRow>,
-    dynamic_rows: Vec<DynamicRow>,
-    tail_percent: String,
-    settling_percent: String,
-    small_percent: String,
-    summary: SanitySummary,
-    sanity: &'a [SanityCheck],
-    /// `None`: the comparison was not run.
-    comparison: Option<ComparisonView>,
-    files: Vec<FileView>,
-}
-
-/// Renders `index.html` for data already analysed and charts already drawn.
-pub fn render_page(data: &CantileverData, analysis: &Analysis, page: &Page<'_>) -> Result<String, minijinja::Error> {
-    let mut env = minijinja::Environment::new();
-    env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
-    env.add_template("cantilever.html", TEMPLATE)?;
-    let view = view(data, analysis, page);
-    env.get_template("cantilever.html")?.render(&view)
-}
-
-/// The overall sanity verdict: how many checks pass, are flagged, have no data.
-pub fn sanity_verdict_line(summary: SanitySummary) -> String {
-    let total = summary.pass + summary.flag + summary.no_data;
-    format!(
-        "Physical sanity checks: {} of {total} pass, {} flagged, {} without data or not applicable",
-        summary.pass, summary.flag, summary.no_data
-    )
-}
-
-fn view<'a>(data: &'a CantileverData, analysis: &'a Analysis, page: &Page<'_>) -> View<'a> {
-    let s = &data.settings;
-    let is_static = |c: &Chart| matches!(c.kind, ChartKind::StaticVsFs | ChartKind::StaticVsScaffolding);
-    let (mut static_charts, mut dynamic_charts) = (Vec::new(), Vec::new());
-    for (c, caption) in page.charts.iter().zip(captions(page.charts)) {
-        let v = ChartView { file: c.file_name.clone(), title: c.title.clone(), caption };
-        if is_static(c) {
-            static_charts.push(v);
-        } else {
-            dynamic_charts.push(v);
-        }
-    }
-    let comparison_verdict = match page.comparison {
-        Some(c) => VerdictView {
-            text: c.verdict_line(),
-            status: match c.status() {
-                ComparisonStatus::AllWithin => "pass",
-                ComparisonStatus::SomeOutside => "flag",
-                ComparisonStatus::NotCompared => "neutral",
-            },
-        },
-        None => VerdictView { text: skipped_line(), status: "neutral" },
-    };
-    let summary = analysis.summary;
-    let sanity_verdict = VerdictView {
-        text: sanity_verdict_line(summary),
-        status: if summary.flag > 0 {
-            "flag"
-        } else if summary.pass > 0 {
-            "pass"
-        } else {
-            "neutral"
-        },
-    };
-    let mut files = vec![
-        FileView {
-            file: STATIC_CSV,
-            description: "one row per static run (w, h, fs_hz, scaffolding, dy_final_m, force_n)",
-        },
-        FileView {
-            file: DYNAMIC_CSV,
-            description:
-                "one row per recorded step of every dynamic run (w, h, fs_hz, scaffolding, t_s, dy_m, step, load_n)",
-        },
-        FileView {
-            file: RESULTS_JSON,
-            description: "settings, all runs, derived figures, sanity checks and the comparison with the original",
-        },
-    ];
-    if page.comparison.is_some() {
-        files.push(FileView {
-            file: REFERENCE_CSV,
-            description: "the comparison table with the original 2D-VSR-Sim 1.0.0 (quantity, unit, w, h, fs_hz, \
-                          scaffolding, original, vsr2d_legacy, relative_error_pct, within_10_pct)",
-        });
-    }
-    View {
-        settings: s,
-        comparison_verdict,
-        sanity_verdict,
-        settings_rows: settings_rows(data),
-        static_force: quantity(s.static_force_n, "N"),
-        dynamic_force: quantity(s.dynamic_force_n, "N"),
-        static_duration: quantity(s.static_duration_s, "s"),
-        dynamic_duration: quantity(s.dynamic_duration_s, "s"),
-        impulse: impulse_text(data),
-        sweep_text: sweep_text(data),
-        beam: page.has_beam.then_some(BEAM_PNG),
-        static_charts,
-        dynamic_charts,
-        static_rows: static_rows(data),
-        dynamic_rows: dynamic_rows(&analysis.dynamic),
-        tail_percent: short(100.0 * TAIL_FRACTION),
-        settling_percent: short(100.0 * SETTLING_FRACTION),
-        small_percent: short(100.0 * SMALL_DEFLECTION_FRACTION),
-        summary,
-        sanity: &analysis.sanity,
-        comparison: match (page.comparison, &data.reference_runs) {
-            (Some(c), Some(runs)) => Some(comparison_view(c, runs, page.comparison_charts)),
-            _ => None,
-        },
-        files,
     }
 }
 
-fn comparison_view(c: &Comparison, runs: &ReferenceRuns, charts: &[Chart]) -> ComparisonView {
-    let num = |v: Option<f64>| v.map(|x| sig(x, 4)).unwrap_or_else(|| "–".into());
-    let rows = c
-        .rows
-        .iter()
-        .map(|r| ComparisonRowView {
-            quantity_key: r.quantity.key(),
-            quantity: format!("{} ({})", r.quantity.label(), r.quantity.unit()),
-            size: format!("{}×{}", r.w, r.h),
-            fs: short(r.fs_hz),
-            scaffolding: r.scaffolding.to_string(),
-            original: num(r.original),
-            vsr2d: num(r.vsr2d),
-            rel: r.relative_error_pct.map(|e| sig(e, 3)).unwrap_or_else(|| "–".into()),
-            within: if r.within_tolerance { "yes" } else { "no" },
-        })
-        .collect();
-    let mut conditions = vec![
-        format!(
-            "vsr2d runs: preset {}, dt = {}, {} solver iterations; {}.",
-            runs.preset,
-            dt_text(runs.dt),
-            runs.solver_iterations,
-            if runs.reused_main_runs {
-                "these are the main sweep's own runs (it already used this preset under these conditions)"
-            } else {
-                "run in addition to the main sweep, under the original's conditions below"
-            }
-        ),
-        format!(
-            "Static: 30 N for {} (the original's loop makes that 3601 steps, vsr2d's 3600; both beams are at rest long before the end); the compared figure is δ at the end of the run.",
-            quantity(runs.static_duration_s, "s")
-        ),
-        format!(
-            "Dynamic: 800 N while t ≤ 0.1 s (7 steps), recorded for {}; compared are the first peak (the smallest δ of the record) and the period (mean spacing of same-direction crossings of the rest level), both computed the same way from vsr2d's record and from the original's.",
-            quantity(runs.dynamic_duration_s, "s")
-        ),
-    ];
-    conditions.push(
-        "The original records no sample at t = 0; its record is taken to start at rest (δ = 0). After about 12–13.5 s \
-         the original's physics engine puts the resting beam to sleep and δ freezes at a residual of 0.01–0.03 m; \
-         vsr2d keeps decaying."
-            .into(),
-    );
-    conditions.push(
-        "Differences the legacy-1.0 preset cannot switch back: the original welds the beam to the wall at one mass \
-         centre with a slightly compliant, iteratively solved joint (vsr2d: rigid clusters), and its engine's solver \
-         details (iterations, sleeping) differ."
-            .into(),
-    );
-    let chart_views = charts
-        .iter()
-        .map(|ch| {
-            let caption = match ch.kind {
-                ChartKind::ReferenceStaticVsFs => format!(
-                    "final |δ| against f_s on log-log axes, all groups, one colour and marker shape per size: \
-                     vsr2d {} solid with filled markers, the original dashed with hollow markers.",
-                    runs.preset
-                ),
-                ChartKind::ReferenceStaticVsScaffolding => format!(
-                    "final |δ| for the four scaffolding sets, one colour and marker shape per size: vsr2d {} solid \
-                     with filled markers (left of each set), the original dashed with hollow markers (right).",
-                    runs.preset
-                ),
-                ChartKind::ReferenceDynamic { w, h, fs_hz } => format!(
-                    "δ(t) of the {w}×{h} beam at f_s = {} Hz with all groups: vsr2d {} solid, the original dashed.",
-                    short(fs_hz),
-                    runs.preset
-                ),
-                _ => String::new(),
-            };
-            ChartView { file: ch.file_name.clone(), title: ch.title.clone(), caption }
-        })
-        .collect();
-    ComparisonView {
-        preset: runs.preset.clone(),
-        tolerance: short(c.tolerance_pct),
-        conditions,
-        charts: chart_views,
-        rows,
-        csv: REFERENCE_CSV,
-    }
-}
-
-/// Figure captions numbered after the paper's figures (4: beam, 5: static, 6: dynamic).
-fn captions(charts: &[Chart]) -> Vec<String> {
-    let mut letters = [b'a'; 2];
-    charts
-        .iter()
-        .map(|c| {
-            let (figure, slot) = match c.kind {
-                ChartKind::StaticVsFs | ChartKind::StaticVsScaffolding => (5, 0),
-                _ => (6, 1),
-            };
-            let label = format!("Figure {figure}{}", letters[slot] as char);
-            letters[slot] = letters[slot].saturating_add(1);
-            let text = match c.kind {
-                ChartKind::StaticVsFs => {
-                    "final |δ| against f_s on log-log axes, all groups, one series per size; the dashed guide has \
-                     slope −2 (|δ| ∝ 1/f_s²)."
-                        .to_string()
-                }
-                ChartKind::StaticVsScaffolding => {
-                    "final |δ| for the four scaffolding sets, from E+C (6 springs per voxel) \
-                     to all groups (18), one series per size."
-                        .to_string()
-                }
-                ChartKind::DynamicVsFs { w, h } => format!(
-                    "δ(t) of the {w}×{h} beam during and after the impulse, all groups, one line per f_s, each with \
-                     its own dash pattern and marker shape."
-                ),
-                ChartKind::DynamicVsScaffolding { w, h } => format!(
-                    "δ(t) of the {w}×{h} beam during and after the impulse, one line per scaffolding set, each with \
-                     its own dash pattern and marker shape."
-                ),
-                _ => String::new(),
-            };
-            format!("{label} (cf. the paper's Figure {figure}): {text}")
-        })
-        .collect()
-}
-
-/// A quantity with its unit; "not given" for a missing (non-finite) value.
-fn quantity(v: f64, unit: &str) -> String {
-    if v.is_finite() {
-        format!("{} {unit}", short(v))
-    } else {
-        "not given".into()
-    }
-}
-
-fn dt_text(dt: f64) -> String {
-    if !(dt.is_finite() && dt > 0.0) {
-        return "not given".into();
-    }
-    let per = 1.0 / dt;
-    if (per - per.round()).abs() < 1e-6 * per {
-        format!("1/{} s ({} s)", per.round() as i64, sig(dt, 4))
-    } else {
-        format!("{} s", sig(dt, 4))
-    }
-}
-
-fn impulse_text(data: &CantileverData) -> String {
-    let s = &data.settings;
-    let mut steps: Vec<u32> = data.dynamic_runs.iter().map(|r| r.impulse_steps).collect();
-    steps.sort_unstable();
-    steps.dedup();
-    let steps_text = match steps.as_slice() {
-        [] if s.dt > 0.0 && s.impulse_s > 0.0 => format!("{} steps", (s.impulse_s / s.dt).round()),
-        [] => "no steps given".into(),
-        [one] => format!("{one} steps"),
-        many => format!("{}–{} steps", many[0], many[many.len() - 1]),
-    };
-    if s.impulse_s > 0.0 && s.impulse_s.is_finite() {
-        format!("{} ({steps_text})", quantity(s.impulse_s, "s"))
-    } else {
-        steps_text
-    }
-}
-
-fn list<T: PartialEq + Clone>(items: impl Iterator<Item = T>) -> Vec<T> {
-    let mut v: Vec<T> = Vec::new();
-    for i in items {
-        if !v.contains(&i) {
-            v.push(i);
-        }
-    }
-    v
-}
-
-fn sweep_text(data: &CantileverData) -> String {
-    let runs = || {
-        data.static_runs
-            .iter()
-            .map(|r| ((r.w, r.h), r.fs_hz, r.scaffolding))
-            .chain(data.dynamic_runs.iter().map(|r| ((r.w, r.h), r.fs_hz, r.scaffolding)))
-    };
-    let mut sizes = list(runs().map(|r| r.0));
-    sizes.sort_unstable();
-    if sizes.is_empty() {
-        return "no data: no runs.".into();
-    }
-    let mut fs = list(runs().filter(|r| r.2 == Scaffolding::ALL).map(|r| r.1).filter(|f| f.is_finite()));
-    fs.sort_by(f64::total_cmp);
-    let sets = list(Scaffolding::PAPER_SETS.iter().copied().filter(|s| runs().any(|r| r.2 == *s)));
-    let sizes_text = sizes.iter().map(|s| format!("{}×{}", s.0, s.1)).collect::<Vec<_>>().join(", ");
-    let fs_text = fs.iter().map(|f| short(*f)).collect::<Vec<_>>().join(", ");
-    let mut text = format!("sizes {sizes_text}; f_s ∈ {{{fs_text}}} Hz with all groups");
-    if let Some(f) = scaffolding_sweep_fs(runs().filter(|r| r.2 != Scaffolding::ALL).map(|r| r.1)) {
-        let sets_text = sets.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ");
-        let _ = write!(text, "; scaffolding ∈ {{{sets_text}}} at f_s = {} Hz", short(f));
-    }
-    text.push('.');
-    text
-}
-
-fn settings_rows(data: &CantileverData) -> Vec<Row> {
-    let s = &data.settings;
-    let row = |name: &str, value: String| Row { name: name.into(), value };
-    let mut rows = vec![
-        row("vsr2d version", s.version.clone()),
-        row("material preset", s.preset.clone()),
-        row("time step dt", dt_text(s.dt)),
-        row(
-            "static load |F| and duration",
-            format!("{} for {}", quantity(s.static_force_n, "N"), quantity(s.static_duration_s, "s")),
-        ),
-        row(
-            "dynamic load |F|, impulse and record",
-            format!(
-                "{} for {}, recorded for {}",
-                quantity(s.dynamic_force_n, "N"),
-                impulse_text(data),
-                quantity(s.dynamic_duration_s, "s")
-            ),
-        ),
-        row("voxel side l", quantity(s.voxel_side_m, "m")),
-        row("gravity", "off".into()),
-        row("solver iterations", s.solver_iterations.to_string()),
-        row(
-            "convergence",
-            if s.convergence_note.trim().is_empty() { "not stated".into() } else { s.convergence_note.clone() },
-        ),
-        row("runs", format!("{} static, {} dynamic", data.static_runs.len(), data.dynamic_runs.len())),
-    ];
-    rows.extend(s.extra.iter().map(|e| Row { name: e.name.clone(), value: e.value.clone() }));
-    rows
-}
-
-/// Table order: size, then all groups by f_s, then the other sets softest first.
-fn run_order(w: u32, h: u32, s: Scaffolding, fs: f64) -> (u32, u32, usize, u64) {
-    let rank = if s == Scaffolding::ALL {
-        0
-    } else {
-        Scaffolding::PAPER_SETS.iter().position(|p| *p == s).map_or(10 + s.springs_per_voxel(), |i| i + 1)
-    };
-    // Non-negative finite f64 order as integer bits; NaN last.
-    let key = if fs.is_finite() && fs >= 0.0 { fs.to_bits() } else { u64::MAX };
-    (w, h, rank, key)
-}
-
-/// A length in metres, 4 significant digits.
-fn metres(v: f64) -> String {
-    sig(v, 4)
-}
-
-fn opt(v: Option<f64>, digits: usize) -> String {
-    v.map(|x| sig(x, digits)).unwrap_or_else(|| "–".into())
-}
-
-fn static_rows(data: &CantileverData) -> Vec<StaticRow> {
-    let mut runs: Vec<&StaticRun> = data.static_runs.iter().collect();
-    runs.sort_by_key(|r| run_order(r.w, r.h, r.scaffolding, r.fs_hz));
-    let side = data.settings.voxel_side_m;
-    runs.into_iter()
-        .map(|r| {
-            let length = r.w as f64 * side;
-            StaticRow {
-                size: format!("{}×{}", r.w, r.h),
-                fs: short(r.fs_hz),
-                scaffolding: r.scaffolding.to_string(),
-                force: short(r.force_n),
-                dy_m: metres(r.dy_final_m),
-                rel: if length > 0.0 && r.dy_final_m.is_finite() {
-                    sig(100.0 * r.dy_final_m.abs() / length, 3)
-                } else {
-                    "–".into()
-                },
-            }
-        })
-        .collect()
-}
-
-fn dynamic_rows(dynamic: &[DynamicSummary]) -> Vec<DynamicRow> {
-    let mut runs: Vec<&DynamicSummary> = dynamic.iter().collect();
-    runs.sort_by_key(|r| run_order(r.w, r.h, r.scaffolding, r.fs_hz));
-    runs.into_iter()
-        .map(|r| {
-            let base = |rest: [String; 8]| {
-                let [peak_m, peak_t, period, period_fs, settling, decay, zeta, final_m] = rest;
-                DynamicRow {
-                    size: format!("{}×{}", r.w, r.h),
-                    fs: short(r.fs_hz),
-                    scaffolding: r.scaffolding.to_string(),
-                    peak_m,
-                    peak_t,
-                    period,
-                    period_fs,
-                    settling,
-                    decay,
-                    zeta,
-                    final_m,
-                    behaviour: r.behaviour().to_string(),
-                    notable: r.figures.as_ref().is_none_or(|f| f.oscillation != Oscillation::Decaying),
-                }
-            };
-            match &r.figures {
-                Some(f) => base([
-                    metres(f.peak_abs_m),
-                    sig(f.peak_t_s, 3),
-                    opt(f.period_s, 4),
-                    opt(f.period_s.map(|t| t * r.fs_hz), 3),
-                    opt(f.settling_s, 3),
-                    opt(f.decay_ratio, 3),
-                    opt(f.damping_ratio, 2),
-                    metres(f.final_m),
-                ]),
-                None => {
-                    let mut cells: [String; 8] = std::array::from_fn(|_| "–".to_string());
-                    cells[0] = "no finite data".into();
-                    base(cells)
-                }
-            }
-        })
-        .collect()
+/// The text of `results.json`.
+pub fn results_json(
+    data: &CantileverData,
+    analysis: &Analysis,
+    comparison: Option<&Comparison>,
+) -> serde_json::Result<String> {
+    serde_json::to_string_pretty(&results(data, analysis, comparison))
 }
 
 #[cfg(test)]
@@ -796,39 +234,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn csv_numbers_round_trip_and_missing_values_are_empty() {
-        assert_eq!(csv_f64(0.1), "0.1");
-        assert_eq!(csv_f64(f64::NAN), "");
-        let v = -0.012345678901234567;
-        assert_eq!(csv_f64(v).parse::<f64>().unwrap(), v);
-        assert_eq!(dt_text(1.0 / 60.0), "1/60 s (0.01667 s)");
-        assert_eq!(short(8.0), "8");
-    }
-
-    #[test]
-    fn empty_data_renders_a_page_that_says_no_data() {
+    fn empty_data_gives_a_header_only_csv() {
         let data = CantileverData {
-            settings: ReportSettings {
-                version: "0.1.0".into(),
-                solver_iterations: 4,
-                convergence_note: "<b>escaped</b>".into(),
-                ..ReportSettings::default()
-            },
+            settings: ReportSettings::default(),
             static_runs: vec![],
             dynamic_runs: vec![],
             reference_runs: None,
         };
-        let page = Page { charts: &[], comparison: None, comparison_charts: &[], has_beam: false };
-        let html = render_page(&data, &analyse(&data), &page).unwrap();
-        assert!(html.contains("No data: no static runs."));
-        assert!(html.contains("No data: no dynamic runs."));
-        assert!(
-            html.contains("&lt;b&gt;escaped") && !html.contains("<b>escaped"),
-            "settings text must be HTML-escaped"
-        );
-        assert!(!html.contains("<img"));
-        assert!(html.contains("not compared (the report was made with --no-reference)"));
-        assert!(html.contains("Physical sanity checks: 0 of"), "top verdict");
         assert_eq!(static_csv(&data), "w,h,fs_hz,scaffolding,dy_final_m,force_n\n");
     }
 }

@@ -17,7 +17,9 @@ use crate::model::voxel::scaffolding::Scaffolding;
 use crate::render::{pixmap_to_rgba_image, Camera, CellFrame, GridRenderer, RenderOptions};
 use crate::sim::world::{SimError, DEFAULT_SOLVER_ITERATIONS};
 use crate::snapshot::SnapshotDetail;
-use crate::task::cantilever::{impulse_steps, run, Beam, BeamSetup};
+use crate::task::cantilever::{
+    impulse_steps, run, Beam, BeamSetup, PAPER, PAPER_FS_HZ, PAPER_SCAFFOLD_FS_HZ, PAPER_SIZES,
+};
 
 /// Which cases to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,7 +29,7 @@ pub enum Cases {
     Dynamic,
 }
 
-/// Everything a sweep depends on; `Default` is the paper's full sweep.
+/// Everything a sweep depends on; `Default` is the paper's full sweep ([`PAPER`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SweepOptions {
     pub sizes: Vec<(u32, u32)>,
@@ -55,16 +57,16 @@ pub struct SweepOptions {
 impl Default for SweepOptions {
     fn default() -> Self {
         SweepOptions {
-            sizes: vec![(5, 2), (10, 2), (10, 4)],
-            fs_hz: vec![4.0, 8.0, 10.0, 15.0, 20.0, 25.0, 30.0],
+            sizes: PAPER_SIZES.to_vec(),
+            fs_hz: PAPER_FS_HZ.to_vec(),
             scaffolds: Scaffolding::PAPER_SETS.to_vec(),
-            scaffold_fs_hz: 8.0,
+            scaffold_fs_hz: PAPER_SCAFFOLD_FS_HZ,
             cases: Cases::Both,
-            static_force_n: 30.0,
-            static_duration_s: 60.0,
-            dynamic_force_n: 800.0,
-            dynamic_duration_s: 15.0,
-            dt: 1.0 / 60.0,
+            static_force_n: PAPER.static_force_n,
+            static_duration_s: PAPER.static_duration_s,
+            dynamic_force_n: PAPER.dynamic_force_n,
+            dynamic_duration_s: PAPER.dynamic_duration_s,
+            dt: PAPER.dt,
             preset: Preset::Default,
             solver_iterations: DEFAULT_SOLVER_ITERATIONS,
             measure_convergence: true,
@@ -194,11 +196,11 @@ impl SweepOptions {
     pub fn reference_options(&self) -> SweepOptions {
         SweepOptions {
             preset: Preset::Legacy10,
-            static_force_n: reference::STATIC_FORCE_N,
-            static_duration_s: reference::STATIC_DURATION_S,
-            dynamic_force_n: reference::DYNAMIC_FORCE_N,
-            dynamic_duration_s: reference::DYNAMIC_DURATION_S,
-            dt: reference::DT,
+            static_force_n: reference::CONDITIONS.static_force_n,
+            static_duration_s: reference::CONDITIONS.static_duration_s,
+            dynamic_force_n: reference::CONDITIONS.dynamic_force_n,
+            dynamic_duration_s: reference::CONDITIONS.dynamic_duration_s,
+            dt: reference::CONDITIONS.dt,
             measure_convergence: false,
             compare_with_original: false,
             progress: false,
