@@ -5,10 +5,10 @@
 //! (empty sweeps, NaN from a diverged run, a single f_s) never panics; it yields checks with the verdict
 //! [`Verdict::NoData`].
 
-use super::analysis::DynamicSummary;
 use super::data::CantileverData;
 use super::names::{fs_list, size_id, size_name, variants_text};
 use super::select::{same_fs, scaffolding_sweep_fs, sizes, static_fs_sweep, static_scaffolding_sweep};
+use super::summary::DynamicSummary;
 use crate::model::voxel::scaffolding::Scaffolding;
 use crate::report::checks::{Check, Verdict};
 use crate::report::fit::log_log_slope;

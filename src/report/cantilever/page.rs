@@ -6,14 +6,15 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::analysis::{Analysis, DynamicSummary};
+use super::analysis::Analysis;
 use super::checks::SMALL_DEFLECTION_FRACTION;
 use super::comparison::{skipped_line, Comparison, ComparisonStatus};
 use super::data::{CantileverData, ReferenceRuns, ReportSettings, StaticRun};
+use super::files::{BEAM_PNG, DYNAMIC_CSV, REFERENCE_CSV, RESULTS_JSON, STATIC_CSV};
 use super::plots::{Chart, ChartKind};
 use super::reference::CONDITIONS;
-use super::report::{BEAM_PNG, DYNAMIC_CSV, REFERENCE_CSV, RESULTS_JSON, STATIC_CSV};
 use super::select::{run_order, scaffolding_sweep_fs};
+use super::summary::DynamicSummary;
 use crate::model::voxel::scaffolding::Scaffolding;
 use crate::report::checks::{Check, Summary};
 use crate::report::format::{dt_text, quantity, short, sig, sig_or_dash};

@@ -10,23 +10,20 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::analysis::{analyse, Analysis, DynamicSummary};
+use super::analysis::{analyse, Analysis};
 use super::comparison::{compare, Comparison};
 use super::data::{CantileverData, DynamicRun, ReferenceRuns, ReportSettings, StaticRun};
+pub use super::files::{BEAM_PNG, DYNAMIC_CSV, REFERENCE_CSV, RESULTS_JSON, STATIC_CSV};
 use super::page::{render_page, Page};
 use super::plots::{charts, PlotError};
 use super::reference::{Reference, ReferenceError};
 use super::reference_plots::reference_charts;
+use super::summary::DynamicSummary;
 use crate::report::checks::{Check, Summary};
 use crate::report::csv::{f64_field, opt_f64_field, Csv};
 use crate::report::dir::{DirError, ReportDir};
 
 pub use crate::report::dir::INDEX_HTML;
-pub const STATIC_CSV: &str = "static.csv";
-pub const DYNAMIC_CSV: &str = "dynamic.csv";
-pub const RESULTS_JSON: &str = "results.json";
-pub const BEAM_PNG: &str = "beam.png";
-pub const REFERENCE_CSV: &str = "reference_comparison.csv";
 /// A report that could not be written; every variant names the file concerned.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
