@@ -13,6 +13,7 @@
 //! - `stability`: projected centroid, support polygon, static margin;
 //! - `run`: a spec's mode over time, with residuals, violations and the gait checks;
 //! - `spec`: the JSON format (serde + schemars) and its path-naming errors;
+//! - `tables`: a run as the CSV files and text tables of spec §11;
 //! - `example`: the built-in `pom-quadruped`, a reconstruction of the paper's robot;
 //! - `error`: [`PomError`].
 
@@ -27,6 +28,7 @@ pub mod model;
 pub mod run;
 pub mod spec;
 pub mod stability;
+pub mod tables;
 
 #[cfg(test)]
 mod tests;

@@ -256,6 +256,8 @@ pub struct PomRun {
     pub model: Model,
     pub solution: Solution,
     pub gait: Option<GaitRun>,
+    /// Whether q was clamped into range (`clip: true`); violations are those before clamping.
+    pub clipped: bool,
 }
 
 /// Runs a spec in its mode. `forward_csv` is the text of the file `forward.csv` names, if it names one.
@@ -294,5 +296,12 @@ pub fn run(spec: &PomSpec, forward_csv: Option<&str>) -> Result<PomRun, PomError
             solution
         }
     };
-    Ok(PomRun { mode: spec.mode, reconstruction: spec.reconstruction.clone(), model, solution, gait })
+    Ok(PomRun {
+        mode: spec.mode,
+        reconstruction: spec.reconstruction.clone(),
+        model,
+        solution,
+        gait,
+        clipped: spec.clip,
+    })
 }

@@ -516,3 +516,33 @@ fn lateral_predicts_watched_markers() {
     assert_eq!((x[m1], x[m1 + 1]), (0.003, -0.002), "m1 moves as the back-left foot (paper)");
     assert_eq!(x[model.row_of("m2", 0).unwrap()], 0.0, "blue is undetermined, so m2.x stays");
 }
+
+/// Spec §6: a forward run from an actuator log reports samples outside the ±5 mm range with their
+/// time and amount; `clip: true` clamps them (and still reports them).
+#[test]
+fn forward_logs_report_and_optionally_clip_range_violations() {
+    let text = r###"{"lattice": {"layers": {"z0": ["##", "##"]}},
+        "controls": [{"id": "a", "voxel": [0, 0, 0], "node": 3, "push": "-y",
+                      "partner": {"voxel": [0, 1, 0], "node": 3}}],
+        "effectors": [{"id": "far", "voxel": [1, 1, 0], "node": 4}],
+        "mode": "forward", "forward": {"csv": "log.csv"}}"###;
+    let log = "t,a\n0,0\n1,0.004\n2,-0.007\n";
+    let mut spec = PomSpec::from_json(text).unwrap();
+    let out = run(&spec, Some(log)).unwrap();
+    assert_eq!(out.solution.times, vec![0.0, 1.0, 2.0]);
+    assert_eq!(out.solution.violations.len(), 1);
+    let v = &out.solution.violations[0];
+    assert_eq!((v.t, v.q), (2.0, -0.007));
+    assert!((v.excess - 0.002).abs() < 1e-15);
+    // The far node moves by |q| in every in-plane node (no decay), here along x.
+    assert_eq!(out.solution.x[1].iter().map(|c| c.abs()).sum::<f64>(), 0.004);
+    spec.clip = true;
+    let clipped = run(&spec, Some(log)).unwrap();
+    assert_eq!(clipped.solution.q[2], vec![-0.005]);
+    assert_eq!(clipped.solution.violations.len(), 1);
+    // Bad logs are refused with the line and the fix.
+    let msg = run(&spec, Some("t,b\n0,0\n")).unwrap_err().to_string();
+    assert!(msg.contains("forward.csv line 1") && msg.contains("`a`"), "{msg}");
+    let msg = run(&spec, Some("t,a\n0,0\n0,1\n")).unwrap_err().to_string();
+    assert!(msg.contains("forward.csv line 3") && msg.contains("greater"), "{msg}");
+}
