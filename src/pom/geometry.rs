@@ -48,6 +48,9 @@ pub fn face_neighbour(v: Voxel, n: usize) -> Voxel {
     [v[0] + u[0], v[1] + u[1], v[2] + u[2]]
 }
 
+/// Largest |coordinate| of a voxel: keeps node keys (2·v ± 1) and neighbours far from i32 overflow.
+pub const MAX_COORDINATE: i32 = 1 << 20;
+
 /// Formats a voxel as `(i, j, k)` in messages.
 pub fn show_voxel(v: Voxel) -> String {
     format!("({}, {}, {})", v[0], v[1], v[2])
@@ -71,6 +74,12 @@ impl Lattice {
             ));
         }
         let voxels: BTreeSet<Voxel> = voxels.into_iter().collect();
+        if let Some(&far) = voxels.iter().find(|v| v.iter().any(|c| c.abs() > MAX_COORDINATE)) {
+            return Err(PomError::invalid(
+                "lattice.layers",
+                format!("voxel {} is too far out: coordinates must be within ±{MAX_COORDINATE}", show_voxel(far)),
+            ));
+        }
         let Some(&first) = voxels.iter().next() else {
             return Err(PomError::invalid(
                 "lattice.layers",

@@ -1,4 +1,4 @@
-//! Controls, effectors and the J matrix (spec §5–§6): x = J·q with J[3j + k, i] = c_ij·a_{d_i, n_j}[k].
+//! Controls, effectors and the J matrix (spec §5–§6): x = J·q with `J[3j + k, i] = c_ij·a_{d_i, n_j}[k]`.
 //!
 //! A [`Model`] exists only after every refusal of spec §7 has passed (see `checks`), so the kinematics
 //! can rely on one control per plane and on valid node references.

@@ -322,6 +322,19 @@ fn other_refusals_name_the_field_and_the_fix() {
         let msg = PomSpec::from_json(&spec_with(controls)).unwrap_err().to_string();
         assert!(msg.contains(&format!("`{path}")) && msg.contains(words), "{controls}: {msg}");
     }
+    // A partner two voxels along the push axis moves the same way (parity), so the actuator would not
+    // change length; the one a voxel away moves opposite and is accepted.
+    let column = |partner_y: i32| {
+        format!(
+            r###"{{"lattice": {{"layers": {{"z0": ["#", "#", "#"]}}}},
+                "controls": [{{"id": "a", "voxel": [0, 0, 0], "node": 3, "push": "+y",
+                              "partner": {{"voxel": [0, {partner_y}, 0], "node": 3}}}}],
+                "effectors": [], "mode": "forward", "forward": {{"keyframes": [{{"t": 0}}]}}}}"###
+        )
+    };
+    let msg = PomSpec::from_json(&column(2)).unwrap_err().to_string();
+    assert!(msg.contains("controls[0].partner") && msg.contains("moves the same way"), "{msg}");
+    PomSpec::from_json(&column(1)).unwrap();
     // The same node named through the other voxel that shares it is the control node itself.
     let same =
         r#"[{"id": "a", "voxel": [0, 0, 0], "node": 3, "push": "+y", "partner": {"voxel": [1, 0, 0], "node": 0}}]"#;
