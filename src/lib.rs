@@ -14,6 +14,7 @@ pub mod geom;
 pub mod model;
 pub mod movie;
 pub mod output;
+pub mod pom;
 pub mod render;
 pub mod report;
 pub mod scenario;
