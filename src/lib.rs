@@ -3,7 +3,8 @@
 //!
 //! The modules are layers, each using only those listed before it:
 //! `geom` → `model` → `controller` → `snapshot` → `sim` → `task` → `scenario` → `render` → `output`
-//! → `movie` → `batch` → `report` → `bench` (and the binary's `cli` on top).
+//! → `movie` → `batch` → `report` → `bench` (and the binary's `cli` on top). `pom`, the kinematic
+//! lattice model, stands apart: it uses only `geom` (no engine).
 
 #![forbid(unsafe_code)]
 
