@@ -27,7 +27,7 @@ struct Cli {
 enum Command {
     /// Run a scenario and print its metrics as JSON on stdout.
     Simulate {
-        /// Scenario JSON file (see `vsr2d schema`).
+        /// Scenario JSON file (see `vsr2d schema`); `-` reads it from stdin.
         scenario: PathBuf,
         /// Override the scenario's duration, in seconds.
         #[arg(long)]

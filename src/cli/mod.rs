@@ -52,11 +52,20 @@ pub fn parse_wxh(text: &str, what: &str, example: &str) -> Result<(u32, u32), St
     Ok((w, h))
 }
 
-/// Reads and validates a scenario file; every problem is bad input.
+/// Whether a scenario path names stdin.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Reads and validates a scenario file (`-`: stdin); every problem is bad input.
 pub fn load_scenario(path: &Path, duration: Option<f64>) -> Result<Scenario, Failure> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read scenario {}", path.display()))
-        .map_err(input)?;
+    let text = if is_stdin(path) {
+        std::io::read_to_string(std::io::stdin()).context("cannot read a scenario from stdin").map_err(input)?
+    } else {
+        std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read scenario {}", path.display()))
+            .map_err(input)?
+    };
     let mut scenario =
         Scenario::from_json(&text).with_context(|| format!("scenario {}", path.display())).map_err(input)?;
     if let Some(d) = duration {

@@ -13,21 +13,24 @@ use vsr2d::model::voxel::sensors::SensorKind;
 use vsr2d::movie::{
     frame_index_at, showcase_sources, Movie, MovieError, MovieSettings, MovieSource, DEFAULT_X264_THREADS,
 };
+use vsr2d::output::gif::GifSink;
 use vsr2d::output::png::{write_png, PngSequence};
-use vsr2d::output::sinks::{StillPng, Tee};
+use vsr2d::output::sinks::{Filmstrip, StillPng, Tee};
 use vsr2d::output::{check_dir_writable, check_output_writable, FrameSink};
 use vsr2d::render::{GridLayout, RenderOptions};
 
-use super::{input, load_scenario, Failure};
+use super::{input, is_stdin, load_scenario, Failure};
 
 #[derive(Args)]
 pub struct RenderArgs {
-    /// Scenario JSON files, one grid cell each (one per robot for multi-robot scenarios). With none and no
-    /// --from: the bundled showcase (worm, biped, tripod, two-material; 2×2, 20 s).
+    /// Scenario JSON files, one grid cell each (one per robot for multi-robot scenarios); `-` reads one
+    /// from stdin. With none and no --from: the bundled showcase (worm, biped, tripod, two-material; 2×2,
+    /// 20 s).
     pub scenarios: Vec<PathBuf>,
-    /// Output mp4 [default: showcase.mp4 for the showcase, else render.mp4; no mp4 when only --png or
-    /// --frames is given].
-    #[arg(short, long, value_name = "OUT.mp4")]
+    /// Output video, its format chosen by the extension: .mp4 (H.264) or .gif (animated GIF)
+    /// [default: showcase.mp4 for the showcase, else render.mp4; no video when only --png, --frames or
+    /// --filmstrip is given].
+    #[arg(short, long, value_name = "OUT.mp4|OUT.gif")]
     pub output: Option<PathBuf>,
     /// Render snapshots recorded by `vsr2d simulate --record` (repeatable; one cell per robot).
     #[arg(long, value_name = "RECORD.jsonl")]
@@ -62,6 +65,13 @@ pub struct RenderArgs {
     /// Simulated time of the --png frame, in seconds.
     #[arg(long, value_name = "SECONDS", requires = "png")]
     pub at: Option<f64>,
+    /// Write frames side by side in one PNG: the frames shown at --times.
+    #[arg(long, value_name = "FILE.png")]
+    pub filmstrip: Option<PathBuf>,
+    /// Simulated times of the --filmstrip frames, in seconds, comma-separated [default: 0, ¼, ½, ¾ and
+    /// the end of the run].
+    #[arg(long, value_name = "T1,T2,...", requires = "filmstrip", value_delimiter = ',')]
+    pub times: Vec<f64>,
     /// Draw the four mass squares of each voxel.
     #[arg(long)]
     pub masses: bool,
@@ -144,13 +154,35 @@ impl RenderArgs {
         self.scenarios.is_empty() && self.from.is_empty()
     }
 
-    /// The mp4 to write: `-o`, or the default name unless only PNG outputs were asked for.
+    /// The video to write: `-o`, or the default mp4 unless only PNG outputs were asked for.
     fn video_path(&self) -> Option<PathBuf> {
         let default = if self.is_showcase() { "showcase.mp4" } else { "render.mp4" };
-        match (&self.output, &self.png, &self.frames) {
-            (Some(p), _, _) => Some(p.clone()),
-            (None, None, None) => Some(PathBuf::from(default)),
+        match (&self.output, &self.png, &self.frames, &self.filmstrip) {
+            (Some(p), ..) => Some(p.clone()),
+            (None, None, None, None) => Some(PathBuf::from(default)),
             _ => None,
+        }
+    }
+}
+
+/// The video formats `-o` can name, by extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum VideoFormat {
+    Mp4,
+    Gif,
+}
+
+impl VideoFormat {
+    fn of(path: &Path) -> Result<VideoFormat, Failure> {
+        let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
+        match ext.as_deref() {
+            Some("mp4") => Ok(VideoFormat::Mp4),
+            Some("gif") => Ok(VideoFormat::Gif),
+            _ => Err(input(anyhow!(
+                "`{}`: unknown video format; the output's extension chooses it: .mp4 (H.264) or .gif (animated \
+                 GIF). For single frames use --png FILE.png, --frames DIR or --filmstrip FILE.png",
+                path.display()
+            ))),
         }
     }
 }
@@ -178,6 +210,10 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
 
     // Every output is checked before anything is loaded or simulated.
     let video_path = args.video_path();
+    let video_format = video_path.as_deref().map(VideoFormat::of).transpose()?;
+    if let Some(t) = args.times.iter().find(|t| !(t.is_finite() && **t >= 0.0)) {
+        return Err(input(anyhow!("--times {t} is invalid: give simulated times in seconds ≥ 0")));
+    }
     #[cfg(feature = "video")]
     let video_settings = vsr2d::output::video::VideoSettings {
         width,
@@ -187,15 +223,17 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
         crf: args.crf,
         threads: args.threads,
     };
-    #[cfg(feature = "video")]
-    if let Some(path) = &video_path {
-        vsr2d::output::video::preflight(path, &video_settings).map_err(video_failure)?;
+    match (&video_path, video_format) {
+        #[cfg(feature = "video")]
+        (Some(path), Some(VideoFormat::Mp4)) => {
+            vsr2d::output::video::preflight(path, &video_settings).map_err(video_failure)?
+        }
+        #[cfg(not(feature = "video"))]
+        (Some(_), Some(VideoFormat::Mp4)) => return Err(classify(MovieError::VideoUnavailable)),
+        (Some(path), _) => check_output_writable(path).map_err(input)?,
+        (None, _) => {}
     }
-    #[cfg(not(feature = "video"))]
-    if video_path.is_some() {
-        return Err(classify(MovieError::VideoUnavailable));
-    }
-    if let Some(path) = &args.png {
+    for path in args.png.iter().chain(&args.filmstrip) {
         check_output_writable(path).map_err(input)?;
     }
     if let Some(dir) = &args.frames {
@@ -218,10 +256,24 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
     }
 
     let mut sinks: Vec<Box<dyn FrameSink + Send>> = Vec::new();
-    #[cfg(feature = "video")]
-    if let Some(path) = &video_path {
-        let encoder = vsr2d::output::video::Mp4Encoder::new(path, video_settings.clone()).map_err(video_failure)?;
-        sinks.push(Box::new(encoder));
+    match (&video_path, video_format) {
+        #[cfg(feature = "video")]
+        (Some(path), Some(VideoFormat::Mp4)) => {
+            let encoder = vsr2d::output::video::Mp4Encoder::new(path, video_settings.clone()).map_err(video_failure)?;
+            sinks.push(Box::new(encoder));
+        }
+        (Some(path), Some(VideoFormat::Gif)) => sinks.push(Box::new(GifSink::create(path, args.fps)?)),
+        _ => {}
+    }
+    if let Some(path) = &args.filmstrip {
+        // Default: the start, the quarters and the end of the run.
+        let last = total.saturating_sub(1);
+        let indices: Vec<u64> = if args.times.is_empty() {
+            (0..=4).map(|q| last * q / 4).collect()
+        } else {
+            args.times.iter().map(|t| frame_index_at(*t, args.fps).min(last)).collect()
+        };
+        sinks.push(Box::new(Filmstrip::new(path, indices)));
     }
     if let Some(dir) = &args.frames {
         sinks.push(Box::new(PngSequence::create(dir).map_err(input)?));
@@ -252,7 +304,7 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
         let mut outputs: Vec<String> = Vec::new();
         outputs.extend(video_path.iter().map(|p| p.display().to_string()));
         outputs.extend(args.frames.iter().map(|d| format!("{}/frame_NNNNNN.png", d.display())));
-        outputs.extend(args.png.iter().map(|p| p.display().to_string()));
+        outputs.extend(args.png.iter().chain(&args.filmstrip).map(|p| p.display().to_string()));
         eprintln!(
             "wrote {}: {frames} of {total} frames (0 to {:.2} s at {} fps), {width}×{height}, {} grid, in {:.1} s",
             outputs.join(", "),
@@ -270,10 +322,14 @@ fn load_sources(args: &RenderArgs, options: &RenderOptions) -> Result<Vec<MovieS
     if args.is_showcase() {
         return showcase_sources(options, args.duration).map_err(classify);
     }
+    if args.scenarios.iter().filter(|p| is_stdin(p)).count() > 1 {
+        return Err(input(anyhow!("`-` (a scenario from stdin) can be given only once")));
+    }
     let mut sources = Vec::with_capacity(args.scenarios.len() + args.from.len());
     for path in &args.scenarios {
         let scenario = load_scenario(path, args.duration)?;
-        sources.push(MovieSource::scenario(path.display().to_string(), &scenario, options).map_err(classify)?);
+        let name = if is_stdin(path) { "stdin".to_string() } else { path.display().to_string() };
+        sources.push(MovieSource::scenario(name, &scenario, options).map_err(classify)?);
     }
     for path in &args.from {
         sources.push(MovieSource::recording(path, args.duration).map_err(classify)?);

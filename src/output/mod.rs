@@ -8,6 +8,7 @@
 //! name.
 
 pub mod atomic;
+pub mod gif;
 pub mod png;
 pub mod record;
 pub mod sinks;
@@ -62,8 +63,8 @@ pub enum OutputError {
 pub enum FrameError {
     #[error(transparent)]
     Output(#[from] OutputError),
-    #[error("could not encode PNG for `{path}`: {source}")]
-    PngEncode {
+    #[error("could not encode `{path}`: {source}")]
+    Encode {
         path: PathBuf,
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,

@@ -13,8 +13,7 @@ use super::{check_dir_writable, FrameError, FrameSink, OutputError};
 pub fn write_png(pixmap: &Pixmap, path: impl AsRef<Path>) -> Result<(), FrameError> {
     let path = path.as_ref();
     // tiny-skia demultiplies while encoding, so translucent pixels come out right.
-    let bytes =
-        pixmap.encode_png().map_err(|e| FrameError::PngEncode { path: path.to_owned(), source: Box::new(e) })?;
+    let bytes = pixmap.encode_png().map_err(|e| FrameError::Encode { path: path.to_owned(), source: Box::new(e) })?;
     atomic::write(path, &bytes).map_err(|source| FrameError::Io { path: path.to_owned(), source })
 }
 

@@ -107,3 +107,77 @@ impl FrameSink for Tee {
         first
     }
 }
+
+/// Gap between the frames of a filmstrip, in pixels (white).
+const FILMSTRIP_GAP: u32 = 8;
+
+/// Writes chosen frames side by side in one PNG, in the order given (the paper's Figure 9 style). An index
+/// beyond the end shows the last frame. Holds only the chosen frames.
+#[derive(Debug)]
+pub struct Filmstrip {
+    path: PathBuf,
+    indices: Vec<u64>,
+    kept: Vec<(u64, Pixmap)>,
+    last: Option<Pixmap>,
+    frames: u64,
+}
+
+impl Filmstrip {
+    pub fn new(path: impl Into<PathBuf>, indices: Vec<u64>) -> Self {
+        Filmstrip { path: path.into(), indices, kept: Vec::new(), last: None, frames: 0 }
+    }
+
+    /// The frames side by side, `FILMSTRIP_GAP` pixels of white between them.
+    pub fn compose(frames: &[&Pixmap]) -> Option<Pixmap> {
+        let (w, h) = (frames.first()?.width(), frames.first()?.height());
+        let n = frames.len() as u32;
+        let mut strip = Pixmap::new(n * w + (n - 1) * FILMSTRIP_GAP, h)?;
+        strip.fill(tiny_skia::Color::WHITE);
+        for (i, f) in frames.iter().enumerate() {
+            let x = i as i32 * (w + FILMSTRIP_GAP) as i32;
+            strip.draw_pixmap(
+                x,
+                0,
+                f.as_ref(),
+                &tiny_skia::PixmapPaint::default(),
+                tiny_skia::Transform::identity(),
+                None,
+            );
+        }
+        Some(strip)
+    }
+}
+
+impl FrameSink for Filmstrip {
+    fn push(&mut self, frame: &Pixmap) -> Result<(), FrameError> {
+        if self.indices.contains(&self.frames) {
+            self.kept.push((self.frames, frame.clone()));
+        }
+        match self.last.as_mut() {
+            Some(l) if l.width() == frame.width() && l.height() == frame.height() => {
+                l.data_mut().copy_from_slice(frame.data())
+            }
+            _ => self.last = Some(frame.clone()),
+        }
+        self.frames += 1;
+        Ok(())
+    }
+    fn frame_count(&self) -> u64 {
+        self.frames
+    }
+    fn finish(self: Box<Self>) -> Result<(), FrameError> {
+        let Some(last) = &self.last else {
+            return Err(FrameError::Encode {
+                path: self.path.clone(),
+                source: Box::new(std::io::Error::other("no frames were rendered, so there is no filmstrip")),
+            });
+        };
+        let frames: Vec<&Pixmap> =
+            self.indices.iter().map(|k| self.kept.iter().find(|(i, _)| i == k).map_or(last, |(_, p)| p)).collect();
+        let strip = Filmstrip::compose(&frames).ok_or_else(|| FrameError::Encode {
+            path: self.path.clone(),
+            source: Box::new(std::io::Error::other("the filmstrip would be empty or too large")),
+        })?;
+        write_png(&strip, &self.path)
+    }
+}

@@ -265,3 +265,87 @@ fn cli_renders_a_recording_like_the_live_run() {
         assert!(fs::read(live.join(name)).unwrap() == fs::read(recorded.join(name)).unwrap(), "{name} differs");
     }
 }
+
+/// `-o x.gif` writes an animated GIF with every frame of the run; an extension that names no format is
+/// refused before anything is simulated.
+#[test]
+fn cli_writes_gif_by_extension_and_refuses_unknown_formats() {
+    let dir = scratch_dir();
+    let (gif_path, frames) = (dir.path().join("biped.gif"), dir.path().join("frames"));
+    let biped = fixture("biped");
+    let args = ["render", biped.to_str().unwrap(), "--duration", "1", "--size", "160x90", "--fps", "10"];
+    let out = vsr2d(&[&args[..], &["-o", gif_path.to_str().unwrap(), "--frames", frames.to_str().unwrap()]].concat());
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let mut options = gif::DecodeOptions::new();
+    options.set_color_output(gif::ColorOutput::RGBA);
+    let mut decoder = options.read_info(fs::File::open(&gif_path).unwrap()).unwrap();
+    assert_eq!((decoder.width(), decoder.height()), (160, 90));
+    let first_png = image::open(frames.join("frame_000000.png")).unwrap().to_rgba8();
+    let mut count = 0;
+    while let Some(frame) = decoder.read_next_frame().unwrap() {
+        assert_eq!(frame.delay, 10, "10 fps is a 10 cs delay");
+        if count == 0 {
+            // A 256-colour palette per frame: close to the PNG frame, not equal.
+            let diff: u64 = frame.buffer.iter().zip(first_png.as_raw()).map(|(a, b)| u64::from(a.abs_diff(*b))).sum();
+            assert!(diff as f64 / (160.0 * 90.0 * 4.0) < 4.0, "mean channel difference {}", diff / (160 * 90 * 4));
+        }
+        count += 1;
+    }
+    assert_eq!(count, entries(&frames).len(), "one GIF frame per rendered frame");
+    assert_eq!(count, 11);
+
+    let avi = dir.path().join("biped.avi");
+    let refused = vsr2d(&[&args[..], &["-o", avi.to_str().unwrap()]].concat());
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains(".mp4") && stderr.contains(".gif"), "{stderr}");
+    assert!(!avi.exists());
+}
+
+/// `--filmstrip` puts the frames shown at `--times` side by side, each exactly the frame of the sequence.
+#[test]
+fn cli_filmstrip_holds_the_frames_at_the_given_times() {
+    let dir = scratch_dir();
+    let (strip, frames) = (dir.path().join("strip.png"), dir.path().join("frames"));
+    let biped = fixture("biped");
+    let out = vsr2d(&[
+        "render",
+        biped.to_str().unwrap(),
+        "--duration",
+        "1",
+        "--size",
+        "160x90",
+        "--frames",
+        frames.to_str().unwrap(),
+        "--filmstrip",
+        strip.to_str().unwrap(),
+        "--times",
+        "0,0.5,1",
+    ]);
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let strip = image::open(&strip).unwrap().to_rgba8();
+    assert_eq!((strip.width(), strip.height()), (3 * 160 + 2 * 8, 90));
+    for (i, k) in [0, 15, 30].into_iter().enumerate() {
+        let frame = image::open(frames.join(format!("frame_{k:06}.png"))).unwrap().to_rgba8();
+        let x0 = i as u32 * 168;
+        assert!((0..90).all(|y| (0..160).all(|x| strip.get_pixel(x0 + x, y) == frame.get_pixel(x, y))), "frame {k}");
+    }
+}
+
+/// `-` reads the scenario from stdin: the same metrics as from the file.
+#[test]
+fn a_scenario_from_stdin_runs_like_the_file() {
+    use std::io::Write as _;
+    let path = fixture("biped");
+    let from_file = vsr2d(&["simulate", path.to_str().unwrap(), "--duration", "1"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vsr2d"))
+        .args(["simulate", "-", "--duration", "1"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&fs::read(&path).unwrap()).unwrap();
+    let from_stdin = child.wait_with_output().unwrap();
+    assert!(from_file.status.success() && from_stdin.status.success());
+    assert_eq!(from_stdin.stdout, from_file.stdout);
+}

@@ -5,6 +5,7 @@ use image::RgbaImage;
 use vsr2d::geom::{Aabb, Polygon, Vec2};
 use vsr2d::model::voxel::scaffolding::SpringGroup;
 use vsr2d::model::voxel::sensors::{SensorKind, SensorReadings};
+use vsr2d::output::sinks::Filmstrip;
 use vsr2d::render::{
     auto_layout, cell_rect, frame_count, frame_count_of, frame_time, nice_spacing, pick_index, pixmap_to_rgba_image,
     render_snapshot, Camera, CellFrame, FrameCursor, GridLayout, GridRenderer, LayoutParseError, RenderError,
@@ -778,4 +779,28 @@ fn frame_k_shows_the_first_snapshot_at_or_after_k_over_fps() {
     assert_eq!(source.len(), 0, "the cursor consumed the source once");
     let mut empty = FrameCursor::<&Snapshot>::new();
     assert!(empty.advance(0.0, &mut std::iter::empty()).is_none() && !empty.is_live());
+}
+
+/// A filmstrip from hand-built snapshots: three frames of a moving robot side by side, 8 px of white
+/// between them, each frame exactly what the renderer drew on its own.
+#[test]
+fn filmstrip_golden() {
+    let seq = moving_sequence();
+    let (w, h) = (160, 90);
+    let mut r = GridRenderer::new(w, h, 1, 1, RenderOptions::default()).unwrap();
+    let only0 = [BodyId(0)];
+    let frames: Vec<tiny_skia::Pixmap> = [0usize, 600, 1200]
+        .iter()
+        .map(|&k| r.render(&[CellFrame::new(&seq[k]).bodies(&only0)]).unwrap().clone())
+        .collect();
+    let strip = Filmstrip::compose(&frames.iter().collect::<Vec<_>>()).unwrap();
+    assert_eq!((strip.width(), strip.height()), (3 * w + 2 * 8, h));
+    let img = pixmap_to_rgba_image(&strip);
+    for (i, frame) in frames.iter().enumerate() {
+        let x0 = i as u32 * (w + 8);
+        let own = pixmap_to_rgba_image(frame);
+        assert!((0..h).all(|y| (0..w).all(|x| img.get_pixel(x0 + x, y) == own.get_pixel(x, y))), "frame {i}");
+    }
+    assert!((0..h).all(|y| img.get_pixel(w + 3, y).0 == [255, 255, 255, 255]), "a white gap between frames");
+    assert_golden(SUITE, "filmstrip_moving", &img, GoldenOptions::default());
 }
