@@ -49,6 +49,8 @@ enum Command {
     Bench(cli::bench::BenchArgs),
     /// Render scenarios, recordings or the bundled showcase to an mp4, PNG frames or one PNG.
     Render(cli::render::RenderArgs),
+    /// Compare two images as the test suite's golden checks do (exit 0: match, 1: differ, 2: bad input).
+    Compare(cli::compare::CompareArgs),
     /// Planes of Motion kinematics of 3-D voxel lattices: J, q(t), x(t) and the gait checks as CSV.
     Pom(cli::pom::PomArgs),
 }
@@ -93,6 +95,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Bench(args) => cli::bench::run(args),
         Command::Render(args) => cli::render::run(args),
         Command::Pom(args) => cli::pom::run(args),
+        Command::Compare(args) => cli::compare::run(args),
         Command::Cantilever(args) => cli::cantilever::run(args),
         Command::Schema => {
             let schema = schemars::schema_for!(Scenario);

@@ -10,6 +10,7 @@ use anyhow::Context;
 use vsr2d::scenario::Scenario;
 
 pub mod bench;
+pub mod compare;
 pub mod eval;
 pub mod pom;
 pub mod render;

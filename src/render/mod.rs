@@ -9,6 +9,7 @@
 //! ```
 
 mod camera;
+pub mod compare;
 mod draw;
 mod layout;
 mod style;

@@ -124,3 +124,29 @@ fn an_exploding_simulation_stops_with_the_step_and_time() {
         other => panic!("a 1e9 N push must blow the simulation up, got {other:?}"),
     }
 }
+
+/// `vsr2d compare`: exit 0 within the budget, 1 beyond it (with a diff image), 2 for unreadable input.
+#[test]
+fn compare_exits_by_verdict_and_writes_the_diff() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, diff) = (dir.path().join("a.png"), dir.path().join("b.png"), dir.path().join("diff.png"));
+    let img = image::RgbaImage::from_pixel(10, 10, image::Rgba([40, 80, 120, 255]));
+    img.save(&a).unwrap();
+    let mut changed = img.clone();
+    changed.put_pixel(2, 3, image::Rgba([40, 90, 120, 255]));
+    changed.save(&b).unwrap();
+    let [a, b, d] = [&a, &b, &diff].map(|p| p.to_str().unwrap().to_string());
+
+    let same = vsr2d(&["compare", &a, &a]);
+    assert_eq!(same.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&same.stdout).starts_with("match: 0 pixels differ"));
+    let differ = vsr2d(&["compare", &a, &b, "--diff", &d]);
+    assert_eq!(differ.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&differ.stdout).contains("DIFFER: 1 pixels differ"));
+    let diff_img = image::open(&diff).unwrap().to_rgba8();
+    assert_eq!(diff_img.get_pixel(2, 3).0, [255, 0, 0, 255]);
+    assert_eq!(diff_img.get_pixel(0, 0).0, [0, 0, 0, 255]);
+    assert_eq!(vsr2d(&["compare", &a, &b, "--budget", "1%"]).status.code(), Some(0), "1 % of 100 pixels is 1");
+    assert_eq!(vsr2d(&["compare", &a, &b, "--tolerance", "10"]).status.code(), Some(0));
+    assert_eq!(vsr2d(&["compare", &a, "missing.png"]).status.code(), Some(2));
+}

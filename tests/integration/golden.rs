@@ -1,4 +1,5 @@
-//! Golden-image harness shared by every image test.
+//! Golden-image harness shared by every image test (the comparison itself is the library's
+//! `vsr2d::render::compare`, also behind `vsr2d compare`).
 //!
 //! References live in `tests/golden/<suite>/<name>.png`. A pixel differs when any channel differs by
 //! more than `channel_tolerance`; a test fails when more than `max_differing_pixels` pixels differ.
@@ -9,6 +10,7 @@
 use std::path::PathBuf;
 
 use image::{Rgba, RgbaImage};
+use vsr2d::render::compare::compare;
 
 /// How strict a comparison is.
 #[derive(Debug, Clone, Copy)]
@@ -64,43 +66,13 @@ pub fn assert_golden(suite: &str, name: &str, actual: &RgbaImage, options: Golde
         }
     };
 
-    let (w, h) = (expected.width().max(actual.width()), expected.height().max(actual.height()));
-    let mut diff = RgbaImage::from_pixel(w, h, Rgba([0, 0, 0, 255]));
-    let mut differing = 0usize;
-    let mut max_delta = 0u8;
-    let mut bbox: Option<(u32, u32, u32, u32)> = None;
-    for y in 0..h {
-        for x in 0..w {
-            let delta = match (expected.get_pixel_checked(x, y), actual.get_pixel_checked(x, y)) {
-                (Some(e), Some(a)) => e.0.iter().zip(a.0.iter()).map(|(p, q)| p.abs_diff(*q)).max().unwrap(),
-                _ => 255,
-            };
-            if delta > options.channel_tolerance {
-                differing += 1;
-                max_delta = max_delta.max(delta);
-                diff.put_pixel(x, y, Rgba([255, 0, 0, 255]));
-                bbox = Some(match bbox {
-                    None => (x, y, x, y),
-                    Some((x0, y0, x1, y1)) => (x0.min(x), y0.min(y), x1.max(x), y1.max(y)),
-                });
-            }
-        }
-    }
-    if differing > options.max_differing_pixels {
+    let c = compare(&expected, actual, options.channel_tolerance);
+    if !c.within(options.max_differing_pixels) {
         let out = diff_dir(suite);
         expected.save(out.join(format!("{name}.expected.png"))).unwrap();
         actual.save(out.join(format!("{name}.actual.png"))).unwrap();
-        diff.save(out.join(format!("{name}.diff.png"))).unwrap();
-        panic!(
-            "golden {suite}/{name}: {differing} pixels differ (budget {}), max channel delta {max_delta}, \
-             differences within {bbox:?} (x0, y0, x1, y1); size expected {}x{}, actual {}x{}; images in {}",
-            options.max_differing_pixels,
-            expected.width(),
-            expected.height(),
-            actual.width(),
-            actual.height(),
-            out.display()
-        );
+        c.diff.save(out.join(format!("{name}.diff.png"))).unwrap();
+        panic!("golden {suite}/{name}: {}; images in {}", c.summary(options.max_differing_pixels), out.display());
     }
 }
 
