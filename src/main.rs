@@ -14,7 +14,7 @@ mod cli;
 use cli::{input, load_scenario, Failure};
 use vsr2d::output::record::JsonlRecorder;
 use vsr2d::scenario::Scenario;
-use vsr2d::snapshot::SnapshotListener;
+use vsr2d::snapshot::{SnapshotDetail, SnapshotListener};
 
 #[derive(Parser)]
 #[command(name = "vsr2d", version, about = "Simulate, render and characterize 2-D voxel-based soft robots")]
@@ -38,6 +38,10 @@ enum Command {
         /// Record every k-th snapshot only (the first is always recorded).
         #[arg(long, default_value_t = 1, requires = "record")]
         every: u64,
+        /// Optional snapshot content to record, for `render --from` layers: springs, ropes, welds,
+        /// controller (comma-separated) or all.
+        #[arg(long, value_name = "LIST", requires = "record", value_parser = parse_detail)]
+        detail: Option<SnapshotDetail>,
     },
     /// Print the JSON Schema of scenario files.
     Schema,
@@ -88,8 +92,8 @@ fn describe(e: &anyhow::Error) -> String {
 
 fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
-        Command::Simulate { scenario, duration, record, every } => {
-            simulate(&scenario, duration, record.as_deref(), every)
+        Command::Simulate { scenario, duration, record, every, detail } => {
+            simulate(&scenario, duration, record.as_deref(), every, detail)
         }
         Command::Eval(args) => cli::eval::run(args),
         Command::Bench(args) => cli::bench::run(args),
@@ -105,8 +109,35 @@ fn run(cli: Cli) -> Result<(), Failure> {
     }
 }
 
-fn simulate(path: &Path, duration: Option<f64>, record: Option<&Path>, every: u64) -> Result<(), Failure> {
-    let scenario = load_scenario(path, duration)?;
+/// `springs,ropes` → the snapshot detail with those on; `all` → everything.
+fn parse_detail(text: &str) -> Result<SnapshotDetail, String> {
+    let mut d = SnapshotDetail::default();
+    for part in text.split(',').map(str::trim) {
+        match part {
+            "springs" => d.springs = true,
+            "ropes" => d.ropes = true,
+            "welds" => d.welds = true,
+            "controller" => d.controller = true,
+            "all" => d = SnapshotDetail::ALL,
+            _ => return Err(format!("unknown detail {part:?}; use springs, ropes, welds, controller or all")),
+        }
+    }
+    Ok(d)
+}
+
+fn simulate(
+    path: &Path,
+    duration: Option<f64>,
+    record: Option<&Path>,
+    every: u64,
+    detail: Option<SnapshotDetail>,
+) -> Result<(), Failure> {
+    let mut scenario = load_scenario(path, duration)?;
+    if let Some(extra) = detail {
+        let d = &mut scenario.world.snapshot;
+        (d.springs, d.ropes, d.welds, d.controller) =
+            (d.springs | extra.springs, d.ropes | extra.ropes, d.welds | extra.welds, d.controller | extra.controller);
+    }
     let simulation = scenario.build().with_context(|| format!("scenario {}", path.display())).map_err(input)?;
     // Open the recording before simulating, so an unwritable path fails at once.
     let mut recorder = record.map(|p| JsonlRecorder::create(p, every)).transpose().map_err(input)?;

@@ -332,7 +332,18 @@ fn load_sources(args: &RenderArgs, options: &RenderOptions) -> Result<Vec<MovieS
         sources.push(MovieSource::scenario(name, &scenario, options).map_err(classify)?);
     }
     for path in &args.from {
-        sources.push(MovieSource::recording(path, args.duration).map_err(classify)?);
+        let source = MovieSource::recording(path, args.duration).map_err(classify)?;
+        let missing = source.missing_layers(options);
+        if !missing.is_empty() && !args.quiet {
+            eprintln!(
+                "warning: {} has no {} to draw; record them with `vsr2d simulate SCENARIO --record {} --detail {}`",
+                path.display(),
+                missing.join(", "),
+                path.display(),
+                missing.join(",")
+            );
+        }
+        sources.push(source);
     }
     Ok(sources)
 }

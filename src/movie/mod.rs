@@ -127,6 +127,8 @@ pub struct MovieSource {
     bodies: Vec<(BodyId, String)>,
     /// Time of the last snapshot the source will deliver.
     end_t: f64,
+    /// The optional content its snapshots carry (a recording carries what it was recorded with).
+    detail: SnapshotDetail,
 }
 
 impl MovieSource {
@@ -150,11 +152,13 @@ impl MovieSource {
         let bodies = sim.labels.iter().cloned().enumerate().map(|(i, l)| (BodyId(i), l)).collect();
         let end_t = sim.steps as f64 * sim.world.settings().dt;
         let metrics = sim.task.listener();
+        let detail = sim.world.settings().detail;
         MovieSource {
             name: name.into(),
             stream: Stream::Live { sim: Box::new(sim), metrics, started: false },
             bodies,
             end_t,
+            detail,
         }
     }
 
@@ -163,6 +167,7 @@ impl MovieSource {
     pub fn recording(path: impl AsRef<Path>, until: Option<f64>) -> Result<Self, MovieError> {
         let path = path.as_ref();
         let mut bodies = None;
+        let mut detail = None;
         let mut end_t = f64::NEG_INFINITY;
         for snapshot in JsonlReader::open(path)? {
             let s = snapshot?;
@@ -170,6 +175,12 @@ impl MovieSource {
                 break;
             }
             bodies.get_or_insert_with(|| s.bodies.iter().map(|b| (b.id(), b.label().to_string())).collect());
+            detail.get_or_insert_with(|| SnapshotDetail {
+                springs: s.voxel_robots().all(|r| r.springs.is_some()),
+                ropes: s.voxel_robots().all(|r| r.ropes.is_some()),
+                welds: s.voxel_robots().all(|r| r.welds.is_some()),
+                controller: s.voxel_robots().all(|r| r.controller.is_some()),
+            });
             end_t = end_t.max(s.t);
         }
         let bodies = bodies.ok_or_else(|| RecordError::Empty { path: path.to_owned() })?;
@@ -179,6 +190,7 @@ impl MovieSource {
             stream: Stream::Recorded { reader, until, done: false },
             bodies,
             end_t,
+            detail: detail.unwrap_or_default(),
         })
     }
 
@@ -189,6 +201,21 @@ impl MovieSource {
     /// Simulated time of the source's last snapshot.
     pub fn end_time(&self) -> f64 {
         self.end_t
+    }
+
+    /// The layers of `options` this source cannot draw because its snapshots lack their content (a
+    /// recording made without that detail), by the name of the `--detail` value that records it.
+    pub fn missing_layers(&self, options: &RenderOptions) -> Vec<&'static str> {
+        let wanted = detail_for(options);
+        [
+            ("springs", wanted.springs, self.detail.springs),
+            ("ropes", wanted.ropes, self.detail.ropes),
+            ("welds", wanted.welds, self.detail.welds),
+        ]
+        .into_iter()
+        .filter(|(_, want, have)| *want && !*have)
+        .map(|(name, _, _)| name)
+        .collect()
     }
 
     /// How many grid cells the source fills.

@@ -349,3 +349,42 @@ fn a_scenario_from_stdin_runs_like_the_file() {
     assert!(from_file.status.success() && from_stdin.status.success());
     assert_eq!(from_stdin.stdout, from_file.stdout);
 }
+
+/// A layer the recording cannot draw is a warning naming the option that records it; recorded with
+/// `--detail`, the layer is there and the warning is not.
+#[test]
+fn missing_recorded_layers_are_a_warning_naming_the_fix() {
+    let dir = scratch_dir();
+    let (plain, detailed, png) =
+        (dir.path().join("plain.jsonl"), dir.path().join("detailed.jsonl"), dir.path().join("s.png"));
+    let biped = fixture("biped");
+    let b = biped.to_str().unwrap();
+    assert!(vsr2d(&["simulate", b, "--duration", "0.5", "--record", plain.to_str().unwrap()]).status.success());
+    let rec = ["simulate", b, "--duration", "0.5", "--record", detailed.to_str().unwrap(), "--detail", "springs,ropes"];
+    assert!(vsr2d(&rec).status.success());
+    let first = fs::read_to_string(&detailed).unwrap();
+    assert!(first.lines().next().unwrap().contains("\"springs\":["), "springs are recorded");
+
+    let render = |rec: &Path| {
+        vsr2d(&[
+            "render",
+            "--from",
+            rec.to_str().unwrap(),
+            "--springs",
+            "--size",
+            "160x90",
+            "--png",
+            png.to_str().unwrap(),
+        ])
+    };
+    let warned = render(&plain);
+    assert!(warned.status.success());
+    let stderr = String::from_utf8_lossy(&warned.stderr);
+    assert!(
+        stderr.contains("warning:") && stderr.contains("no springs") && stderr.contains("--detail springs"),
+        "{stderr}"
+    );
+    let quiet = render(&detailed);
+    assert!(quiet.status.success());
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains("warning:"));
+}
