@@ -1,0 +1,69 @@
+//! The README's scenarios and quoted figures are the code's: every JSON example parses, and the gait
+//! table's velocities and the MLP example's velocity are what `simulate` gives today.
+
+use std::path::Path;
+
+use vsr2d::scenario::Scenario;
+
+fn readme() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap()
+}
+
+fn x_velocity(path: &Path, duration: f64) -> f64 {
+    let mut scenario = Scenario::from_json(&std::fs::read_to_string(path).unwrap()).unwrap();
+    scenario.world.duration = duration;
+    scenario.build().unwrap().evaluate().unwrap()[0].x_velocity
+}
+
+/// `0.61 m/s` or `−0.005 m/s` → the value and its number of decimals.
+fn quoted(cell: &str) -> (f64, usize) {
+    let text = cell.trim().trim_end_matches("m/s").trim().replace('−', "-");
+    let decimals = text.split_once('.').map_or(0, |(_, d)| d.len());
+    (text.parse().unwrap_or_else(|_| panic!("not a velocity: {cell:?}")), decimals)
+}
+
+#[test]
+fn every_json_example_in_the_readme_is_a_valid_scenario() {
+    let text = readme();
+    let blocks: Vec<&str> = text.split("```json\n").skip(1).map(|b| b.split("```").next().unwrap()).collect();
+    assert!(blocks.len() >= 2, "the README shows scenario examples");
+    for block in blocks {
+        if let Err(e) = Scenario::from_json(block) {
+            panic!("README example does not parse: {e}\n{block}");
+        }
+    }
+}
+
+#[test]
+fn the_gait_table_quotes_what_simulate_gives() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios");
+    let text = readme();
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .filter(|l| l.starts_with("| `") && l.contains(".json` |") && l.ends_with("m/s |"))
+        .map(|l| l.trim_matches('|').split(" | ").collect())
+        .collect();
+    assert_eq!(rows.len(), 6, "one row per fixture");
+    for row in rows {
+        let name = row[0].trim().trim_matches('`');
+        for (column, duration) in [(row.len() - 2, 20.0), (row.len() - 1, 60.0)] {
+            let (value, decimals) = quoted(row[column]);
+            let simulated = x_velocity(&root.join(name), duration);
+            let shown = format!("{simulated:.decimals$}");
+            assert!(
+                shown.parse::<f64>().unwrap() == value,
+                "{name} at {duration} s: README says {value}, simulate gives {simulated} ({shown})"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_mlp_example_walks_as_quoted() {
+    let text = readme();
+    let quoted_line =
+        text.lines().find(|l| l.contains("reports `\"x_velocity\": ")).expect("the MLP example quotes its velocity");
+    let value: f64 = quoted_line.split("\"x_velocity\": ").nth(1).unwrap().split('`').next().unwrap().parse().unwrap();
+    let simulated = x_velocity(&Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/examples/mlp-worm.json"), 20.0);
+    assert_eq!(simulated, value, "bit-identical runs: the README must quote today's value");
+}
