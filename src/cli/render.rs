@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::anyhow;
+use anyhow::{anyhow, Context};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -18,6 +18,7 @@ use vsr2d::output::png::{write_png, PngSequence};
 use vsr2d::output::sinks::{Filmstrip, StillPng, Tee};
 use vsr2d::output::{check_dir_writable, check_output_writable, FrameSink};
 use vsr2d::render::{GridLayout, RenderOptions};
+use vsr2d::scenario::Scenario;
 
 use super::{input, is_stdin, load_scenario, Failure};
 
@@ -32,6 +33,11 @@ pub struct RenderArgs {
     /// --filmstrip is given].
     #[arg(short, long, value_name = "OUT.mp4|OUT.gif")]
     pub output: Option<PathBuf>,
+    /// Render the K best individuals of evolution runs instead: the positional arguments are then run
+    /// directories of `vsr2d evolve` (or directories holding several runs, e.g. a study), ranked by
+    /// fitness across all of them; one cell each, labelled with rank and fitness.
+    #[arg(long, value_name = "K")]
+    pub top: Option<usize>,
     /// Render snapshots recorded by `vsr2d simulate --record` (repeatable; one cell per robot).
     #[arg(long, value_name = "RECORD.jsonl")]
     pub from: Vec<PathBuf>,
@@ -151,7 +157,7 @@ impl RenderArgs {
     }
 
     fn is_showcase(&self) -> bool {
-        self.scenarios.is_empty() && self.from.is_empty()
+        self.scenarios.is_empty() && self.from.is_empty() && self.top.is_none()
     }
 
     /// The video to write: `-o`, or the default mp4 unless only PNG outputs were asked for.
@@ -322,6 +328,16 @@ fn load_sources(args: &RenderArgs, options: &RenderOptions) -> Result<Vec<MovieS
     if args.is_showcase() {
         return showcase_sources(options, args.duration).map_err(classify);
     }
+    if let Some(k) = args.top {
+        let mut sources = Vec::with_capacity(k);
+        for (label, mut scenario) in top_individuals(&args.scenarios, k)? {
+            if let Some(d) = args.duration {
+                scenario.world.duration = d;
+            }
+            sources.push(MovieSource::scenario(label, &scenario, options).map_err(classify)?);
+        }
+        return Ok(sources);
+    }
     if args.scenarios.iter().filter(|p| is_stdin(p)).count() > 1 {
         return Err(input(anyhow!("`-` (a scenario from stdin) can be given only once")));
     }
@@ -346,6 +362,83 @@ fn load_sources(args: &RenderArgs, options: &RenderOptions) -> Result<Vec<MovieS
         sources.push(source);
     }
     Ok(sources)
+}
+
+/// The `k` best individuals over the evolution runs under `dirs` (a run directory holds
+/// `final_population.jsonl`; its `experiment.json` says whether fitness is maximised or minimised),
+/// best first, labelled `#rank fitness (run)`.
+fn top_individuals(dirs: &[PathBuf], k: usize) -> Result<Vec<(String, Scenario)>, Failure> {
+    if dirs.is_empty() || k == 0 {
+        return Err(input(anyhow!("--top K needs K ≥ 1 and at least one run directory of `vsr2d evolve`")));
+    }
+    let mut runs = Vec::new();
+    for dir in dirs {
+        find_runs(dir, 3, &mut runs);
+    }
+    if runs.is_empty() {
+        return Err(input(anyhow!(
+            "no final_population.jsonl under {}: give run directories of a finished `vsr2d evolve`",
+            dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
+        )));
+    }
+    // (score to maximise, fitness, run, scenario)
+    let mut all: Vec<(f64, f64, String, serde_json::Value)> = Vec::new();
+    for run in &runs {
+        let read = |name: &str| {
+            std::fs::read_to_string(run.join(name)).with_context(|| format!("cannot read {}", run.join(name).display()))
+        };
+        let minimise = read("experiment.json")
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .is_some_and(|e| e.pointer("/fitness/goal").and_then(|g| g.as_str()) == Some("min"));
+        for (i, line) in read("final_population.jsonl").map_err(input)?.lines().enumerate() {
+            let v: serde_json::Value = serde_json::from_str(line)
+                .with_context(|| format!("{} line {}", run.join("final_population.jsonl").display(), i + 1))
+                .map_err(input)?;
+            let (Some(fitness), Some(scenario)) = (v["fitness"].as_f64(), v.get("scenario").filter(|s| !s.is_null()))
+            else {
+                continue; // an invalid individual
+            };
+            let score = if minimise { -fitness } else { fitness };
+            all.push((score, fitness, run.display().to_string(), scenario.clone()));
+        }
+    }
+    // Stable: ties keep run order, then population order.
+    all.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let several = runs.len() > 1;
+    all.into_iter()
+        .take(k)
+        .enumerate()
+        .map(|(i, (_, fitness, run, scenario))| {
+            let scenario = Scenario::from_json(&scenario.to_string())
+                .with_context(|| format!("individual #{} of {run}", i + 1))
+                .map_err(input)?;
+            let label = if several {
+                format!("#{} fitness {fitness:.4} ({run})", i + 1)
+            } else {
+                format!("#{} fitness {fitness:.4}", i + 1)
+            };
+            Ok((label, scenario))
+        })
+        .collect()
+}
+
+/// Run directories (holding `final_population.jsonl`) at or below `dir`, at most `depth` levels down,
+/// in name order.
+fn find_runs(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    if dir.join("final_population.jsonl").is_file() {
+        out.push(dir.to_owned());
+        return;
+    }
+    if depth == 0 {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut subdirs: Vec<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    subdirs.sort();
+    for sub in subdirs {
+        find_runs(&sub, depth - 1, out);
+    }
 }
 
 #[cfg(feature = "video")]

@@ -388,3 +388,60 @@ fn missing_recorded_layers_are_a_warning_naming_the_fix() {
     assert!(quiet.status.success());
     assert!(!String::from_utf8_lossy(&quiet.stderr).contains("warning:"));
 }
+
+/// `render --top K DIRS`: the K best individuals over evolution runs, ranked by fitness in each run's
+/// direction (invalid individuals skipped), one cell each, labelled with rank and fitness.
+#[test]
+fn cli_renders_the_top_individuals_of_evolution_runs() {
+    let dir = scratch_dir();
+    let worm: serde_json::Value = serde_json::from_str(&fs::read_to_string(fixture("worm")).unwrap()).unwrap();
+    let write_run = |name: &str, goal: &str, lines: &[(Option<f64>, &str)]| {
+        let run = dir.path().join("study").join(name);
+        fs::create_dir_all(&run).unwrap();
+        fs::write(run.join("experiment.json"), format!(r#"{{"fitness": {{"goal": "{goal}"}}}}"#)).unwrap();
+        let text: String = lines
+            .iter()
+            .enumerate()
+            .map(|(i, (fitness, label))| {
+                let mut s = worm.clone();
+                s["robots"][0]["label"] = serde_json::json!(label);
+                let scenario = if fitness.is_some() { s } else { serde_json::Value::Null };
+                format!(
+                    "{}\n",
+                    serde_json::json!({"rank": i + 1, "fitness": fitness, "genome": [], "scenario": scenario})
+                )
+            })
+            .collect();
+        fs::write(run.join("final_population.jsonl"), text).unwrap();
+        run
+    };
+    write_run("a", "max", &[(Some(0.5), "a1"), (Some(0.2), "a2")]);
+    write_run("b", "max", &[(Some(0.9), "b1"), (None, "broken")]);
+    let png = dir.path().join("top.png");
+    let study = dir.path().join("study");
+    let args = ["--duration", "0.2", "--size", "160x90", "--png", png.to_str().unwrap(), "-q"];
+    let out = vsr2d(&[&["render", "--top", "2", study.to_str().unwrap()][..], &args].concat());
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let runs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cells: Vec<(String, String)> = runs["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["name"].as_str().unwrap().to_string(), r["robots"][0]["label"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(cells.len(), 2);
+    assert!(cells[0].0.starts_with("#1 fitness 0.9000") && cells[0].1 == "b1", "{cells:?}");
+    assert!(cells[1].0.starts_with("#2 fitness 0.5000") && cells[1].1 == "a1", "{cells:?}");
+
+    // A minimising run ranks its lowest fitness first.
+    let min_run = write_run("c", "min", &[(Some(0.1), "c1"), (Some(0.7), "c2")]);
+    let out = vsr2d(&[&["render", "--top", "1", min_run.to_str().unwrap()][..], &args].concat());
+    let runs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(runs["runs"][0]["robots"][0]["label"], "c1");
+    assert!(runs["runs"][0]["name"].as_str().unwrap().starts_with("#1 fitness 0.1000"));
+
+    let empty = dir.path().join("nothing");
+    fs::create_dir_all(&empty).unwrap();
+    let refused = vsr2d(&[&["render", "--top", "1", empty.to_str().unwrap()][..], &args].concat());
+    assert_eq!(refused.status.code(), Some(2));
+}
