@@ -541,13 +541,8 @@ impl Movie {
     /// What [`GridRenderer::render`] does to the cameras, without drawing.
     fn move_cameras(&mut self) {
         let frames = Self::frames_of(&self.feeds, &self.cells);
-        let updates: Vec<(f64, Aabb)> =
-            frames.iter().map(|f| (f.snapshot.t, f.snapshot.bodies_bbox(f.bodies))).collect();
-        for (i, (t, bbox)) in updates.into_iter().enumerate() {
-            let aspect = self.renderer.cell_rect(i).map_or(1.0, |r| f64::from(r.width) / f64::from(r.height));
-            if let Some(camera) = self.renderer.camera_mut(i) {
-                camera.update(t, bbox, aspect);
-            }
+        for (i, frame) in frames.iter().enumerate() {
+            self.renderer.observe(i, frame);
         }
     }
 

@@ -86,7 +86,8 @@ impl Camera {
     }
 
     /// The exact (unsmoothed) target view for a cell of aspect `aspect` (width / height): the union of the
-    /// boxes in the window, enlarged 1.5×, its shorter side extended to the aspect. `None` with no box.
+    /// boxes in the window, enlarged 1.5×, its shorter side extended to the aspect (a longer height upwards
+    /// only, so a cell shows mostly sky and robot). `None` with no box.
     pub fn target(&self, aspect: f64) -> Option<Aabb> {
         self.target_state(aspect).map(|s| rect(s.center, s.size))
     }
@@ -98,7 +99,11 @@ impl Camera {
         }
         let (w, h) = (union.width() * FOLLOW_MARGIN, union.height() * FOLLOW_MARGIN);
         let size = fit_aspect(Vec2::new(w.max(MIN_EXTENT_M), h.max(MIN_EXTENT_M)), aspect);
-        Some(ViewState { center: union.center(), size })
+        // The height the aspect adds goes above the robots (sky), not half below them into the ground:
+        // the margin under the box stays what the 1.5× enlargement gives.
+        let bottom = union.min.y - (h.max(MIN_EXTENT_M).min(size.y) - union.height()) * 0.5;
+        let center = Vec2::new(union.center().x, bottom + size.y * 0.5);
+        Some(ViewState { center, size })
     }
 
     /// Records the robots' box at `t` and returns the view to draw, for a cell of aspect `aspect`.

@@ -252,33 +252,42 @@ fn inferred_side(v: &VoxelSnapshot) -> f64 {
     }
 }
 
+/// Every voxel robot of the snapshot: a cell frames the bodies it follows but draws all it sees.
 fn robots<'a>(frame: &'a CellFrame<'a>) -> impl Iterator<Item = &'a VoxelRobotSnapshot> + 'a {
-    let filter = frame.bodies;
-    frame
-        .snapshot
-        .bodies
-        .iter()
-        .filter(move |b| filter.is_none_or(|ids| ids.contains(&b.id())))
-        .filter_map(BodySnapshot::as_voxel_robot)
+    frame.snapshot.bodies.iter().filter_map(BodySnapshot::as_voxel_robot)
+}
+
+/// One cell to paint: what it shows, through which transform, and the framed robots' progress
+/// (distance since the cell's first frame, speed over the last second).
+pub(crate) struct Cell<'a> {
+    pub tf: &'a ViewTransform,
+    pub frame: &'a CellFrame<'a>,
+    pub progress: Option<(f64, f64)>,
 }
 
 pub(crate) fn draw_cell(
     pm: &mut Pixmap,
-    tf: &ViewTransform,
-    frame: &CellFrame<'_>,
+    cell: &Cell<'_>,
     opts: &RenderOptions,
     text: &mut TextRenderer,
     sc: &mut Scratch,
 ) {
+    let (tf, frame) = (cell.tf, cell.frame);
     pm.fill(style::BACKGROUND.to_skia());
     if opts.world_grid {
         draw_world_grid(pm, tf);
     }
     draw_statics(pm, tf, frame, sc);
+    if opts.ground_ticks {
+        draw_ground_ticks(pm, tf, frame, text, sc);
+    }
     draw_voxels(pm, tf, frame, opts, sc);
     draw_layers(pm, tf, frame, opts, text, sc);
     if opts.text {
-        draw_overlay(pm, frame, text, sc);
+        draw_overlay(pm, cell, text, sc);
+    }
+    if opts.legend {
+        draw_legend(pm, opts, text, sc);
     }
 }
 
@@ -449,16 +458,133 @@ fn push_arrow(pen: &mut Pen<'_>, from: Vec2, to: Vec2) {
     }
 }
 
-fn draw_overlay(pm: &mut Pixmap, frame: &CellFrame<'_>, text: &mut TextRenderer, sc: &mut Scratch) {
+/// The overlay lines on a translucent white box, so they read over anything: label, time, progress.
+fn draw_overlay(pm: &mut Pixmap, cell: &Cell<'_>, text: &mut TextRenderer, sc: &mut Scratch) {
     let m = TextRenderer::metrics(style::TEXT_PX);
-    let mut baseline = TEXT_MARGIN_PX + m.ascent;
+    let mut lines: Vec<String> = cell.frame.label.map(|l| l.lines().map(str::to_owned).collect()).unwrap_or_default();
     sc.text.clear();
-    let _ = write!(sc.text, "t = {:.2} s", frame.snapshot.t);
-    text.draw(pm, &sc.text, TEXT_MARGIN_PX, baseline, style::TEXT_PX, style::TEXT);
-    if let Some(label) = frame.label {
-        for line in label.lines() {
-            baseline += m.line_height;
-            text.draw(pm, line, TEXT_MARGIN_PX, baseline, style::TEXT_PX, style::TEXT);
+    let _ = write!(sc.text, "t = {:.2} s", cell.frame.snapshot.t);
+    lines.push(sc.text.clone());
+    if let Some((distance, speed)) = cell.progress {
+        // Print +0.0, not −0.0, for tiny values.
+        let (distance, speed) =
+            (if distance.abs() < 0.05 { 0.0 } else { distance }, if speed.abs() < 0.005 { 0.0 } else { speed });
+        lines.push(format!("Δx = {distance:+.1} m, v = {speed:+.2} m/s"));
+    }
+    let width = lines.iter().map(|l| TextRenderer::measure(l, style::TEXT_PX)).fold(0.0f32, f32::max);
+    let height = m.line_height * lines.len() as f32;
+    let pad = TEXT_MARGIN_PX * 0.5;
+    if let Some(r) = Rect::from_xywh(TEXT_MARGIN_PX - pad, TEXT_MARGIN_PX - pad, width + 2.0 * pad, height + 2.0 * pad)
+    {
+        pm.fill_rect(r, &paint(style::OVERLAY_BOX), Transform::identity(), None);
+    }
+    let mut baseline = TEXT_MARGIN_PX + m.ascent;
+    for line in &lines {
+        text.draw(pm, line, TEXT_MARGIN_PX, baseline, style::TEXT_PX, style::TEXT);
+        baseline += m.line_height;
+    }
+}
+
+/// Width and height of the legend's colour bar, in pixels.
+const LEGEND_BAR_PX: (f32, f32) = (90.0, 8.0);
+
+/// The fill's key, top-right: the sensor, a colour bar over its display domain, the two ends (for the
+/// area ratio, which end is contracted and which expanded).
+fn draw_legend(pm: &mut Pixmap, opts: &RenderOptions, text: &mut TextRenderer, sc: &mut Scratch) {
+    let kind = opts.color_by;
+    let domain = style::display_domain(kind, opts.voxel_side.unwrap_or(DEFAULT_VOXEL_SIDE), opts.area_ratio_range);
+    let m = TextRenderer::metrics(style::SMALL_TEXT_PX);
+    let (bw, bh) = LEGEND_BAR_PX;
+    let (lo, hi) = (format!("{:.2}", domain[0]), format!("{:.2}", domain[1]));
+    let (title, lo, hi) = match kind {
+        SensorKind::AreaRatio => ("area ratio".to_string(), format!("{lo} contracted"), format!("expanded {hi}")),
+        _ => (kind.id().replace('_', " "), lo, hi),
+    };
+    let text_w =
+        TextRenderer::measure(&lo, style::SMALL_TEXT_PX) + TextRenderer::measure(&hi, style::SMALL_TEXT_PX) + 6.0;
+    let box_w = bw.max(text_w).max(TextRenderer::measure(&title, style::SMALL_TEXT_PX)) + TEXT_MARGIN_PX;
+    let box_h = 2.0 * m.line_height + bh + TEXT_MARGIN_PX;
+    let x0 = pm.width() as f32 - box_w - TEXT_MARGIN_PX;
+    if x0 < 0.0 || box_h + 2.0 * TEXT_MARGIN_PX > pm.height() as f32 {
+        return; // no room in a tiny cell
+    }
+    let y0 = TEXT_MARGIN_PX;
+    if let Some(r) = Rect::from_xywh(x0, y0, box_w, box_h) {
+        pm.fill_rect(r, &paint(style::OVERLAY_BOX), Transform::identity(), None);
+    }
+    let (tx, mut baseline) = (x0 + TEXT_MARGIN_PX * 0.5, y0 + TEXT_MARGIN_PX * 0.5 + m.ascent);
+    text.draw(pm, &title, tx, baseline, style::SMALL_TEXT_PX, style::TEXT);
+    let bar_y = baseline + m.descent.abs() + 2.0;
+    let bar_x0 = x0 + (box_w - bw) * 0.5;
+    // The bar is the voxel fill itself, over the background: what a voxel of that reading looks like.
+    for i in 0..bw as u32 {
+        let value = domain[0] + (domain[1] - domain[0]) * (f64::from(i) + 0.5) / f64::from(bw);
+        if let Some(r) = Rect::from_xywh(bar_x0 + i as f32, bar_y, 1.0, bh) {
+            pm.fill_rect(r, &paint(style::voxel_fill(value, domain)), Transform::identity(), None);
         }
+    }
+    baseline = bar_y + bh + m.ascent + 1.0;
+    text.draw(pm, &lo, tx, baseline, style::SMALL_TEXT_PX, style::TEXT);
+    let hi_w = TextRenderer::measure(&hi, style::SMALL_TEXT_PX);
+    text.draw(pm, &hi, x0 + box_w - TEXT_MARGIN_PX * 0.5 - hi_w, baseline, style::SMALL_TEXT_PX, style::TEXT);
+    sc.text.clear();
+}
+
+/// The terrain's surface height at `x`: the highest edge of its outline above x.
+fn surface_at(outline: &[Vec2], x: f64) -> Option<f64> {
+    let n = outline.len();
+    (0..n)
+        .filter_map(|i| {
+            let (a, b) = (outline[i], outline[(i + 1) % n]);
+            let (lo, hi) = if a.x <= b.x { (a, b) } else { (b, a) };
+            (lo.x <= x && x <= hi.x && hi.x > lo.x).then(|| lo.y + (hi.y - lo.y) * (x - lo.x) / (hi.x - lo.x))
+        })
+        .fold(None, |m: Option<f64>, y| Some(m.map_or(y, |m| m.max(y))))
+}
+
+/// Pixels per metre below which metre ticks are left out (only the 10 m ones remain).
+const MIN_TICK_SPACING_PX: f64 = 4.0;
+
+/// Ticks down into the ground every metre (longer every 10 m, with the distance written under them).
+fn draw_ground_ticks(
+    pm: &mut Pixmap,
+    tf: &ViewTransform,
+    frame: &CellFrame<'_>,
+    text: &mut TextRenderer,
+    sc: &mut Scratch,
+) {
+    let Some(terrain) = frame.snapshot.terrain.as_deref() else { return };
+    let vis = tf.visible_world();
+    let step = if tf.scale >= MIN_TICK_SPACING_PX { 1.0 } else { 10.0 };
+    let (k0, k1) = ((vis.min.x / step).ceil() as i64, (vis.max.x / step).floor() as i64);
+    if k1.saturating_sub(k0) > MAX_GRID_LINES {
+        return;
+    }
+    let mut pen = sc.pen(tf, pm);
+    let mut labels = Vec::new();
+    for k in k0..=k1 {
+        let x = k as f64 * step;
+        let Some(y) = surface_at(terrain, x) else { continue };
+        let major = (x / 10.0).round() * 10.0 == x;
+        let (px, py) = tf.to_pixel(Vec2::new(x, y));
+        let len = if major { style::MAJOR_TICK_PX } else { style::MINOR_TICK_PX };
+        pen.pixel_segment((px, py), (px, py + len));
+        if major {
+            labels.push((px, py + len, x));
+        }
+    }
+    finish(pm, sc, pen, None, Some((style::GROUND_TICK, style::GRID_LINE_PX, false)));
+    let m = TextRenderer::metrics(style::SMALL_TEXT_PX);
+    for (px, py, x) in labels {
+        let label = format!("{x:.0} m");
+        let w = TextRenderer::measure(&label, style::SMALL_TEXT_PX);
+        text.draw(
+            pm,
+            &label,
+            px as f32 - w * 0.5,
+            py as f32 + m.ascent + 1.0,
+            style::SMALL_TEXT_PX,
+            style::GROUND_TICK,
+        );
     }
 }

@@ -63,8 +63,14 @@ pub struct RenderOptions {
     pub voxel_side: Option<f64>,
     /// Light-gray world grid at a "nice" spacing.
     pub world_grid: bool,
-    /// `t = …` and the cell label, top-left.
+    /// The overlay, top-left on a translucent box: the cell label, `t = …`, and the distance the framed
+    /// robots' centre has travelled since the cell's first frame and its speed over the last second.
     pub text: bool,
+    /// A colour key of the fill (its sensor, the ends of the display domain), top-right.
+    pub legend: bool,
+    /// Distance ticks on the terrain surface, every metre (every 10 m labelled), so that a follow camera
+    /// shows the ground moving.
+    pub ground_ticks: bool,
 }
 
 impl Default for RenderOptions {
@@ -82,6 +88,8 @@ impl Default for RenderOptions {
             voxel_side: None,
             world_grid: true,
             text: true,
+            legend: true,
+            ground_ticks: true,
         }
     }
 }
@@ -144,6 +152,39 @@ struct CellState {
     camera: Camera,
     pixmap: Pixmap,
     transform: Option<ViewTransform>,
+    progress: Progress,
+}
+
+/// Seconds over which the overlay's speed is averaged (a gait's own oscillation would make an
+/// instantaneous speed flicker).
+const SPEED_WINDOW_S: f64 = 1.0;
+
+/// Where the framed robots' centre started in this cell, and where it was over the last second.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Progress {
+    start_x: Option<f64>,
+    recent: std::collections::VecDeque<(f64, f64)>,
+}
+
+impl Progress {
+    /// Records the centre `x` at time `t` and returns (distance since the first frame, mean speed over
+    /// the window), or `None` without a finite centre. A time going backwards starts over.
+    fn update(&mut self, t: f64, x: f64) -> Option<(f64, f64)> {
+        if !(t.is_finite() && x.is_finite()) {
+            return None;
+        }
+        if self.recent.back().is_some_and(|&(last, _)| t < last) {
+            *self = Progress::default();
+        }
+        let x0 = *self.start_x.get_or_insert(x);
+        self.recent.push_back((t, x));
+        while self.recent.front().is_some_and(|&(s, _)| s < t - SPEED_WINDOW_S - 1e-9) {
+            self.recent.pop_front();
+        }
+        let &(t_old, x_old) = self.recent.front().unwrap_or(&(t, x));
+        let speed = if t > t_old { (x - x_old) / (t - t_old) } else { 0.0 };
+        Some((x - x0, speed))
+    }
 }
 
 /// Renders frames of a `cols` × `rows` grid of cells into one reusable pixmap. Cells are filled row by
@@ -176,7 +217,13 @@ impl GridRenderer {
             for i in 0..cols {
                 let rect = cell_rect(width, height, cols, rows, i, j);
                 let pixmap = Pixmap::new(rect.width, rect.height).ok_or(too_large.clone())?;
-                cells.push(CellState { rect, camera: Camera::follow(), pixmap, transform: None });
+                cells.push(CellState {
+                    rect,
+                    camera: Camera::follow(),
+                    pixmap,
+                    transform: None,
+                    progress: Progress::default(),
+                });
             }
         }
         Ok(GridRenderer {
@@ -234,6 +281,16 @@ impl GridRenderer {
         &self.output
     }
 
+    /// What [`GridRenderer::render`] does to cell `index`'s camera and progress for `frame`, without
+    /// drawing: for frames that are skipped (a still picks one frame of many).
+    pub fn observe(&mut self, index: usize, frame: &CellFrame<'_>) {
+        if let Some(cell) = self.cells.get_mut(index) {
+            let aspect = f64::from(cell.rect.width) / f64::from(cell.rect.height);
+            cell.camera.update(frame.snapshot.t, frame.snapshot.bodies_bbox(frame.bodies), aspect);
+            cell.progress.update(frame.snapshot.t, framed_centre(frame).x);
+        }
+    }
+
     /// Renders one frame: `cells[k]` goes to cell k (row-major); cells beyond `cells.len()` stay white.
     pub fn render(&mut self, cells: &[CellFrame<'_>]) -> Result<&Pixmap, RenderError> {
         if cells.len() > self.cells.len() {
@@ -246,7 +303,10 @@ impl GridRenderer {
                     let bbox = frame.snapshot.bodies_bbox(frame.bodies);
                     let view = cell.camera.update(frame.snapshot.t, bbox, f64::from(w) / f64::from(h));
                     let tf = ViewTransform::new(view, w, h);
-                    draw::draw_cell(&mut cell.pixmap, &tf, frame, &self.options, &mut self.text, &mut self.scratch);
+                    let centre = framed_centre(frame);
+                    let progress = cell.progress.update(frame.snapshot.t, centre.x);
+                    let cell_frame = draw::Cell { tf: &tf, frame, progress };
+                    draw::draw_cell(&mut cell.pixmap, &cell_frame, &self.options, &mut self.text, &mut self.scratch);
                     cell.transform = Some(tf);
                 }
                 None => {
@@ -257,6 +317,17 @@ impl GridRenderer {
             blit_cell(&mut self.output, &cell.pixmap, cell.rect);
         }
         Ok(&self.output)
+    }
+}
+
+/// Mean centre of the bodies a cell frames (all bodies without a filter).
+fn framed_centre(frame: &CellFrame<'_>) -> crate::geom::Vec2 {
+    let framed = frame.snapshot.bodies.iter().filter(|b| frame.bodies.is_none_or(|ids| ids.contains(&b.id())));
+    let (sum, n) = framed.fold((crate::geom::Vec2::ZERO, 0usize), |(s, n), b| (s + b.center(), n + 1));
+    if n == 0 {
+        crate::geom::Vec2::new(f64::NAN, f64::NAN)
+    } else {
+        sum * (1.0 / n as f64)
     }
 }
 

@@ -41,6 +41,12 @@ pub const ARROW: Rgba = Rgba::opaque(0, 0, 0);
 /// a colour the fill map never produces.
 pub const TOUCHING: Rgba = Rgba::opaque(220, 0, 220);
 pub const TEXT: Rgba = Rgba::opaque(0, 0, 0);
+/// Behind the overlay and the legend: text stays readable over terrain and robots.
+pub const OVERLAY_BOX: Rgba = Rgba::opaque(255, 255, 255).with_alpha(0.8);
+/// Distance ticks and their labels, on the gray ground.
+pub const GROUND_TICK: Rgba = Rgba::opaque(255, 255, 255);
+pub const MINOR_TICK_PX: f64 = 4.0;
+pub const MAJOR_TICK_PX: f64 = 9.0;
 
 /// Pixel widths (spec §12).
 pub const GRID_LINE_PX: f32 = 1.0;
@@ -57,6 +63,8 @@ pub const WELD_RADIUS_M: f64 = 0.1;
 pub const WELD_MIN_RADIUS_PX: f32 = 1.0;
 /// Font size of the overlay and of the sensor readings, in pixels.
 pub const TEXT_PX: f32 = 12.0;
+/// Legend and tick labels.
+pub const SMALL_TEXT_PX: f32 = 10.0;
 
 /// The paper's Figure 1 colours of the scaffolding groups.
 pub fn spring_color(group: SpringGroup) -> Rgba {
