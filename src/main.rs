@@ -49,6 +49,8 @@ enum Command {
     Bench(cli::bench::BenchArgs),
     /// Render scenarios, recordings or the bundled showcase to an mp4, PNG frames or one PNG.
     Render(cli::render::RenderArgs),
+    /// Evolve robots with the paper's μ+λ genetic algorithm (checkpointed; rerun to resume).
+    Evolve(cli::evolve::EvolveArgs),
     /// Planes of Motion kinematics of 3-D voxel lattices: J, q(t), x(t) and the gait checks as CSV.
     Pom(cli::pom::PomArgs),
 }
@@ -93,6 +95,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Bench(args) => cli::bench::run(args),
         Command::Render(args) => cli::render::run(args),
         Command::Pom(args) => cli::pom::run(args),
+        Command::Evolve(args) => cli::evolve::run_cli(args),
         Command::Cantilever(args) => cli::cantilever::run(args),
         Command::Schema => {
             let schema = schemars::schema_for!(Scenario);

@@ -89,9 +89,9 @@ struct Checkpoint {
     population: Vec<Individual>,
     cache: Vec<(String, Evaluation)>,
     totals: Totals,
-    /// Lengths of `log.jsonl` and `timing.jsonl` after this generation: a resume truncates to them.
+    /// Length of `log.jsonl` after this generation: a resume truncates it to this. (`timing.jsonl` is
+    /// cut by generation instead: its length depends on wall-clock values, and the checkpoint must not.)
     log_bytes: u64,
-    timing_bytes: u64,
 }
 
 /// One line of `log.jsonl` (spec §8; `retries` is ours). Fitness statistics are over the valid members
@@ -174,7 +174,6 @@ struct State<'a> {
     cache: Cache,
     totals: Totals,
     log_bytes: u64,
-    timing_bytes: u64,
 }
 
 /// Runs (or resumes) the experiment in `options.dir`. An existing `checkpoint.json` of the same
@@ -208,7 +207,6 @@ pub fn run(
         cache: Cache::new(experiment.cache),
         totals: Totals::default(),
         log_bytes: 0,
-        timing_bytes: 0,
     };
     let resumed_from = if state.files.checkpoint.exists() {
         state.resume()?;
@@ -318,17 +316,27 @@ impl State<'_> {
             )));
         }
         // Drop whatever an interrupted generation appended after the checkpoint.
-        for (file, len) in [(&self.files.log, c.log_bytes), (&self.files.timing, c.timing_bytes)] {
-            let f = OpenOptions::new()
-                .write(true)
-                .open(file)
-                .map_err(|e| resume_err(format!("{} cannot be opened ({e})", file.display())))?;
-            let actual = f.metadata().map_err(write_err(file))?.len();
-            if actual < len {
-                return Err(resume_err(format!("{} is shorter than the checkpoint says", file.display())));
-            }
-            f.set_len(len).map_err(write_err(file))?;
+        let log = &self.files.log;
+        let f = OpenOptions::new()
+            .write(true)
+            .open(log)
+            .map_err(|e| resume_err(format!("{} cannot be opened ({e})", log.display())))?;
+        if f.metadata().map_err(write_err(log))?.len() < c.log_bytes {
+            return Err(resume_err(format!("{} is shorter than the checkpoint says", log.display())));
         }
+        f.set_len(c.log_bytes).map_err(write_err(log))?;
+        let timing = fs::read_to_string(&self.files.timing).unwrap_or_default();
+        let kept: String = timing
+            .lines()
+            .filter(|l| {
+                serde_json::from_str::<Value>(l)
+                    .ok()
+                    .and_then(|v| v["gen"].as_u64())
+                    .is_some_and(|g| g <= c.generation as u64)
+            })
+            .map(|l| format!("{l}\n"))
+            .collect();
+        write_atomic(&self.files.timing, kept.as_bytes())?;
         self.generation = c.generation;
         self.rng = Rng { state: c.rng_state };
         self.next_id = c.next_id;
@@ -336,7 +344,6 @@ impl State<'_> {
         self.cache = Cache::import(self.experiment.cache, c.cache).map_err(resume_err)?;
         self.totals = c.totals;
         self.log_bytes = c.log_bytes;
-        self.timing_bytes = c.timing_bytes;
         Ok(())
     }
 
@@ -461,7 +468,7 @@ impl State<'_> {
             write_atomic(&self.files.dir.join("best.json"), text.as_bytes())?;
         }
         let timing = json!({ "gen": self.generation, "wall_s": started.elapsed().as_secs_f64(), "eval_s": eval_s });
-        self.timing_bytes = append_line(&self.files.timing, &timing.to_string())?;
+        append_line(&self.files.timing, &timing.to_string())?;
         let checkpoint = Checkpoint {
             format: FORMAT,
             experiment_hash: self.hash.clone(),
@@ -472,7 +479,6 @@ impl State<'_> {
             cache: self.cache.export(),
             totals: self.totals,
             log_bytes: self.log_bytes,
-            timing_bytes: self.timing_bytes,
         };
         let text = serde_json::to_string(&checkpoint).expect("checkpoints serialise");
         write_atomic(&self.files.checkpoint, text.as_bytes())?;
@@ -497,12 +503,21 @@ impl State<'_> {
                 Ok((s, _)) => serde_json::to_value(&s).expect("scenarios serialise"),
                 Err(_) => Value::Null,
             };
-            let line = json!({ "rank": rank + 1, "fitness": i.fitness, "genome": i.genome, "scenario": scenario });
-            out.push_str(&line.to_string());
+            let line = FinalLine { rank: rank + 1, fitness: i.fitness, genome: &i.genome, scenario };
+            out.push_str(&serde_json::to_string(&line).expect("final lines serialise"));
             out.push('\n');
         }
         write_atomic(&self.files.dir.join("final_population.jsonl"), out.as_bytes())
     }
+}
+
+/// One line of `final_population.jsonl`, fields in this order.
+#[derive(Serialize)]
+struct FinalLine<'a> {
+    rank: usize,
+    fitness: Option<f64>,
+    genome: &'a [f64],
+    scenario: Value,
 }
 
 fn pretty(scenario: &Scenario) -> String {
