@@ -265,3 +265,14 @@ fn hard_and_soft_bodies_rest_stably_at_one_thirtieth_second() {
         "soft: mean area ratio {soft_mean} at 1/30 s vs {soft_reference} at 1/120 s"
     );
 }
+
+#[test]
+fn every_fixture_experiment_parses_and_maps() {
+    for entry in fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/experiments")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = fs::read_to_string(&path).unwrap();
+        let e = Experiment::from_json(&text).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+        vsr2d::evolve::Mapper::new(&e.representation, &e.name, e.scenario.as_ref())
+            .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+    }
+}
