@@ -258,6 +258,17 @@ impl State<'_> {
     ) -> Result<(), EvolveError> {
         let started = Instant::now();
         let dir = self.files.dir.clone();
+        // Outputs of an earlier run that died before its first checkpoint must not mix with this one's.
+        for name in ["best.json", "best_gen0.json", "final_population.jsonl"] {
+            let _ = fs::remove_file(dir.join(name));
+        }
+        if let Ok(entries) = fs::read_dir(dir.join("generations")) {
+            for e in entries.flatten() {
+                if e.file_name().to_string_lossy().starts_with("gen-") {
+                    let _ = fs::remove_file(e.path());
+                }
+            }
+        }
         write_atomic(&dir.join("experiment.json"), text.as_bytes())?;
         let header = json!({ "header": {
             "vsr2d": env!("CARGO_PKG_VERSION"),
