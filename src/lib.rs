@@ -3,7 +3,7 @@
 //!
 //! The modules are layers, each using only those listed before it:
 //! `geom` → `model` → `controller` → `snapshot` → `sim` → `task` → `scenario` → `render` → `output`
-//! → `movie` → `batch` → `report` → `bench` (and the binary's `cli` on top). `pom`, the kinematic
+//! → `movie` → `batch` → `evolve` → `report` → `bench` (and the binary's `cli` on top). `pom`, the kinematic
 //! lattice model, stands apart: it uses only `geom` (no engine).
 
 #![forbid(unsafe_code)]
@@ -11,6 +11,7 @@
 pub mod batch;
 pub mod bench;
 pub mod controller;
+pub mod evolve;
 pub mod geom;
 pub mod model;
 pub mod movie;

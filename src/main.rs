@@ -55,6 +55,8 @@ enum Command {
     Render(cli::render::RenderArgs),
     /// Compare two images as the test suite's golden checks do (exit 0: match, 1: differ, 2: bad input).
     Compare(cli::compare::CompareArgs),
+    /// Evolve robots with the paper's μ+λ genetic algorithm (checkpointed; rerun to resume).
+    Evolve(cli::evolve::EvolveArgs),
     /// Planes of Motion kinematics of 3-D voxel lattices: J, q(t), x(t) and the gait checks as CSV.
     Pom(cli::pom::PomArgs),
 }
@@ -100,6 +102,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Render(args) => cli::render::run(args),
         Command::Pom(args) => cli::pom::run(args),
         Command::Compare(args) => cli::compare::run(args),
+        Command::Evolve(args) => cli::evolve::run_cli(args),
         Command::Cantilever(args) => cli::cantilever::run(args),
         Command::Schema => {
             let schema = schemars::schema_for!(Scenario);

@@ -12,6 +12,7 @@ use vsr2d::scenario::Scenario;
 pub mod bench;
 pub mod compare;
 pub mod eval;
+pub mod evolve;
 pub mod pom;
 pub mod render;
 

@@ -4,6 +4,7 @@ mod cantilever;
 mod cantilever_report;
 mod cli;
 mod eval;
+mod evolve;
 mod golden;
 mod physics;
 mod readme;

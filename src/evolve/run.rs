@@ -1,0 +1,614 @@
+//! One evolutionary run (spec §2, §7, §8): generation 0, the generation loop, evaluation with the
+//! cache on rayon, the log, the per-generation outputs and the checkpoint / resume.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::cache::{fnv128, Cache, Evaluation};
+use super::experiment::Experiment;
+use super::operators::{offspring, survivors, OffspringStats};
+use super::represent::Mapper;
+use super::rng::{Rng, GENERATOR};
+use super::EvolveError;
+use crate::output::atomic;
+use crate::scenario::Scenario;
+
+/// Checkpoint format version.
+const FORMAT: u32 = 1;
+
+/// Where and how to run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub dir: PathBuf,
+    /// Worker threads (0: rayon's default).
+    pub jobs: usize,
+    /// Stop once this generation is recorded (tests simulate an interruption with it).
+    pub stop_after: Option<u32>,
+}
+
+/// Reported after each recorded generation.
+#[derive(Debug, Clone)]
+pub struct GenerationDone {
+    pub generation: u32,
+    pub n_gen: u32,
+    /// The best fitness of the population (None: every individual is invalid).
+    pub best: Option<f64>,
+    pub evaluations: u64,
+    pub cache_hits: u64,
+}
+
+/// How a call to [`run`] ended.
+#[derive(Debug, Clone)]
+pub struct RunSummary {
+    /// The checkpoint's generation when the call started (None: a fresh run).
+    pub resumed_from: Option<u32>,
+    /// The last recorded generation.
+    pub generation: u32,
+    /// Whether generation n_gen is done and `final_population.jsonl` written.
+    pub finished: bool,
+    pub best: Option<f64>,
+    /// Totals over the whole run (resumed parts included).
+    pub totals: Totals,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Totals {
+    pub evaluations: u64,
+    pub simulations: u64,
+    pub cache_hits: u64,
+    pub invalid: u64,
+}
+
+/// One member of the population.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Individual {
+    pub id: u64,
+    pub genome: Vec<f64>,
+    /// The metric's value; None for an invalid individual (worst of all).
+    pub fitness: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub birth: u32,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Checkpoint {
+    format: u32,
+    experiment_hash: String,
+    generation: u32,
+    rng_state: u64,
+    next_id: u64,
+    population: Vec<Individual>,
+    cache: Vec<(String, Evaluation)>,
+    totals: Totals,
+    /// Length of `log.jsonl` after this generation: a resume truncates it to this. (`timing.jsonl` is
+    /// cut by generation instead: its length depends on wall-clock values, and the checkpoint must not.)
+    log_bytes: u64,
+}
+
+/// One line of `log.jsonl` (spec §8; `retries` is ours). Fitness statistics are over the valid members
+/// of the population after survival; `std` and `diversity` are population standard deviations.
+#[derive(Debug, Serialize)]
+struct LogLine {
+    gen: u32,
+    evaluations: u64,
+    simulations: u64,
+    cache_hits: u64,
+    invalid: u64,
+    duplicates_kept: u64,
+    retries: u64,
+    best: Option<f64>,
+    median: Option<f64>,
+    worst: Option<f64>,
+    mean: Option<f64>,
+    std: Option<f64>,
+    diversity: f64,
+    best_id: u64,
+    best_birth_gen: u32,
+    best_genome: Vec<f64>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    invalid_reasons: BTreeMap<String, u64>,
+}
+
+/// What one batch of evaluations cost.
+#[derive(Debug, Default)]
+struct BatchCounts {
+    simulations: u64,
+    cache_hits: u64,
+    invalid: u64,
+    reasons: BTreeMap<String, u64>,
+}
+
+struct Files {
+    dir: PathBuf,
+    log: PathBuf,
+    timing: PathBuf,
+    checkpoint: PathBuf,
+}
+
+impl Files {
+    fn new(dir: &Path) -> Files {
+        Files {
+            dir: dir.to_path_buf(),
+            log: dir.join("log.jsonl"),
+            timing: dir.join("timing.jsonl"),
+            checkpoint: dir.join("checkpoint.json"),
+        }
+    }
+}
+
+fn write_err(path: &Path) -> impl FnOnce(std::io::Error) -> EvolveError + '_ {
+    move |source| EvolveError::Write { path: path.to_path_buf(), source }
+}
+
+fn append_line(path: &Path, line: &str) -> Result<u64, EvolveError> {
+    let mut f = OpenOptions::new().create(true).append(true).open(path).map_err(write_err(path))?;
+    f.write_all(format!("{line}\n").as_bytes()).map_err(write_err(path))?;
+    f.flush().map_err(write_err(path))?;
+    Ok(f.metadata().map_err(write_err(path))?.len())
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), EvolveError> {
+    atomic::write(path, bytes).map_err(write_err(path))
+}
+
+/// The run's state between generations.
+struct State<'a> {
+    experiment: &'a Experiment,
+    mapper: Mapper,
+    files: Files,
+    pool: rayon::ThreadPool,
+    hash: String,
+    generation: u32,
+    rng: Rng,
+    next_id: u64,
+    population: Vec<Individual>,
+    cache: Cache,
+    totals: Totals,
+    log_bytes: u64,
+}
+
+/// Runs (or resumes) the experiment in `options.dir`. An existing `checkpoint.json` of the same
+/// experiment is resumed; one of another experiment is refused. `observer` sees every recorded
+/// generation.
+pub fn run(
+    experiment: &Experiment,
+    experiment_text: &str,
+    options: &RunOptions,
+    observer: &mut dyn FnMut(&GenerationDone),
+) -> Result<RunSummary, EvolveError> {
+    let mapper = Mapper::new(&experiment.representation, &experiment.name, experiment.scenario.as_ref())?;
+    let resolved = experiment.resolved_json();
+    let hash = format!("{:032x}", fnv128(resolved.as_bytes()));
+    let files = Files::new(&options.dir);
+    fs::create_dir_all(files.dir.join("generations")).map_err(write_err(&files.dir))?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.jobs)
+        .build()
+        .map_err(|source| EvolveError::ThreadPool { jobs: options.jobs, source })?;
+    let mut state = State {
+        experiment,
+        mapper,
+        files,
+        pool,
+        hash,
+        generation: 0,
+        rng: Rng::new(experiment.seed),
+        next_id: 0,
+        population: Vec::new(),
+        cache: Cache::new(experiment.cache),
+        totals: Totals::default(),
+        log_bytes: 0,
+    };
+    let resumed_from = if state.files.checkpoint.exists() {
+        state.resume()?;
+        Some(state.generation)
+    } else {
+        state.start(experiment_text, &resolved, observer)?;
+        None
+    };
+    let n_gen = experiment.ea.n_gen;
+    while state.generation < n_gen && options.stop_after.is_none_or(|k| state.generation < k) {
+        state.step(observer)?;
+    }
+    let finished = state.generation >= n_gen;
+    if finished {
+        state.write_final_population()?;
+    }
+    Ok(RunSummary {
+        resumed_from,
+        generation: state.generation,
+        finished,
+        best: state.best().fitness,
+        totals: state.totals,
+    })
+}
+
+impl State<'_> {
+    fn goal_score(&self, i: &Individual) -> f64 {
+        self.experiment.fitness.goal.score(i.fitness)
+    }
+
+    /// The best member: highest score, ties to the lower index.
+    fn best(&self) -> &Individual {
+        let mut best = &self.population[0];
+        for i in &self.population[1..] {
+            if self.goal_score(i) > self.goal_score(best) {
+                best = i;
+            }
+        }
+        best
+    }
+
+    /// Generation 0: a fresh log, n_pop genomes uniform in the init box (genomes in index order, genes
+    /// in order), evaluated.
+    fn start(
+        &mut self,
+        text: &str,
+        resolved: &str,
+        observer: &mut dyn FnMut(&GenerationDone),
+    ) -> Result<(), EvolveError> {
+        let started = Instant::now();
+        let dir = self.files.dir.clone();
+        // Outputs of an earlier run that died before its first checkpoint must not mix with this one's.
+        for name in ["best.json", "best_gen0.json", "final_population.jsonl"] {
+            let _ = fs::remove_file(dir.join(name));
+        }
+        if let Ok(entries) = fs::read_dir(dir.join("generations")) {
+            for e in entries.flatten() {
+                if e.file_name().to_string_lossy().starts_with("gen-") {
+                    let _ = fs::remove_file(e.path());
+                }
+            }
+        }
+        write_atomic(&dir.join("experiment.json"), text.as_bytes())?;
+        let header = json!({ "header": {
+            "vsr2d": env!("CARGO_PKG_VERSION"),
+            "generator": GENERATOR,
+            "experiment_hash": self.hash,
+            "genome_size": self.mapper.genome_size(),
+            "experiment": serde_json::from_str::<Value>(resolved).expect("resolved JSON parses"),
+        }});
+        let header = format!("{header}\n");
+        write_atomic(&self.files.log, header.as_bytes())?;
+        write_atomic(&self.files.timing, b"")?;
+        self.log_bytes = header.len() as u64;
+        let [lo, hi] = self.mapper.spec.init_box();
+        let n = self.mapper.genome_size();
+        let genomes: Vec<Vec<f64>> =
+            (0..self.experiment.ea.n_pop).map(|_| (0..n).map(|_| self.rng.range(lo, hi)).collect()).collect();
+        let eval_started = Instant::now();
+        let (evaluations, counts) = self.evaluate(&genomes);
+        let eval_s = eval_started.elapsed().as_secs_f64();
+        self.population = genomes
+            .into_iter()
+            .zip(evaluations)
+            .map(|(genome, e)| {
+                let id = self.next_id;
+                self.next_id += 1;
+                Individual { id, genome, fitness: e.fitness, error: e.error, birth: 0 }
+            })
+            .collect();
+        let best = self.best().clone();
+        if let Ok((scenario, _)) = self.mapper.map(&best.genome) {
+            write_atomic(&dir.join("best_gen0.json"), pretty(&scenario).as_bytes())?;
+        }
+        self.record(counts, OffspringStats::default(), started, eval_s, observer)
+    }
+
+    fn resume(&mut self) -> Result<(), EvolveError> {
+        let path = &self.files.checkpoint;
+        let text = fs::read_to_string(path).map_err(|source| EvolveError::Read { path: path.clone(), source })?;
+        let resume_err = |reason: String| EvolveError::Resume { dir: self.files.dir.clone(), reason };
+        let c: Checkpoint =
+            serde_json::from_str(&text).map_err(|e| resume_err(format!("checkpoint.json cannot be read ({e})")))?;
+        if c.format != FORMAT {
+            return Err(resume_err(format!("checkpoint.json has format {} (this vsr2d writes {FORMAT})", c.format)));
+        }
+        if c.experiment_hash != self.hash {
+            return Err(resume_err(
+                "it holds a run of a different experiment (the experiment's hash differs from checkpoint.json's)"
+                    .into(),
+            ));
+        }
+        let n = self.mapper.genome_size();
+        if c.population.len() != self.experiment.ea.n_pop || c.population.iter().any(|i| i.genome.len() != n) {
+            return Err(resume_err(format!(
+                "checkpoint.json's population does not have {} genomes of {n} genes",
+                self.experiment.ea.n_pop
+            )));
+        }
+        // Drop whatever an interrupted generation appended after the checkpoint.
+        let log = &self.files.log;
+        let f = OpenOptions::new()
+            .write(true)
+            .open(log)
+            .map_err(|e| resume_err(format!("{} cannot be opened ({e})", log.display())))?;
+        if f.metadata().map_err(write_err(log))?.len() < c.log_bytes {
+            return Err(resume_err(format!("{} is shorter than the checkpoint says", log.display())));
+        }
+        f.set_len(c.log_bytes).map_err(write_err(log))?;
+        let timing = fs::read_to_string(&self.files.timing).unwrap_or_default();
+        let kept: String = timing
+            .lines()
+            .filter(|l| {
+                serde_json::from_str::<Value>(l)
+                    .ok()
+                    .and_then(|v| v["gen"].as_u64())
+                    .is_some_and(|g| g <= c.generation as u64)
+            })
+            .map(|l| format!("{l}\n"))
+            .collect();
+        write_atomic(&self.files.timing, kept.as_bytes())?;
+        self.generation = c.generation;
+        self.rng = Rng { state: c.rng_state };
+        self.next_id = c.next_id;
+        self.population = c.population;
+        self.cache = Cache::import(self.experiment.cache, c.cache).map_err(resume_err)?;
+        self.totals = c.totals;
+        self.log_bytes = c.log_bytes;
+        Ok(())
+    }
+
+    /// Generation g + 1: offspring, evaluation, μ + λ survival.
+    fn step(&mut self, observer: &mut dyn FnMut(&GenerationDone)) -> Result<(), EvolveError> {
+        let started = Instant::now();
+        let ea = &self.experiment.ea;
+        let parents: Vec<Vec<f64>> = self.population.iter().map(|i| i.genome.clone()).collect();
+        let scores: Vec<f64> = self.population.iter().map(|i| self.goal_score(i)).collect();
+        let (children, stats) = offspring(&mut self.rng, &parents, &scores, ea);
+        let eval_started = Instant::now();
+        let (evaluations, counts) = self.evaluate(&children);
+        let eval_s = eval_started.elapsed().as_secs_f64();
+        self.generation += 1;
+        let mut all = std::mem::take(&mut self.population);
+        for (genome, e) in children.into_iter().zip(evaluations) {
+            all.push(Individual {
+                id: self.next_id,
+                genome,
+                fitness: e.fitness,
+                error: e.error,
+                birth: self.generation,
+            });
+            self.next_id += 1;
+        }
+        let all_scores: Vec<f64> = all.iter().map(|i| self.goal_score(i)).collect();
+        let keep = survivors(&all_scores, ea.n_pop);
+        self.population = keep.into_iter().map(|k| all[k].clone()).collect();
+        self.record(counts, stats, started, eval_s, observer)
+    }
+
+    /// Evaluates genomes in order: mapping and cache lookups on this thread, in order; the distinct
+    /// missing scenarios simulated on the pool, gathered in order; insertions in order. So the cache and
+    /// the counts do not depend on the thread count.
+    fn evaluate(&mut self, genomes: &[Vec<f64>]) -> (Vec<Evaluation>, BatchCounts) {
+        enum Slot {
+            Done(Evaluation),
+            Pending(usize),
+        }
+        let mut counts = BatchCounts::default();
+        let mut slots = Vec::with_capacity(genomes.len());
+        let mut pending: Vec<(u128, Scenario)> = Vec::new();
+        let mut pending_index: HashMap<u128, usize> = HashMap::new();
+        for genome in genomes {
+            match self.mapper.map(genome) {
+                Err(e) => slots.push(Slot::Done(Evaluation::invalid(e.to_string()))),
+                Ok((scenario, text)) => {
+                    let key = fnv128(text.as_bytes());
+                    if let Some(e) = self.cache.get(key) {
+                        counts.cache_hits += 1;
+                        slots.push(Slot::Done(e));
+                    } else if let Some(j) = pending_index.get(&key) {
+                        counts.cache_hits += 1;
+                        slots.push(Slot::Pending(*j));
+                    } else {
+                        pending_index.insert(key, pending.len());
+                        slots.push(Slot::Pending(pending.len()));
+                        pending.push((key, scenario));
+                    }
+                }
+            }
+        }
+        let fitness = &self.experiment.fitness;
+        let results: Vec<Evaluation> =
+            self.pool.install(|| pending.par_iter().map(|(_, s)| simulate(s, fitness)).collect());
+        counts.simulations = pending.len() as u64;
+        for ((key, _), e) in pending.iter().zip(&results) {
+            self.cache.insert(*key, e.clone());
+        }
+        let evaluations: Vec<Evaluation> = slots
+            .into_iter()
+            .map(|s| match s {
+                Slot::Done(e) => e,
+                Slot::Pending(j) => results[j].clone(),
+            })
+            .collect();
+        for e in &evaluations {
+            if let Some(reason) = &e.error {
+                counts.invalid += 1;
+                *counts.reasons.entry(reason.clone()).or_default() += 1;
+            }
+        }
+        (evaluations, counts)
+    }
+
+    /// Appends the generation's log and timing lines, writes its best scenario and `best.json`, then
+    /// the checkpoint (last, so an interruption before it only repeats this generation).
+    fn record(
+        &mut self,
+        counts: BatchCounts,
+        stats: OffspringStats,
+        started: Instant,
+        eval_s: f64,
+        observer: &mut dyn FnMut(&GenerationDone),
+    ) -> Result<(), EvolveError> {
+        let evaluations = if self.generation == 0 { self.population.len() } else { self.experiment.ea.n_pop } as u64;
+        self.totals.evaluations += evaluations;
+        self.totals.simulations += counts.simulations;
+        self.totals.cache_hits += counts.cache_hits;
+        self.totals.invalid += counts.invalid;
+        let best = self.best().clone();
+        let line = LogLine {
+            gen: self.generation,
+            evaluations,
+            simulations: counts.simulations,
+            cache_hits: counts.cache_hits,
+            invalid: counts.invalid,
+            duplicates_kept: stats.duplicates_kept,
+            retries: stats.retries,
+            diversity: diversity(&self.population),
+            best_id: best.id,
+            best_birth_gen: best.birth,
+            best_genome: best.genome.clone(),
+            invalid_reasons: counts.reasons,
+            ..fitness_stats(&self.population, self.experiment.fitness.goal)
+        };
+        self.log_bytes = append_line(&self.files.log, &serde_json::to_string(&line).expect("log lines serialise"))?;
+        if let Ok((scenario, _)) = self.mapper.map(&best.genome) {
+            let text = pretty(&scenario);
+            let name = format!("gen-{:04}.json", self.generation);
+            write_atomic(&self.files.dir.join("generations").join(name), text.as_bytes())?;
+            write_atomic(&self.files.dir.join("best.json"), text.as_bytes())?;
+        }
+        let timing = json!({ "gen": self.generation, "wall_s": started.elapsed().as_secs_f64(), "eval_s": eval_s });
+        append_line(&self.files.timing, &timing.to_string())?;
+        let checkpoint = Checkpoint {
+            format: FORMAT,
+            experiment_hash: self.hash.clone(),
+            generation: self.generation,
+            rng_state: self.rng.state,
+            next_id: self.next_id,
+            population: self.population.clone(),
+            cache: self.cache.export(),
+            totals: self.totals,
+            log_bytes: self.log_bytes,
+        };
+        let text = serde_json::to_string(&checkpoint).expect("checkpoints serialise");
+        write_atomic(&self.files.checkpoint, text.as_bytes())?;
+        observer(&GenerationDone {
+            generation: self.generation,
+            n_gen: self.experiment.ea.n_gen,
+            best: best.fitness,
+            evaluations,
+            cache_hits: counts.cache_hits,
+        });
+        Ok(())
+    }
+
+    /// `final_population.jsonl`: the population best first (ties: population order).
+    fn write_final_population(&self) -> Result<(), EvolveError> {
+        let scores: Vec<f64> = self.population.iter().map(|i| self.goal_score(i)).collect();
+        let order = survivors(&scores, scores.len());
+        let mut out = String::new();
+        for (rank, k) in order.into_iter().enumerate() {
+            let i = &self.population[k];
+            let scenario = match self.mapper.map(&i.genome) {
+                Ok((s, _)) => serde_json::to_value(&s).expect("scenarios serialise"),
+                Err(_) => Value::Null,
+            };
+            let line = FinalLine { rank: rank + 1, fitness: i.fitness, genome: &i.genome, scenario };
+            out.push_str(&serde_json::to_string(&line).expect("final lines serialise"));
+            out.push('\n');
+        }
+        write_atomic(&self.files.dir.join("final_population.jsonl"), out.as_bytes())
+    }
+}
+
+/// One line of `final_population.jsonl`, fields in this order.
+#[derive(Serialize)]
+struct FinalLine<'a> {
+    rank: usize,
+    fitness: Option<f64>,
+    genome: &'a [f64],
+    scenario: Value,
+}
+
+fn pretty(scenario: &Scenario) -> String {
+    let mut s = serde_json::to_string_pretty(scenario).expect("scenarios serialise");
+    s.push('\n');
+    s
+}
+
+/// Simulates one scenario; every failure (unstable simulation, missing robot, non-finite metric, even
+/// a panic) makes an invalid individual with its reason rather than stopping the run.
+fn simulate(scenario: &Scenario, fitness: &super::FitnessSpec) -> Evaluation {
+    let outcome = catch_unwind(AssertUnwindSafe(|| crate::batch::evaluate(scenario)));
+    match outcome {
+        Err(_) => Evaluation::invalid("internal error while simulating (please report it)"),
+        Ok(Err(e)) => Evaluation::invalid(e.to_string()),
+        Ok(Ok(robots)) => match robots.get(fitness.robot) {
+            None => Evaluation::invalid(format!("the scenario has no robot {}", fitness.robot)),
+            Some(m) => {
+                let v = fitness.metric.of(m);
+                if v.is_finite() {
+                    Evaluation { fitness: Some(v), error: None }
+                } else {
+                    Evaluation::invalid(format!("the fitness metric is {v}"))
+                }
+            }
+        },
+    }
+}
+
+/// best / median / worst / mean / std of the valid fitness values (None when there are none).
+fn fitness_stats(population: &[Individual], goal: super::Goal) -> LogLine {
+    let mut v: Vec<f64> = population.iter().filter_map(|i| i.fitness).collect();
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    let (best, worst, median, mean, std) = if n == 0 {
+        (None, None, None, None, None)
+    } else {
+        let (lo, hi) = (v[0], v[n - 1]);
+        let (best, worst) = match goal {
+            super::Goal::Max => (hi, lo),
+            super::Goal::Min => (lo, hi),
+        };
+        let median = if n % 2 == 1 { v[n / 2] } else { 0.5 * (v[n / 2 - 1] + v[n / 2]) };
+        let mean = v.iter().sum::<f64>() / n as f64;
+        let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64;
+        (Some(best), Some(worst), Some(median), Some(mean), Some(var.sqrt()))
+    };
+    LogLine {
+        gen: 0,
+        evaluations: 0,
+        simulations: 0,
+        cache_hits: 0,
+        invalid: 0,
+        duplicates_kept: 0,
+        retries: 0,
+        best,
+        median,
+        worst,
+        mean,
+        std,
+        diversity: 0.0,
+        best_id: 0,
+        best_birth_gen: 0,
+        best_genome: Vec::new(),
+        invalid_reasons: BTreeMap::new(),
+    }
+}
+
+/// The mean over genes of the population's standard deviation of that gene.
+fn diversity(population: &[Individual]) -> f64 {
+    let n = population.len() as f64;
+    let genes = population.first().map_or(0, |i| i.genome.len());
+    if genes == 0 {
+        return 0.0;
+    }
+    let total: f64 = (0..genes)
+        .map(|k| {
+            let mean = population.iter().map(|i| i.genome[k]).sum::<f64>() / n;
+            (population.iter().map(|i| (i.genome[k] - mean).powi(2)).sum::<f64>() / n).sqrt()
+        })
+        .sum();
+    total / genes as f64
+}
