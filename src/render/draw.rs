@@ -262,7 +262,7 @@ fn robots<'a>(frame: &'a CellFrame<'a>) -> impl Iterator<Item = &'a VoxelRobotSn
 pub(crate) struct Cell<'a> {
     pub tf: &'a ViewTransform,
     pub frame: &'a CellFrame<'a>,
-    pub progress: Option<(f64, f64)>,
+    pub progress: Option<(f64, Option<f64>)>,
 }
 
 pub(crate) fn draw_cell(
@@ -283,11 +283,9 @@ pub(crate) fn draw_cell(
     }
     draw_voxels(pm, tf, frame, opts, sc);
     draw_layers(pm, tf, frame, opts, text, sc);
-    if opts.text {
-        draw_overlay(pm, cell, text, sc);
-    }
+    let overlay = if opts.text { draw_overlay(pm, cell, opts.progress, text, sc) } else { None };
     if opts.legend {
-        draw_legend(pm, opts, text, sc);
+        draw_legend(pm, opts, overlay, text);
     }
 }
 
@@ -459,23 +457,32 @@ fn push_arrow(pen: &mut Pen<'_>, from: Vec2, to: Vec2) {
 }
 
 /// The overlay lines on a translucent white box, so they read over anything: label, time, progress.
-fn draw_overlay(pm: &mut Pixmap, cell: &Cell<'_>, text: &mut TextRenderer, sc: &mut Scratch) {
+/// Returns the box.
+fn draw_overlay(
+    pm: &mut Pixmap,
+    cell: &Cell<'_>,
+    progress: bool,
+    text: &mut TextRenderer,
+    sc: &mut Scratch,
+) -> Option<Rect> {
     let m = TextRenderer::metrics(style::TEXT_PX);
-    let mut lines: Vec<String> = cell.frame.label.map(|l| l.lines().map(str::to_owned).collect()).unwrap_or_default();
     sc.text.clear();
     let _ = write!(sc.text, "t = {:.2} s", cell.frame.snapshot.t);
-    lines.push(sc.text.clone());
-    if let Some((distance, speed)) = cell.progress {
+    let mut lines = vec![sc.text.clone()];
+    lines.extend(cell.frame.label.iter().flat_map(|l| l.lines().map(str::to_owned)));
+    if let Some((distance, speed)) = cell.progress.filter(|_| progress) {
         // Print +0.0, not −0.0, for tiny values.
-        let (distance, speed) =
-            (if distance.abs() < 0.05 { 0.0 } else { distance }, if speed.abs() < 0.005 { 0.0 } else { speed });
-        lines.push(format!("Δx = {distance:+.1} m, v = {speed:+.2} m/s"));
+        let distance = if distance.abs() < 0.05 { 0.0 } else { distance };
+        lines.push(match speed.map(|v| if v.abs() < 0.005 { 0.0 } else { v }) {
+            Some(v) => format!("Δx = {distance:+.1} m, v = {v:+.2} m/s"),
+            None => format!("Δx = {distance:+.1} m"),
+        });
     }
     let width = lines.iter().map(|l| TextRenderer::measure(l, style::TEXT_PX)).fold(0.0f32, f32::max);
     let height = m.line_height * lines.len() as f32;
     let pad = TEXT_MARGIN_PX * 0.5;
-    if let Some(r) = Rect::from_xywh(TEXT_MARGIN_PX - pad, TEXT_MARGIN_PX - pad, width + 2.0 * pad, height + 2.0 * pad)
-    {
+    let rect = Rect::from_xywh(TEXT_MARGIN_PX - pad, TEXT_MARGIN_PX - pad, width + 2.0 * pad, height + 2.0 * pad);
+    if let Some(r) = rect {
         pm.fill_rect(r, &paint(style::OVERLAY_BOX), Transform::identity(), None);
     }
     let mut baseline = TEXT_MARGIN_PX + m.ascent;
@@ -483,51 +490,52 @@ fn draw_overlay(pm: &mut Pixmap, cell: &Cell<'_>, text: &mut TextRenderer, sc: &
         text.draw(pm, line, TEXT_MARGIN_PX, baseline, style::TEXT_PX, style::TEXT);
         baseline += m.line_height;
     }
+    rect
 }
 
-/// Width and height of the legend's colour bar, in pixels.
-const LEGEND_BAR_PX: (f32, f32) = (90.0, 8.0);
+/// Height of the legend's colour bar, in pixels (its width follows the labels under it).
+const LEGEND_BAR_H_PX: f32 = 8.0;
 
-/// The fill's key, top-right: the sensor, a colour bar over its display domain, the two ends (for the
-/// area ratio, which end is contracted and which expanded).
-fn draw_legend(pm: &mut Pixmap, opts: &RenderOptions, text: &mut TextRenderer, sc: &mut Scratch) {
+/// The fill's key: the sensor and its display domain, a colour bar that is the voxel fill itself, and
+/// what its ends mean (for the area ratio: contracted, expanded). Top-right, beside the overlay; left out
+/// when the cell is too narrow for both (it would cover the robots).
+fn draw_legend(pm: &mut Pixmap, opts: &RenderOptions, overlay: Option<Rect>, text: &mut TextRenderer) {
     let kind = opts.color_by;
     let domain = style::display_domain(kind, opts.voxel_side.unwrap_or(DEFAULT_VOXEL_SIDE), opts.area_ratio_range);
-    let m = TextRenderer::metrics(style::SMALL_TEXT_PX);
-    let (bw, bh) = LEGEND_BAR_PX;
-    let (lo, hi) = (format!("{:.2}", domain[0]), format!("{:.2}", domain[1]));
-    let (title, lo, hi) = match kind {
-        SensorKind::AreaRatio => ("area ratio".to_string(), format!("{lo} contracted"), format!("expanded {hi}")),
-        _ => (kind.id().replace('_', " "), lo, hi),
+    let size = style::SMALL_TEXT_PX;
+    let m = TextRenderer::metrics(size);
+    let title = format!("{} {:.2} – {:.2}", kind.id().replace('_', " "), domain[0], domain[1]);
+    let (lo, hi) = match kind {
+        SensorKind::AreaRatio => ("contracted", "expanded"),
+        _ => ("low", "high"),
     };
-    let text_w =
-        TextRenderer::measure(&lo, style::SMALL_TEXT_PX) + TextRenderer::measure(&hi, style::SMALL_TEXT_PX) + 6.0;
-    let box_w = bw.max(text_w).max(TextRenderer::measure(&title, style::SMALL_TEXT_PX)) + TEXT_MARGIN_PX;
-    let box_h = 2.0 * m.line_height + bh + TEXT_MARGIN_PX;
-    let x0 = pm.width() as f32 - box_w - TEXT_MARGIN_PX;
-    if x0 < 0.0 || box_h + 2.0 * TEXT_MARGIN_PX > pm.height() as f32 {
-        return; // no room in a tiny cell
-    }
+    let pad = TEXT_MARGIN_PX * 0.5;
+    let ends_w = TextRenderer::measure(lo, size) + TextRenderer::measure(hi, size) + 8.0;
+    let inner_w = ends_w.max(TextRenderer::measure(&title, size));
+    let (box_w, box_h) = (inner_w + 2.0 * pad, 2.0 * m.line_height + LEGEND_BAR_H_PX + 2.0 * pad + 2.0);
+    let (cell_w, cell_h) = (pm.width() as f32, pm.height() as f32);
+    let x0 = cell_w - box_w - TEXT_MARGIN_PX;
     let y0 = TEXT_MARGIN_PX;
+    let beside_overlay = overlay.is_none_or(|r| r.right() + TEXT_MARGIN_PX <= x0);
+    if x0 < 0.0 || !beside_overlay || y0 + box_h > cell_h * 0.5 {
+        return; // no room: the robots matter more than their key
+    }
     if let Some(r) = Rect::from_xywh(x0, y0, box_w, box_h) {
         pm.fill_rect(r, &paint(style::OVERLAY_BOX), Transform::identity(), None);
     }
-    let (tx, mut baseline) = (x0 + TEXT_MARGIN_PX * 0.5, y0 + TEXT_MARGIN_PX * 0.5 + m.ascent);
-    text.draw(pm, &title, tx, baseline, style::SMALL_TEXT_PX, style::TEXT);
+    let tx = x0 + pad;
+    let baseline = y0 + pad + m.ascent;
+    text.draw(pm, &title, tx, baseline, size, style::TEXT);
     let bar_y = baseline + m.descent.abs() + 2.0;
-    let bar_x0 = x0 + (box_w - bw) * 0.5;
-    // The bar is the voxel fill itself, over the background: what a voxel of that reading looks like.
-    for i in 0..bw as u32 {
-        let value = domain[0] + (domain[1] - domain[0]) * (f64::from(i) + 0.5) / f64::from(bw);
-        if let Some(r) = Rect::from_xywh(bar_x0 + i as f32, bar_y, 1.0, bh) {
+    for i in 0..inner_w as u32 {
+        let value = domain[0] + (domain[1] - domain[0]) * (f64::from(i) + 0.5) / f64::from(inner_w);
+        if let Some(r) = Rect::from_xywh(tx + i as f32, bar_y, 1.0, LEGEND_BAR_H_PX) {
             pm.fill_rect(r, &paint(style::voxel_fill(value, domain)), Transform::identity(), None);
         }
     }
-    baseline = bar_y + bh + m.ascent + 1.0;
-    text.draw(pm, &lo, tx, baseline, style::SMALL_TEXT_PX, style::TEXT);
-    let hi_w = TextRenderer::measure(&hi, style::SMALL_TEXT_PX);
-    text.draw(pm, &hi, x0 + box_w - TEXT_MARGIN_PX * 0.5 - hi_w, baseline, style::SMALL_TEXT_PX, style::TEXT);
-    sc.text.clear();
+    let baseline = bar_y + LEGEND_BAR_H_PX + m.ascent + 1.0;
+    text.draw(pm, lo, tx, baseline, size, style::TEXT);
+    text.draw(pm, hi, tx + inner_w - TextRenderer::measure(hi, size), baseline, size, style::TEXT);
 }
 
 /// The terrain's surface height at `x`: the highest edge of its outline above x.

@@ -63,9 +63,11 @@ pub struct RenderOptions {
     pub voxel_side: Option<f64>,
     /// Light-gray world grid at a "nice" spacing.
     pub world_grid: bool,
-    /// The overlay, top-left on a translucent box: the cell label, `t = …`, and the distance the framed
-    /// robots' centre has travelled since the cell's first frame and its speed over the last second.
+    /// The overlay, top-left on a translucent box: the cell label and `t = …`.
     pub text: bool,
+    /// In the overlay: the distance the framed robots' centre has travelled since the cell's first frame
+    /// and its speed over the last second.
+    pub progress: bool,
     /// A colour key of the fill (its sensor, the ends of the display domain), top-right.
     pub legend: bool,
     /// Distance ticks on the terrain surface, every metre (every 10 m labelled), so that a follow camera
@@ -88,6 +90,7 @@ impl Default for RenderOptions {
             voxel_side: None,
             world_grid: true,
             text: true,
+            progress: true,
             legend: true,
             ground_ticks: true,
         }
@@ -168,8 +171,9 @@ pub(crate) struct Progress {
 
 impl Progress {
     /// Records the centre `x` at time `t` and returns (distance since the first frame, mean speed over
-    /// the window), or `None` without a finite centre. A time going backwards starts over.
-    fn update(&mut self, t: f64, x: f64) -> Option<(f64, f64)> {
+    /// the window if an earlier sample lies in it), or `None` without a finite centre. A time going
+    /// backwards starts over.
+    fn update(&mut self, t: f64, x: f64) -> Option<(f64, Option<f64>)> {
         if !(t.is_finite() && x.is_finite()) {
             return None;
         }
@@ -182,7 +186,7 @@ impl Progress {
             self.recent.pop_front();
         }
         let &(t_old, x_old) = self.recent.front().unwrap_or(&(t, x));
-        let speed = if t > t_old { (x - x_old) / (t - t_old) } else { 0.0 };
+        let speed = (t > t_old).then(|| (x - x_old) / (t - t_old));
         Some((x - x0, speed))
     }
 }

@@ -1,4 +1,5 @@
-//! The README's scenarios and quoted figures are the code's: every JSON example parses, and the gait
+//! The README's scenarios and quoted figures are the code's: every JSON example (scenario or evolution
+//! experiment) parses, and the gait
 //! table's velocities and the MLP example's velocity are what `simulate` gives today.
 
 use std::path::Path;
@@ -28,7 +29,13 @@ fn every_json_example_in_the_readme_is_a_valid_scenario() {
     let blocks: Vec<&str> = text.split("```json\n").skip(1).map(|b| b.split("```").next().unwrap()).collect();
     assert!(blocks.len() >= 2, "the README shows scenario examples");
     for block in blocks {
-        if let Err(e) = Scenario::from_json(block) {
+        // Evolution experiments are the other JSON the README shows.
+        let parsed = if block.contains("\"representation\"") {
+            vsr2d::evolve::experiment::Experiment::from_json(block).map(|_| ()).map_err(|e| e.to_string())
+        } else {
+            Scenario::from_json(block).map(|_| ()).map_err(|e| e.to_string())
+        };
+        if let Err(e) = parsed {
             panic!("README example does not parse: {e}\n{block}");
         }
     }

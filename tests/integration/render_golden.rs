@@ -268,8 +268,11 @@ fn render_one(snap: &Snapshot, w: u32, h: u32, options: RenderOptions) -> (RgbaI
 /// line and terrain, and that the first frame frames the 1.5× box exactly.
 fn check_single_voxel(name: &str, area_ratio: f64, expected_fill: [f64; 3]) {
     let snap = single_voxel(area_ratio);
-    let (img, tf) = render_one(&snap, 240, 180, RenderOptions::default());
+    let (img, _) = render_one(&snap, 240, 180, RenderOptions::default());
     assert_golden(SUITE, name, &img, GoldenOptions::default());
+    // The pixel checks below look at the scene without the overlay, legend and ticks on top of it.
+    let plain = RenderOptions { text: false, legend: false, ground_ticks: false, ..RenderOptions::default() };
+    let (img, tf) = render_one(&snap, 240, 180, plain);
 
     // First frame: the view is the robot box ×1.5, its height extended to the 4:3 cell.
     let b = robot_of(&snap, 0).bbox;
@@ -413,11 +416,14 @@ fn golden_grid_of_four_cells_with_labels() {
     // Cells tile the image per the spec.
     assert_eq!(r.cell_rect(3).unwrap(), cell_rect(w, h, 2, 2, 1, 1));
     assert_eq!(r.cell_rect(1).unwrap().x, 320);
-    // The robot filter frames only the chosen robot: each camera is centred on its robot's box.
+    // The robot filter frames only the chosen robot: each camera is centred across on its robot's box,
+    // with the 1.5× margin (a quarter of the box height) under it and the rest of the height above.
     for (cell, id) in [(2, 0), (3, 1)] {
         let tf = r.transform(cell).unwrap();
         let b = robot_of(&two, id).bbox;
-        assert!((tf.center.x - b.center().x).abs() < 1e-9 && (tf.center.y - b.center().y).abs() < 1e-9);
+        assert!(
+            (tf.center.x - b.center().x).abs() < 1e-9 && (tf.view.min.y - (b.min.y - 0.25 * b.height())).abs() < 1e-9
+        );
         assert!(tf.view.width() < 30.0, "cell {cell} frames both robots");
     }
     // Every cell has its text top-left (dark pixels within the first line's box), and only there.
@@ -584,10 +590,12 @@ fn follow_camera_smoothing_never_jumps() {
         }
         prev = Some(view);
     }
-    // Long after the last jump (and the 3 s window), the camera has converged on the robot.
+    // Long after the last jump (and the 3 s window), the camera has converged on the robot: centred
+    // across, and vertically with the 1.5× margin (a quarter of the box height) below the box.
     let b = table_robot(0, pos(20.0), false).bbox;
     let v = prev.unwrap();
-    assert!((v.center() - b.center()).length() < 0.01, "not converged: {:?} vs {:?}", v.center(), b.center());
+    assert!((v.center().x - b.center().x).abs() < 0.01, "not converged: {:?} vs {:?}", v.center(), b.center());
+    assert!((v.min.y - (b.min.y - 0.25 * b.height())).abs() < 0.01, "bottom {} for box {:?}", v.min.y, b);
 }
 
 #[test]
@@ -685,8 +693,10 @@ fn bad_sizes_are_errors_not_panics() {
     assert_eq!(r.render(&two).err(), Some(RenderError::TooManyCells { given: 2, capacity: 1 }));
     assert!(render_snapshot(&snap, 0, 10, o()).is_err());
     // Non-finite coordinates never panic: a NaN box (cell 0) falls back to a default view, a NaN vertex
-    // (cell 1) drops only its own voxel; unused cells (cell 2) stay white.
-    let mut r = GridRenderer::new(96, 32, 3, 1, o()).unwrap();
+    // (cell 1) drops only its own voxel; unused cells (cell 2) stay white. (No overlay: in a 32 px cell
+    // its box would cover the voxel.)
+    let plain = RenderOptions { text: false, legend: false, ..RenderOptions::default() };
+    let mut r = GridRenderer::new(96, 32, 3, 1, plain).unwrap();
     let mut broken = single_voxel(1.0);
     robot_mut(&mut broken, 0).voxels[0].outline[1] = Vec2::new(f64::NAN, 0.0);
     robot_mut(&mut broken, 0).bbox.max.x = f64::NAN;
@@ -708,7 +718,8 @@ fn bad_sizes_are_errors_not_panics() {
     r.set_camera(0, Camera::fixed(Aabb { min: Vec2::new(0.0, 0.0), max: Vec2::new(f64::MAX, 1.0) }));
     let label = "x".repeat(100_000);
     r.render(&[CellFrame::new(&far).label(&label)]).unwrap();
-    let mut r = GridRenderer::new(64, 64, 1, 1, RenderOptions::all_layers()).unwrap();
+    let layers_no_overlay = RenderOptions { text: false, legend: false, ..RenderOptions::all_layers() };
+    let mut r = GridRenderer::new(64, 64, 1, 1, layers_no_overlay).unwrap();
     r.set_camera(0, Camera::fixed(Aabb { min: Vec2::new(0.0, -20.0), max: Vec2::new(40.0, 20.0) }));
     let img = pixmap_to_rgba_image(r.render(&[CellFrame::new(&far)]).unwrap());
     assert!(img.pixels().all(|p| !is_blue([p[0], p[1], p[2]])), "no voxel is in view");
@@ -786,7 +797,7 @@ fn frame_k_shows_the_first_snapshot_at_or_after_k_over_fps() {
 #[test]
 fn filmstrip_golden() {
     let seq = moving_sequence();
-    let (w, h) = (160, 90);
+    let (w, h) = (320, 180);
     let mut r = GridRenderer::new(w, h, 1, 1, RenderOptions::default()).unwrap();
     let only0 = [BodyId(0)];
     let frames: Vec<tiny_skia::Pixmap> = [0usize, 600, 1200]

@@ -363,7 +363,8 @@ impl SweepOptions {
             max: Vec2::new(length + 0.5 * l, 1.5 * h as f64 * l),
         };
         let view = beam_box.union(snapshot.bodies_bbox(None));
-        let options = RenderOptions { springs: true, masses: true, ..RenderOptions::default() };
+        // A pinned beam goes nowhere: no distance or speed in the overlay.
+        let options = RenderOptions { springs: true, masses: true, progress: false, ..RenderOptions::default() };
         let mut renderer = GridRenderer::new(width, height, 1, 1, options)?;
         renderer.set_camera(0, Camera::fixed(view));
         let label = format!(
