@@ -87,7 +87,8 @@ pub enum FrameError {
     SizeChanged { index: u64, width: u32, height: u32, got_width: u32, got_height: u32 },
     #[error(
         "`{dir}` already holds {count} frame_NNNNNN.png files from an earlier run; mixing runs would leave \
-         stale frames behind. Delete them or choose an empty directory"
+         stale frames behind. Delete them, choose an empty directory, or pass --replace-frames to delete them \
+         first"
     )]
     StaleFrames { dir: PathBuf, count: usize },
     #[error("the frame sink for `{path}` already failed and takes no more frames; start a new one")]
