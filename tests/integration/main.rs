@@ -8,5 +8,6 @@ mod golden;
 mod physics;
 mod render_e2e;
 mod render_golden;
+mod robustness;
 #[cfg(feature = "video")]
 mod video;
