@@ -93,7 +93,8 @@ impl TerrainSpec {
     pub fn validate(&self, legacy: bool) -> Result<(), TerrainError> {
         if let TerrainSpec::Uneven { height, spacing, .. } = self {
             check_height(*height)?;
-            if !legacy && !(spacing.is_finite() && (MIN_SPACING..=1980.0).contains(spacing)) {
+            let spacing_ok = spacing.is_finite() && (MIN_SPACING..=1980.0).contains(spacing);
+            if !legacy && !spacing_ok {
                 return Err(TerrainError::Invalid {
                     field: "spacing",
                     value: *spacing,
