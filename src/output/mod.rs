@@ -124,6 +124,8 @@ pub fn check_output_writable(path: impl AsRef<Path>) -> Result<(), OutputError> 
             }
             atomic::open_direct(&p).map(drop).map_err(|source| OutputError::NotWritable { dir: p, source })
         }
+        // A file where a directory should be: the directory check names it.
+        Err(e) if e.kind() == io::ErrorKind::NotADirectory => check_dir_writable(parent_dir(path)),
         Err(source) => Err(OutputError::NotAFile { path: path.to_owned(), source }),
     }
 }
