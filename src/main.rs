@@ -1,8 +1,10 @@
-//! The `vsr2d` command line. Exit codes: 0 success, 1 failure while running (I/O, unstable simulation,
-//! encoder), 2 bad input (command line, scenario, recording).
+//! The `vsr2d` command line. Exit codes: 0 success (also when stdout or stderr is a pipe closed early),
+//! 1 failure while running (I/O, unstable simulation, encoder), 2 bad input (command line, scenario,
+//! recording, resource limits); killed by SIGINT/SIGTERM/SIGHUP after deleting its temporary files.
 
 #![forbid(unsafe_code)]
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -13,7 +15,7 @@ mod cli;
 
 use cli::{input, load_scenario, Failure};
 use vsr2d::output::record::JsonlRecorder;
-use vsr2d::scenario::Scenario;
+use vsr2d::scenario::{Limits, Scenario};
 use vsr2d::snapshot::{SnapshotDetail, SnapshotListener};
 
 #[derive(Parser)]
@@ -21,6 +23,10 @@ use vsr2d::snapshot::{SnapshotDetail, SnapshotListener};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Lift the resource limits (10 000 voxels, 2e8 voxel steps, 20 000 terrain points per scenario;
+    /// 5e10 pixels × frames per render) for a rare big job. The validation ranges still apply.
+    #[arg(long, global = true)]
+    allow_large: bool,
 }
 
 #[derive(Subcommand)]
@@ -62,18 +68,61 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    clean_up_on_signals();
+    quiet_print_failures();
     let cli = Cli::parse();
-    match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(Failure::Input(e)) => {
-            eprintln!("error: {}", describe(&e));
-            ExitCode::from(2)
-        }
-        Err(Failure::Runtime(e)) => {
-            eprintln!("error: {}", describe(&e));
-            ExitCode::from(1)
-        }
+    cli::set_limits(if cli.allow_large { Limits::NONE } else { Limits::DEFAULT });
+    let (code, e) = match run(cli) {
+        Ok(()) => return ExitCode::SUCCESS,
+        Err(Failure::Input(e)) => (2, e),
+        Err(Failure::Runtime(e)) => (1, e),
+    };
+    if cli::is_broken_pipe(&e) {
+        // `vsr2d schema | head`: the reader has all it wanted.
+        return ExitCode::SUCCESS;
     }
+    let _ = writeln!(std::io::stderr(), "error: {}", describe(&e));
+    ExitCode::from(code)
+}
+
+/// On SIGINT, SIGTERM or SIGHUP, deletes every temporary file and staging directory still registered
+/// (unfinished videos, recordings, report files; see `vsr2d::output::atomic`), then dies of the signal as
+/// it would have without the handler (exit status 128 + signal for a shell).
+fn clean_up_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else { return };
+    let _ = std::thread::Builder::new().name("vsr2d-signals".into()).spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            vsr2d::output::atomic::remove_temporaries();
+            let _ = signal_hook::low_level::emulate_default_handler(signal);
+            std::process::exit(128 + signal);
+        }
+    });
+}
+
+/// `println!`/`eprintln!` panic when the write fails. The commands write through `cli::out` and
+/// `cli::note`, which return errors instead; this hook is the net for any print left elsewhere: a closed
+/// pipe exits 0, another failed print exits 1 with a message, never a panic report (temporaries are
+/// deleted first).
+fn quiet_print_failures() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let text = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if text.starts_with("failed printing to std") {
+            vsr2d::output::atomic::remove_temporaries();
+            if text.contains("Broken pipe") {
+                std::process::exit(0);
+            }
+            let _ = writeln!(std::io::stderr(), "error: {text}");
+            std::process::exit(1);
+        }
+        default(info);
+    }));
 }
 
 /// The error and its causes on one line. Library messages often quote their cause already, so a
@@ -106,8 +155,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Cantilever(args) => cli::cantilever::run(args),
         Command::Schema => {
             let schema = schemars::schema_for!(Scenario);
-            println!("{}", serde_json::to_string_pretty(&schema)?);
-            Ok(())
+            cli::outln(&serde_json::to_string_pretty(&schema)?)
         }
     }
 }
@@ -150,9 +198,12 @@ fn simulate(
     }
     // Without a recording no snapshot is needed: the metrics read the world directly.
     let metrics = if listeners.is_empty() { simulation.evaluate()? } else { simulation.run(&mut listeners)? };
+    if let Some((i, name)) = metrics.iter().enumerate().find_map(|(i, m)| m.non_finite().map(|n| (i, n))) {
+        // NaN/inf is no result (and not JSON): fail before publishing the recording.
+        return Err(anyhow::anyhow!(vsr2d::batch::EvalError::NonFinite { robot: i, metric: name }).into());
+    }
     if let Some(r) = recorder {
         r.finish()?;
     }
-    println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "robots": metrics }))?);
-    Ok(())
+    cli::outln(&serde_json::to_string_pretty(&serde_json::json!({ "robots": metrics }))?)
 }

@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -17,8 +17,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{evaluate, EvalError};
-use crate::scenario::Scenario;
+use super::{evaluate_within, EvalError};
+use crate::scenario::{Limits, Scenario};
 use crate::task::locomotion::LocomotionMetrics;
 
 /// A job's identifier: any JSON string or number, compared as parsed (so `1` and `"1"` differ).
@@ -120,6 +120,24 @@ pub struct BatchOptions {
     pub progress: bool,
 }
 
+/// The default wall-clock budget of one job (1 h): twice what the largest job within
+/// [`Limits::DEFAULT`] takes on the development machine, so only a runaway job reaches it.
+pub const DEFAULT_JOB_TIMEOUT: Duration = Duration::from_secs(3600);
+
+/// What one job may cost: the scenario [`Limits`] (checked before it runs) and a wall-clock budget
+/// (`None`: unlimited). A job over either gets an error record; the batch goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobLimits {
+    pub scenario: Limits,
+    pub timeout: Option<Duration>,
+}
+
+impl Default for JobLimits {
+    fn default() -> Self {
+        JobLimits { scenario: Limits::DEFAULT, timeout: Some(DEFAULT_JOB_TIMEOUT) }
+    }
+}
+
 /// What a batch did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BatchSummary {
@@ -152,11 +170,25 @@ struct Scan {
     jobs: Vec<ShardLine>,
 }
 
-/// Reads the next line (without its `\n` and a trailing `\r`) into `buf`; false at end of file.
+/// The longest job line accepted (64 MiB): a scenario is a few kB, an MLP with its weights a few MB; a
+/// longer line (or an endless one such as `/dev/zero`) is refused instead of filling the memory.
+pub const MAX_LINE_BYTES: u64 = 64 << 20;
+
+/// Reads the next line (without its `\n` and a trailing `\r`) into `buf`; false at end of file. A line
+/// longer than [`MAX_LINE_BYTES`] is an error.
 fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<bool> {
     buf.clear();
-    if reader.read_until(b'\n', buf)? == 0 {
+    if reader.by_ref().take(MAX_LINE_BYTES + 1).read_until(b'\n', buf)? == 0 {
         return Ok(false);
+    }
+    if buf.len() as u64 > MAX_LINE_BYTES {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "a line is longer than {} MiB; is this a jobs file (one JSON object per line)?",
+                MAX_LINE_BYTES >> 20
+            ),
+        ));
     }
     if buf.last() == Some(&b'\n') {
         buf.pop();
@@ -211,8 +243,8 @@ fn scan_input(path: &Path, shard: (usize, usize)) -> Result<Scan, EvalError> {
 }
 
 /// Evaluates one job line; every problem becomes an error record.
-fn run_line(job: &ShardLine, text: &[u8]) -> Record {
-    let outcome = catch_unwind(AssertUnwindSafe(|| evaluate_line(job, text))).unwrap_or_else(|panic| {
+fn run_line(job: &ShardLine, text: &[u8], limits: &JobLimits) -> Record {
+    let outcome = catch_unwind(AssertUnwindSafe(|| evaluate_line(job, text, limits))).unwrap_or_else(|panic| {
         let what = panic
             .downcast_ref::<&str>()
             .map(|s| s.to_string())
@@ -227,7 +259,7 @@ fn run_line(job: &ShardLine, text: &[u8]) -> Record {
     Record { id: job.id.clone(), line: job.line, metrics, error }
 }
 
-fn evaluate_line(job: &ShardLine, text: &[u8]) -> Result<Vec<LocomotionMetrics>, String> {
+fn evaluate_line(job: &ShardLine, text: &[u8], limits: &JobLimits) -> Result<Vec<LocomotionMetrics>, String> {
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
     struct RawJob {
@@ -251,11 +283,20 @@ fn evaluate_line(job: &ShardLine, text: &[u8]) -> Result<Vec<LocomotionMetrics>,
     let scenario = raw.scenario.ok_or_else(|| format!("the job has no `scenario`; {SHAPE}"))?;
     // Through text, so that the scenario's own parser reports JSON paths and validates.
     let scenario = Scenario::from_json(&scenario.to_string()).map_err(|e| format!("scenario: {e}"))?;
-    evaluate(&scenario).map_err(|e| e.to_string())
+    evaluate_within(&scenario, &limits.scenario, limits.timeout).map_err(|e| match e {
+        EvalError::Scenario(e) => format!("scenario: {e}"),
+        e => e.to_string(),
+    })
 }
 
 /// Checks an existing results file against this shard's jobs; returns the lines already done, the
 /// length of the valid prefix, and whether a partial last line must go.
+///
+/// The file is resumed only if it is recognisably ours: every complete line is a record of a job of
+/// this input and shard (same line index, same id, at most once), and an unterminated last line (an
+/// interrupted write) is the beginning of the record this run would write next,
+/// `{"id":<id>,"line":<i>,"…`. Anything else — someone's notes, a scenario, one line without a final
+/// newline — is refused before the file is opened for writing.
 fn check_existing(path: &Path, jobs: &[ShardLine]) -> Result<(HashSet<u64>, u64, bool), EvalError> {
     let resume_err = |reason: String| EvalError::Resume { path: path.to_path_buf(), reason };
     let io_err = |source| EvalError::Output { path: path.to_path_buf(), source };
@@ -270,26 +311,30 @@ fn check_existing(path: &Path, jobs: &[ShardLine]) -> Result<(HashSet<u64>, u64,
     let mut buf = Vec::new();
     let mut valid_end = 0u64;
     let mut offset = 0u64;
-    // An unreadable line is accepted only as the last one: what an interrupted write leaves behind.
-    let mut unreadable: Option<u64> = None;
+    let mut partial: Option<(u64, Vec<u8>)> = None;
     let mut number = 0u64;
     loop {
         buf.clear();
-        let n = reader.read_until(b'\n', &mut buf).map_err(io_err)?;
+        let n = reader.by_ref().take(MAX_LINE_BYTES + 1).read_until(b'\n', &mut buf).map_err(io_err)?;
         if n == 0 {
             break;
         }
         number += 1;
         offset += n as u64;
-        if let Some(bad) = unreadable {
+        if buf.last() != Some(&b'\n') {
+            // Unterminated: only possible as the last line (or a line longer than any record).
+            partial = Some((number, std::mem::take(&mut buf)));
+            continue;
+        }
+        if let Some((bad, _)) = &partial {
             return Err(resume_err(format!("its line {bad} is not a result record")));
         }
-        let complete = buf.last() == Some(&b'\n');
-        let record = complete.then(|| serde_json::from_slice::<Record>(&buf).ok()).flatten();
-        let Some(record) = record else {
-            unreadable = Some(number);
-            continue;
+        let Ok(record) = serde_json::from_slice::<Record>(&buf) else {
+            return Err(resume_err(format!("its line {number} is not a result record")));
         };
+        if record.metrics.is_some() == record.error.is_some() {
+            return Err(resume_err(format!("its line {number} is not a result record (needs `metrics` or `error`)")));
+        }
         match ids.get(&record.line) {
             None => {
                 return Err(resume_err(format!(
@@ -313,7 +358,35 @@ fn check_existing(path: &Path, jobs: &[ShardLine]) -> Result<(HashSet<u64>, u64,
         }
         valid_end = offset;
     }
-    Ok((done, valid_end, unreadable.is_some()))
+    if let Some((number, bytes)) = &partial {
+        // Records are written in input order: an interrupted write is the first job not done yet.
+        let next = jobs.iter().find(|j| !done.contains(&j.line));
+        let ours = next.is_some_and(|job| {
+            let head = Record { id: job.id.clone(), line: job.line, metrics: None, error: None }.to_line();
+            let head = format!("{},\"", head.trim_end_matches('}'));
+            let n = bytes.len().min(head.len());
+            bytes[..n] == head.as_bytes()[..n]
+        });
+        if !ours {
+            return Err(resume_err(format!(
+                "its line {number} has no final newline and is not the start of the next record"
+            )));
+        }
+    }
+    Ok((done, valid_end, partial.is_some()))
+}
+
+/// Whether two paths name the same file (same device and inode: also catches hard links and
+/// different spellings of one path).
+fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(a), Ok(b)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return a.dev() == b.dev() && a.ino() == b.ino();
+        }
+    }
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
 }
 
 /// Writes records in input order as they arrive out of order, flushing each time the ordered prefix
@@ -377,18 +450,30 @@ impl OrderedWriter {
 /// on `jobs`. When the results file exists, it is checked against the input (ids and line indices),
 /// a partial last line is dropped, and only the missing jobs run.
 pub fn run_batch(options: BatchOptions) -> Result<BatchSummary, EvalError> {
+    run_batch_with(options, JobLimits::default())
+}
+
+/// [`run_batch`] with explicit per-job limits.
+pub fn run_batch_with(options: BatchOptions, limits: JobLimits) -> Result<BatchSummary, EvalError> {
     let start = Instant::now();
     let shard = options.shard.unwrap_or((0, 1));
     if shard.1 == 0 || shard.0 >= shard.1 {
         return Err(EvalError::Shard { index: shard.0, count: shard.1 });
     }
-    if let (Ok(a), Ok(b)) = (options.input.canonicalize(), options.output.canonicalize()) {
-        if a == b {
-            return Err(EvalError::SameFile { path: a });
-        }
+    if std::fs::metadata(&options.output).is_ok_and(|m| !m.is_file()) {
+        return Err(EvalError::NotAFile { path: options.output.clone() });
+    }
+    if same_file(&options.input, &options.output) {
+        return Err(EvalError::SameFile { path: options.output.clone() });
     }
     let scan = scan_input(&options.input, shard)?;
     let (done, valid_end, dropped_partial_line) = check_existing(&options.output, &scan.jobs)?;
+    // Everything that can fail is tried before the results file is created or touched.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.jobs)
+        .thread_name(|i| format!("vsr2d-eval-{i}"))
+        .build()
+        .map_err(|source| EvalError::ThreadPool { jobs: options.jobs, source })?;
 
     let out_err = |source| EvalError::Output { path: options.output.clone(), source };
     let mut file = OpenOptions::new()
@@ -400,12 +485,6 @@ pub fn run_batch(options: BatchOptions) -> Result<BatchSummary, EvalError> {
         .map_err(out_err)?;
     file.set_len(valid_end).map_err(out_err)?;
     file.seek(SeekFrom::End(0)).map_err(out_err)?;
-
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.jobs)
-        .thread_name(|i| format!("vsr2d-eval-{i}"))
-        .build()
-        .map_err(|source| EvalError::ThreadPool { jobs: options.jobs, source })?;
 
     let shard_jobs = scan.jobs.len() as u64;
     let already_done = done.len() as u64;
@@ -458,7 +537,7 @@ pub fn run_batch(options: BatchOptions) -> Result<BatchSummary, EvalError> {
         let tx = tx.clone();
         let this = seq as u64;
         pool.spawn(move || {
-            let record = run_line(&job, &text);
+            let record = run_line(&job, &text, &limits);
             // The receiver is gone only when the batch already failed.
             let _ = tx.send((this, record));
         });

@@ -10,7 +10,15 @@ use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::SimError;
 use crate::task::locomotion::LocomotionMetrics;
 
-pub use jobs::{parse_shard, run_batch, BatchOptions, BatchSummary, Job, JobId, JobMetrics, Record};
+pub use jobs::{
+    parse_shard, run_batch, run_batch_with, BatchOptions, BatchSummary, Job, JobId, JobLimits, JobMetrics, Record,
+    DEFAULT_JOB_TIMEOUT,
+};
+
+use std::time::{Duration, Instant};
+
+use crate::scenario::Limits;
+use crate::task::Evaluation;
 
 /// Why an evaluation or a batch failed as a whole (a bad job only yields an error record).
 #[derive(Debug, thiserror::Error)]
@@ -27,14 +35,33 @@ pub enum EvalError {
     Input { path: PathBuf, source: io::Error },
     #[error("cannot write the results file {}: {source}", path.display())]
     Output { path: PathBuf, source: io::Error },
-    #[error("the jobs file and the results file are the same file ({}): give another --output", path.display())]
+    #[error(
+        "the jobs file and the results file are the same file ({}, perhaps through a link): give another --output",
+        path.display()
+    )]
     SameFile { path: PathBuf },
+    #[error(
+        "the results file {} exists and is not a regular file; results are appended and resumed in place, \
+         so give a regular file as --output",
+        path.display()
+    )]
+    NotAFile { path: PathBuf },
     #[error(
         "cannot resume into {}: {reason}; it was not written by this input and shard — \
          give a new --output, or delete the file to start over",
         path.display()
     )]
     Resume { path: PathBuf, reason: String },
+    #[error(
+        "robot {robot}'s metric `{metric}` is not a finite number (NaN or infinite): the run is no result; \
+         check the controller (a division by zero?) and the physics settings"
+    )]
+    NonFinite { robot: usize, metric: &'static str },
+    #[error(
+        "the job ran out of its time budget of {} s at step {step} of {steps}; raise --job-timeout, or shorten \
+         the scenario", budget.as_secs_f64()
+    )]
+    Timeout { budget: Duration, step: u64, steps: u64 },
     #[error("cannot start {jobs} worker threads: {source}")]
     ThreadPool { jobs: usize, source: rayon::ThreadPoolBuildError },
 }
@@ -50,6 +77,7 @@ impl EvalError {
                 | EvalError::ShardSyntax { .. }
                 | EvalError::Input { .. }
                 | EvalError::SameFile { .. }
+                | EvalError::NotAFile { .. }
                 | EvalError::Resume { .. }
         )
     }
@@ -60,6 +88,32 @@ impl EvalError {
 /// This is the lightest path the simulator offers: no snapshot is built at all (the metrics read
 /// the world directly, see [`crate::task::Simulation::evaluate`]), so optional snapshot content
 /// the scenario asks for costs nothing.
+///
+/// No resource limit applies here (see [`evaluate_within`]); a metric that is not finite is an error.
 pub fn evaluate(scenario: &Scenario) -> Result<Vec<LocomotionMetrics>, EvalError> {
-    Ok(scenario.build()?.evaluate()?)
+    finite(scenario.build()?.evaluate()?)
+}
+
+/// [`evaluate`] after checking the scenario's cost against `limits`, stopping with
+/// [`EvalError::Timeout`] once `budget` of wall-clock time has passed (checked every
+/// [`crate::task::CHECK_EVERY`] steps). What `vsr2d eval` runs for each job.
+pub fn evaluate_within(
+    scenario: &Scenario,
+    limits: &Limits,
+    budget: Option<Duration>,
+) -> Result<Vec<LocomotionMetrics>, EvalError> {
+    scenario.check_limits(limits)?;
+    let Some(budget) = budget else { return evaluate(scenario) };
+    let start = Instant::now();
+    match scenario.build()?.evaluate_while(|_| start.elapsed() < budget)? {
+        Evaluation::Done(metrics) => finite(metrics),
+        Evaluation::Stopped { step, steps } => Err(EvalError::Timeout { budget, step, steps }),
+    }
+}
+
+fn finite(metrics: Vec<LocomotionMetrics>) -> Result<Vec<LocomotionMetrics>, EvalError> {
+    match metrics.iter().enumerate().find_map(|(i, m)| m.non_finite().map(|name| (i, name))) {
+        Some((robot, metric)) => Err(EvalError::NonFinite { robot, metric }),
+        None => Ok(metrics),
+    }
 }

@@ -76,19 +76,42 @@ fn parse_size(s: &str) -> Result<(u32, u32), Failure> {
 
 pub fn run(args: CantileverArgs) -> Result<(), Failure> {
     let sizes = args.sizes.iter().map(|s| parse_size(s)).collect::<Result<Vec<_>, _>>()?;
-    for (name, value, ok) in [
-        ("--dt", args.dt, args.dt > 0.0 && args.dt <= 0.1),
-        ("--duration", args.duration, args.duration > 0.0),
-        ("--dynamic-duration", args.dynamic_duration, args.dynamic_duration > 0.0),
-        ("--force", args.force, true),
-        ("--impulse-force", args.impulse_force, true),
+    use vsr2d::geom::compact;
+    use vsr2d::scenario::{MAX_DURATION, MIN_DT};
+    for (name, value, ok, range) in [
+        ("--dt", args.dt, (MIN_DT..=0.1).contains(&args.dt), "[0.00001, 0.1] s"),
+        ("--duration", args.duration, args.duration > 0.0 && args.duration <= MAX_DURATION, "(0, 1e6] s"),
+        (
+            "--dynamic-duration",
+            args.dynamic_duration,
+            args.dynamic_duration > 0.0 && args.dynamic_duration <= MAX_DURATION,
+            "(0, 1e6] s",
+        ),
+        ("--force", args.force, args.force.abs() <= 1e9, "[-1e9, 1e9] N"),
+        ("--impulse-force", args.impulse_force, args.impulse_force.abs() <= 1e9, "[-1e9, 1e9] N"),
     ] {
         if !(value.is_finite() && ok) {
-            return Err(input(anyhow!("{name} {value} is out of range")));
+            return Err(input(anyhow!("{name} {} is out of range: it must be in {range}", compact(value))));
         }
     }
-    if let Some(f) = args.fs.iter().find(|f| !(f.is_finite() && **f > 0.0)) {
-        return Err(input(anyhow!("--fs {f} is invalid: spring frequencies must be > 0 Hz")));
+    if let Some(f) = args.fs.iter().find(|f| !(f.is_finite() && **f > 0.0 && **f <= 1e4)) {
+        return Err(input(anyhow!("--fs {} is invalid: spring frequencies must be in (0, 10000] Hz", compact(*f))));
+    }
+    if let Some(n) = args.solver_iterations.filter(|n| !(1..=100).contains(n)) {
+        return Err(input(anyhow!("--solver-iterations {n} is invalid: give 1 to 100")));
+    }
+    // The cost of the largest run against the scenario limit (`--allow-large` lifts it).
+    let voxels = sizes.iter().map(|&(w, h)| u64::from(w) * u64::from(h)).max().unwrap_or(0);
+    let longest = args.duration.max(args.dynamic_duration);
+    let voxel_steps = voxels.saturating_mul((longest / args.dt).ceil() as u64);
+    let limit = super::limits().max_voxel_steps;
+    if voxel_steps > limit {
+        return Err(input(anyhow!(
+            "the largest run needs {} voxel steps (voxels × duration / dt), more than the limit of {}; use \
+             smaller beams, a shorter duration or a larger --dt (`--allow-large` lifts the limit)",
+            compact(voxel_steps as f64),
+            compact(limit as f64)
+        )));
     }
     // Fail on an unwritable report directory before minutes of simulation.
     std::fs::create_dir_all(&args.output)
@@ -132,14 +155,13 @@ pub fn run(args: CantileverArgs) -> Result<(), Failure> {
         Some(r) => format!(" and {} legacy-1.0 runs for the comparison", r.static_runs.len() + r.dynamic_runs.len()),
         None => String::new(),
     };
-    eprintln!(
+    super::note(&format!(
         "cantilever: {} static and {} dynamic runs{legacy} in {:.1} s; report in {}",
         data.static_runs.len(),
         data.dynamic_runs.len(),
         started.elapsed().as_secs_f64(),
         files.index_html.display()
-    );
-    Ok(())
+    ))
 }
 
 #[cfg(test)]

@@ -3,11 +3,13 @@
 
 pub mod cantilever;
 
+use std::io::Write;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use anyhow::Context;
 
-use vsr2d::scenario::Scenario;
+use vsr2d::scenario::{Limits, Scenario};
 
 pub mod bench;
 pub mod compare;
@@ -54,27 +56,90 @@ pub fn parse_wxh(text: &str, what: &str, example: &str) -> Result<(u32, u32), St
     Ok((w, h))
 }
 
+static LIMITS: OnceLock<Limits> = OnceLock::new();
+
+/// Sets the resource limits of this run (`--allow-large`: none); called once by `main`.
+pub fn set_limits(limits: Limits) {
+    let _ = LIMITS.set(limits);
+}
+
+/// The resource limits of this run ([`Limits::DEFAULT`] unless `--allow-large`).
+pub fn limits() -> Limits {
+    LIMITS.get().copied().unwrap_or_default()
+}
+
+/// Whether `--allow-large` lifted the resource limits.
+pub fn large_allowed() -> bool {
+    limits() == Limits::NONE
+}
+
+/// The largest scenario file read (16 MiB): more is not a scenario (or is `/dev/zero`).
+pub const MAX_SCENARIO_BYTES: u64 = 16 << 20;
+
+/// Writes `text` to stdout and flushes. A failure is returned (never a panic): a closed pipe ends the
+/// program quietly with exit 0 (see `main`), anything else with exit 1.
+pub fn out(text: &str) -> Result<(), Failure> {
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush()).context("cannot write to stdout")?;
+    Ok(())
+}
+
+/// [`out`] with a newline.
+pub fn outln(text: &str) -> Result<(), Failure> {
+    out(&format!("{text}\n"))
+}
+
+/// Writes a line to stderr (notes, summaries); a failure is returned like [`out`]'s.
+pub fn note(text: &str) -> Result<(), Failure> {
+    writeln!(std::io::stderr(), "{text}").context("cannot write to stderr")?;
+    Ok(())
+}
+
+/// Whether a failure is a closed pipe on stdout or stderr (`vsr2d schema | head -c 10`).
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+}
+
 /// Whether a scenario path names stdin.
 pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
-/// Reads and validates a scenario file (`-`: stdin); every problem is bad input.
+/// Reads and validates a scenario file (`-`: stdin), applying `--duration` and checking the resource
+/// limits; every problem is bad input.
 pub fn load_scenario(path: &Path, duration: Option<f64>) -> Result<Scenario, Failure> {
-    let text = if is_stdin(path) {
-        std::io::read_to_string(std::io::stdin()).context("cannot read a scenario from stdin").map_err(input)?
+    use std::io::Read;
+    let mut text = String::new();
+    let read = if is_stdin(path) {
+        std::io::stdin().lock().take(MAX_SCENARIO_BYTES + 1).read_to_string(&mut text)
     } else {
-        std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read scenario {}", path.display()))
-            .map_err(input)?
+        std::fs::File::open(path).and_then(|f| f.take(MAX_SCENARIO_BYTES + 1).read_to_string(&mut text))
     };
+    read.with_context(|| {
+        format!(
+            "cannot read scenario {}",
+            if is_stdin(path) { "from stdin".to_string() } else { path.display().to_string() }
+        )
+    })
+    .map_err(input)?;
+    if text.len() as u64 > MAX_SCENARIO_BYTES {
+        return Err(input(anyhow::anyhow!(
+            "scenario {} is larger than {} MiB; is it a scenario file?",
+            path.display(),
+            MAX_SCENARIO_BYTES >> 20
+        )));
+    }
     let mut scenario =
         Scenario::from_json(&text).with_context(|| format!("scenario {}", path.display())).map_err(input)?;
     if let Some(d) = duration {
-        if !(d.is_finite() && d >= 0.0) {
-            return Err(input(anyhow::anyhow!("--duration {d} is invalid: give a number of seconds ≥ 0")));
+        if !(d.is_finite() && (0.0..=vsr2d::scenario::MAX_DURATION).contains(&d)) {
+            return Err(input(anyhow::anyhow!(
+                "--duration {} is invalid: give a number of seconds in [0, 1e6]",
+                vsr2d::geom::compact(d)
+            )));
         }
         scenario.world.duration = d;
     }
+    scenario.check_limits(&limits()).with_context(|| format!("scenario {}", path.display())).map_err(input)?;
     Ok(scenario)
 }

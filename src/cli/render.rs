@@ -62,9 +62,12 @@ pub struct RenderArgs {
     /// Override the scenarios' duration (and cut recordings), in seconds.
     #[arg(long, value_name = "SECONDS")]
     pub duration: Option<f64>,
-    /// Also write every frame as DIR/frame_NNNNNN.png (DIR must hold no frames yet).
+    /// Also write every frame as DIR/frame_NNNNNN.png (DIR must hold no frames yet, see --replace-frames).
     #[arg(long, value_name = "DIR")]
     pub frames: Option<PathBuf>,
+    /// Delete the frame_NNNNNN.png files already in the --frames DIR (e.g. of an interrupted run) first.
+    #[arg(long, requires = "frames")]
+    pub replace_frames: bool,
     /// Write one frame as a PNG: the last one, or the one shown at --at.
     #[arg(long, value_name = "FILE.png")]
     pub png: Option<PathBuf>,
@@ -118,8 +121,34 @@ pub struct RenderArgs {
     pub bench: bool,
 }
 
+/// The largest frame side in pixels (16384² RGBA is 1 GiB per frame).
+pub const MAX_FRAME_SIDE: u32 = 16384;
+/// The render cost limit, pixels × frames (about 90 times the 1280×720, 20 s showcase; `--allow-large`
+/// lifts it).
+pub const MAX_PIXEL_FRAMES: u64 = 50_000_000_000;
+
 fn parse_size(text: &str) -> Result<(u32, u32), String> {
-    super::parse_wxh(text, "size", "1280x720")
+    let (w, h) = super::parse_wxh(text, "size", "1280x720")?;
+    if w > MAX_FRAME_SIDE || h > MAX_FRAME_SIDE {
+        return Err(format!("size {text:?} is too large: at most {MAX_FRAME_SIDE} pixels each way"));
+    }
+    Ok((w, h))
+}
+
+/// Refuses a render whose pixels × frames exceed [`MAX_PIXEL_FRAMES`] (a still draws one frame).
+fn check_frame_cost(frames: u64, width: u32, height: u32, still_only: bool) -> Result<(), Failure> {
+    let drawn = if still_only { 1 } else { frames };
+    let cost = u128::from(drawn) * u128::from(width) * u128::from(height);
+    if super::large_allowed() || cost <= u128::from(MAX_PIXEL_FRAMES) {
+        return Ok(());
+    }
+    Err(input(anyhow!(
+        "the render needs {} frames of {width}×{height} pixels, {} pixels × frames, more than the limit of {}; \
+         shorten --duration, lower --fps or --size (`--allow-large` lifts the limit)",
+        vsr2d::geom::compact(frames as f64),
+        vsr2d::geom::compact(cost as f64),
+        vsr2d::geom::compact(MAX_PIXEL_FRAMES as f64)
+    )))
 }
 
 fn parse_sensor(text: &str) -> Result<SensorKind, String> {
@@ -209,8 +238,11 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
         }
     }
     if let Some(d) = args.duration {
-        if !(d.is_finite() && d >= 0.0) {
-            return Err(input(anyhow!("--duration {d} is invalid: give a number of seconds ≥ 0")));
+        if !(d.is_finite() && (0.0..=vsr2d::scenario::MAX_DURATION).contains(&d)) {
+            return Err(input(anyhow!(
+                "--duration {} is invalid: give a number of seconds in [0, 1e6]",
+                vsr2d::geom::compact(d)
+            )));
         }
     }
 
@@ -252,6 +284,7 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
         MovieSettings { width, height, fps: args.fps, layout: args.layout, options, fixed_view: args.fixed_camera };
     let mut movie = Movie::new(sources, &settings).map_err(classify)?;
     let total = movie.frame_count();
+    check_frame_cost(total, width, height, args.png.is_some() && args.frames.is_none() && video_path.is_none())?;
     let still_index = args.at.map(|t| frame_index_at(t, args.fps));
     if still_index.is_some_and(|k| k >= total) && !args.quiet {
         eprintln!(
@@ -282,7 +315,8 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
         sinks.push(Box::new(Filmstrip::new(path, indices)));
     }
     if let Some(dir) = &args.frames {
-        sinks.push(Box::new(PngSequence::create(dir).map_err(input)?));
+        let sequence = if args.replace_frames { PngSequence::replace(dir) } else { PngSequence::create(dir) };
+        sinks.push(Box::new(sequence.map_err(input)?));
     }
 
     let progress = progress_bar(total, args.quiet);

@@ -6,6 +6,17 @@
 
 use serde::{Deserialize, Serialize};
 
+/// A number for messages: Rust's shortest round-trip decimal for ordinary magnitudes, scientific
+/// notation (`1e308`, `1.5e-9`) for very large or very small ones instead of hundreds of digits.
+pub fn compact(x: f64) -> String {
+    let a = x.abs();
+    if x == 0.0 || !x.is_finite() || (1e-4..1e7).contains(&a) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
 /// A 2-D point or vector in world coordinates (metres; y up). Serialised as `[x, y]`.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 #[serde(from = "[f64; 2]", into = "[f64; 2]")]

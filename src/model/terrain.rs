@@ -6,7 +6,7 @@ use crate::geom::{Polygon, Vec2};
 
 /// Terrain as written in scenario JSON.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields, from = "TerrainWire")]
 #[derive(Default)]
 pub enum TerrainSpec {
     /// 2 km of flat ground between two 100 m ramps.
@@ -25,6 +25,36 @@ pub enum TerrainSpec {
     None,
 }
 
+/// What [`TerrainSpec`] is read from: serde's `deny_unknown_fields` does not reach the unit variants of
+/// an internally tagged enum (`{"type": "flat", "x": 1}` would pass), so every variant is a struct here.
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+enum TerrainWire {
+    /// 2 km of flat ground between two 100 m ramps.
+    Flat {},
+    /// Gentle random hills: heights uniform in [0, height), one point every `spacing` m.
+    Uneven {
+        #[serde(default = "default_height")]
+        height: f64,
+        #[serde(default = "default_spacing")]
+        spacing: f64,
+        #[serde(default = "default_seed")]
+        seed: u64,
+    },
+    /// No terrain at all (free fall, or gravity off).
+    None {},
+}
+
+impl From<TerrainWire> for TerrainSpec {
+    fn from(wire: TerrainWire) -> Self {
+        match wire {
+            TerrainWire::Flat {} => TerrainSpec::Flat,
+            TerrainWire::Uneven { height, spacing, seed } => TerrainSpec::Uneven { height, spacing, seed },
+            TerrainWire::None {} => TerrainSpec::None,
+        }
+    }
+}
+
 fn default_height() -> f64 {
     5.0
 }
@@ -38,8 +68,52 @@ fn default_seed() -> u64 {
 /// Why a terrain cannot be built.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum TerrainError {
-    #[error("terrain `{field}` = {value} is invalid: it must be {requirement}")]
+    #[error("terrain `{field}` = {} is invalid: it must be {requirement}", crate::geom::compact(*.value))]
     Invalid { field: &'static str, value: f64, requirement: &'static str },
+}
+
+/// The highest hills accepted (m): the terrain is 2 km long between 100 m ramps; higher profiles only
+/// strain the engine's f32 geometry.
+pub const MAX_HEIGHT: f64 = 1000.0;
+/// The smallest point spacing of the uneven terrain (m): at most 198 000 profile points.
+pub const MIN_SPACING: f64 = 0.01;
+
+/// Checks an uneven terrain's `height` (both presets).
+pub fn check_height(height: f64) -> Result<(), TerrainError> {
+    if height.is_finite() && (0.0..=MAX_HEIGHT).contains(&height) {
+        Ok(())
+    } else {
+        Err(TerrainError::Invalid { field: "height", value: height, requirement: "in [0, 1000] m" })
+    }
+}
+
+impl TerrainSpec {
+    /// Checks the numbers of the terrain (for `legacy` the released code's terrain, which has no
+    /// spacing); an uneven terrain's vertex count is [`TerrainSpec::vertices`].
+    pub fn validate(&self, legacy: bool) -> Result<(), TerrainError> {
+        if let TerrainSpec::Uneven { height, spacing, .. } = self {
+            check_height(*height)?;
+            let spacing_ok = spacing.is_finite() && (MIN_SPACING..=1980.0).contains(spacing);
+            if !legacy && !spacing_ok {
+                return Err(TerrainError::Invalid {
+                    field: "spacing",
+                    value: *spacing,
+                    requirement: "in [0.01, 1980] m",
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Profile points plus the two ramp tops (after [`TerrainSpec::validate`]).
+    pub fn vertices(&self, legacy: bool) -> u64 {
+        match self {
+            TerrainSpec::Flat => 4,
+            TerrainSpec::Uneven { .. } if legacy => 52,
+            TerrainSpec::Uneven { spacing, .. } => ((1980.0 / spacing).round() as u64).max(1) + 3,
+            TerrainSpec::None => 0,
+        }
+    }
 }
 
 /// A terrain profile (x₀, y₀) … (x_P, y_P), closed downwards.
@@ -107,11 +181,9 @@ impl Terrain {
 
     /// vsr2d's uneven terrain: N = round(1980/spacing) intervals, heights h·u with SplitMix64(seed).
     pub fn uneven(height: f64, spacing: f64, seed: u64) -> Result<Terrain, TerrainError> {
-        if !(height.is_finite() && height >= 0.0) {
-            return Err(TerrainError::Invalid { field: "height", value: height, requirement: "finite and ≥ 0" });
-        }
-        if !(spacing.is_finite() && spacing > 0.0 && spacing <= 1980.0) {
-            return Err(TerrainError::Invalid { field: "spacing", value: spacing, requirement: "in (0, 1980] m" });
+        check_height(height)?;
+        if !(spacing.is_finite() && (MIN_SPACING..=1980.0).contains(&spacing)) {
+            return Err(TerrainError::Invalid { field: "spacing", value: spacing, requirement: "in [0.01, 1980] m" });
         }
         let n = ((1980.0 / spacing).round() as usize).max(1);
         let delta = 1980.0 / n as f64;
@@ -216,6 +288,10 @@ mod tests {
         assert!(t.profile[1..52].iter().all(|p| (0.0..5.0).contains(&p.y)));
         assert_eq!(Terrain::uneven(0.0, 40.0, 1).unwrap().max_height(11.0, 50.0), 0.0);
         assert!(Terrain::uneven(5.0, 0.0, 1).is_err());
+        assert!(Terrain::uneven(5.0, 1e-9, 1).is_err());
+        assert!(Terrain::uneven(1e308, 40.0, 1).is_err());
+        assert!(TerrainSpec::Uneven { height: 1e308, spacing: 40.0, seed: 1 }.validate(true).is_err());
+        assert_eq!(TerrainSpec::Uneven { height: 5.0, spacing: 40.0, seed: 1 }.vertices(false), 53);
     }
 
     #[test]

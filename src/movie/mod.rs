@@ -108,6 +108,10 @@ pub fn frame_index_at(t: f64, fps: u32) -> u64 {
         return 0;
     }
     let fps_f = f64::from(fps);
+    if t * fps_f >= 1e15 {
+        // Beyond any movie (and beyond exact frame arithmetic): "after the last frame".
+        return u64::MAX;
+    }
     let mut k = ((t - FRAME_TIME_EPS) * fps_f).ceil().max(0.0) as u64;
     while k > 0 && frame_time(k - 1, fps_f) >= t - FRAME_TIME_EPS {
         k -= 1;
@@ -606,6 +610,7 @@ mod tests {
         assert_eq!(frame_index_at(10.01, 30), 301);
         assert_eq!(frame_index_at(1.0 / 3.0, 30), 10);
         assert_eq!(frame_index_at(-1.0, 30), 0);
+        assert_eq!(frame_index_at(1e308, 30), u64::MAX);
     }
 
     #[test]

@@ -6,10 +6,9 @@
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use tempfile::NamedTempFile;
 use tiny_skia::Pixmap;
 
-use super::atomic;
+use super::atomic::{self, Temp};
 use super::{FrameError, FrameSink};
 
 /// NeuQuant sampling factor, 1 (best, slowest) to 30: 10 is the usual default, good for flat colours.
@@ -19,8 +18,8 @@ const QUANTIZER_SPEED: i32 = 10;
 pub struct GifSink {
     path: PathBuf,
     /// Created at the first frame (a GIF header carries the size); `None` again after a failure.
-    encoder: Option<::gif::Encoder<BufWriter<NamedTempFile>>>,
-    tmp: Option<NamedTempFile>,
+    encoder: Option<::gif::Encoder<BufWriter<Temp>>>,
+    tmp: Option<Temp>,
     /// Frame delay in centiseconds.
     delay_cs: u16,
     size: Option<(u32, u32)>,
@@ -98,7 +97,7 @@ impl FrameSink for GifSink {
                     encoder.into_inner().map_err(|e| FrameError::Encode { path: path.clone(), source: Box::new(e) })?;
                 writer.flush().map_err(io)?;
                 let tmp = writer.into_inner().map_err(|e| io(e.into_error()))?;
-                tmp.persist(&path).map_err(|e| io(e.error))?;
+                atomic::publish(tmp.into_temp_path(), &path).map_err(io)?;
                 Ok(())
             }
             (false, None) => Err(FrameError::Encode {

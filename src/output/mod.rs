@@ -50,6 +50,12 @@ pub enum OutputError {
     IsADirectory { path: PathBuf },
     #[error("output path `{path}` has no file name; give a file name such as `run.mp4`")]
     NoFileName { path: PathBuf },
+    #[error("cannot use `{path}` as an output: {source}")]
+    NotAFile {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
     #[error("cannot write in `{dir}`: {source}; choose a directory you can write to or fix its permissions")]
     NotWritable {
         dir: PathBuf,
@@ -82,7 +88,8 @@ pub enum FrameError {
     SizeChanged { index: u64, width: u32, height: u32, got_width: u32, got_height: u32 },
     #[error(
         "`{dir}` already holds {count} frame_NNNNNN.png files from an earlier run; mixing runs would leave \
-         stale frames behind. Delete them or choose an empty directory"
+         stale frames behind. Delete them, choose an empty directory, or pass --replace-frames to delete them \
+         first"
     )]
     StaleFrames { dir: PathBuf, count: usize },
     #[error("the frame sink for `{path}` already failed and takes no more frames; start a new one")]
@@ -94,7 +101,9 @@ pub enum FrameError {
 
 /// Checks, before a long simulation starts, that a file can be created at `path`: its directory exists and
 /// is writable (by creating and removing a temporary file there), and `path` itself is not a directory.
-/// An existing file at `path` is fine; it will be replaced.
+/// An existing regular file at `path` is fine; it will be replaced. An existing character device (e.g.
+/// `/dev/null`) or FIFO is fine too: it will be written directly (a device must open for writing); a
+/// block device, a socket or a dangling link is refused (see [`atomic::target`]).
 pub fn check_output_writable(path: impl AsRef<Path>) -> Result<(), OutputError> {
     let path = path.as_ref();
     if path.file_name().is_none() {
@@ -103,7 +112,23 @@ pub fn check_output_writable(path: impl AsRef<Path>) -> Result<(), OutputError> 
     if path.is_dir() {
         return Err(OutputError::IsADirectory { path: path.to_owned() });
     }
-    check_dir_writable(parent_dir(path))
+    match atomic::target(path) {
+        Ok(atomic::Target::Replace(p)) => check_dir_writable(parent_dir(&p)),
+        Ok(atomic::Target::Direct(p)) => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::FileTypeExt;
+                // Opening a FIFO for writing would wait for a reader: only devices are probed.
+                if fs::metadata(&p).is_ok_and(|m| m.file_type().is_fifo()) {
+                    return Ok(());
+                }
+            }
+            atomic::open_direct(&p).map(drop).map_err(|source| OutputError::NotWritable { dir: p, source })
+        }
+        // A file where a directory should be: the directory check names it.
+        Err(e) if e.kind() == io::ErrorKind::NotADirectory => check_dir_writable(parent_dir(path)),
+        Err(source) => Err(OutputError::NotAFile { path: path.to_owned(), source }),
+    }
 }
 
 /// Checks that `dir` exists, is a directory, and that a file can be created and removed in it.

@@ -4,6 +4,8 @@ use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::output::atomic::Output;
+
 use crate::snapshot::{Flow, ListenerError, Snapshot, SnapshotListener};
 
 /// A recording that cannot be written or read.
@@ -20,18 +22,20 @@ pub enum RecordError {
 }
 
 /// Writes every `every`-th snapshot (always including the first) to a temporary file that becomes
-/// `path` only on [`JsonlRecorder::finish`], so a failed run leaves no partial recording behind.
+/// `path` only on [`JsonlRecorder::finish`], so a failed run leaves no partial recording behind. A
+/// character device or FIFO (`/dev/null`, a pipe) is written directly instead (see
+/// [`crate::output::atomic`]).
 pub struct JsonlRecorder {
     path: PathBuf,
-    writer: BufWriter<tempfile::NamedTempFile>,
+    writer: BufWriter<Output>,
     every: u64,
 }
 
 impl JsonlRecorder {
     /// Opens the temporary file now: an unwritable destination fails before any simulation runs.
     pub fn create(path: &Path, every: u64) -> Result<JsonlRecorder, RecordError> {
-        let file = crate::output::atomic::sibling_temp(path, ".tmp")
-            .map_err(|source| RecordError::Write { path: path.to_path_buf(), source })?;
+        let file =
+            Output::create(path, ".tmp").map_err(|source| RecordError::Write { path: path.to_path_buf(), source })?;
         Ok(JsonlRecorder { path: path.to_path_buf(), writer: BufWriter::new(file), every: every.max(1) })
     }
 
@@ -39,7 +43,7 @@ impl JsonlRecorder {
     pub fn finish(self) -> Result<(), RecordError> {
         let werr = |source| RecordError::Write { path: self.path.clone(), source };
         let file = self.writer.into_inner().map_err(|e| werr(e.into_error()))?;
-        file.persist(&self.path).map_err(|e| werr(e.error))?;
+        file.commit().map_err(werr)?;
         Ok(())
     }
 }

@@ -210,7 +210,7 @@ pub fn preflight(path: impl AsRef<Path>, settings: &VideoSettings) -> Result<(),
 /// `temp`, whose drop deletes the unfinished file.
 struct Active {
     ffmpeg: Encoding,
-    temp: tempfile::TempPath,
+    temp: atomic::TempPath,
 }
 
 /// Streams frames into an H.264/mp4 file. See the module docs for the temporary-file behaviour.
@@ -245,7 +245,7 @@ impl Mp4Encoder {
         let codec = find_x264()?;
         check_output_writable(&path)?;
 
-        let temp = atomic::sibling_temp(&path, ".part")
+        let temp = atomic::staging_temp(&path, ".part")
             .map_err(|source| VideoError::TempFile { path: path.clone(), source })?
             .into_temp_path();
         // If opening fails, `temp` is dropped here, which deletes the file FFmpeg may have started.
@@ -375,7 +375,7 @@ impl Mp4Encoder {
         active.octx.write_trailer().map_err(ff("writing the index of"))?;
         // Close the file before publishing it.
         drop(active);
-        temp.persist(&path).map_err(|e| VideoError::Persist { path: path.clone(), source: e.error })
+        atomic::publish(temp, &path).map_err(|source| VideoError::Persist { path: path.clone(), source })
     }
 }
 

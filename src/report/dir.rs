@@ -1,12 +1,15 @@
-//! A report directory: every file goes through [`crate::output::atomic`], so a reader never sees a
-//! half-written one, and `index.html` is written last by [`ReportDir::finish`], so its presence means the
-//! rest is there.
+//! A report directory, written so that a failure leaves the previous report intact: every file first goes
+//! into a hidden staging directory inside the report directory (`.vsr2d-report-XXXXXX/`, registered for
+//! signal cleanup, deleted on drop). [`ReportDir::finish`] then removes the old `index.html`, renames the
+//! new files into place, and renames `index.html` last, so its presence means the rest is there. Until
+//! `finish`, nothing in the report directory changes; a run that fails or is interrupted before it leaves
+//! the old report as it was.
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::output::atomic;
+use crate::output::atomic::{self, Registration};
 
 /// The page every report directory opens with.
 pub const INDEX_HTML: &str = "index.html";
@@ -20,33 +23,52 @@ pub enum DirError {
     Image { path: PathBuf, source: image::ImageError },
     #[error("cannot serialise {}: {source}", path.display())]
     Json { path: PathBuf, source: serde_json::Error },
+    #[error("report file name {name:?} must be a plain file name (no directory, not `{INDEX_HTML}`)")]
+    Name { name: String },
 }
 
 /// A report directory being written.
 #[derive(Debug)]
 pub struct ReportDir {
     dir: PathBuf,
+    // Field order: the registration drops before the staging directory is deleted.
+    _registration: Registration,
+    staging: tempfile::TempDir,
+    /// Files staged so far, in order.
+    names: std::cell::RefCell<Vec<String>>,
 }
 
 impl ReportDir {
-    /// Creates `dir` (and its parents) if missing.
+    /// Creates `dir` (and its parents) if missing, and the staging directory inside it.
     pub fn create(dir: &Path) -> Result<ReportDir, DirError> {
-        std::fs::create_dir_all(dir).map_err(|source| DirError::Io { path: dir.to_path_buf(), source })?;
-        Ok(ReportDir { dir: dir.to_path_buf() })
+        let io = |source| DirError::Io { path: dir.to_path_buf(), source };
+        std::fs::create_dir_all(dir).map_err(io)?;
+        let staging = tempfile::Builder::new().prefix(".vsr2d-report-").tempdir_in(dir).map_err(io)?;
+        let registration = Registration::new(staging.path());
+        Ok(ReportDir { dir: dir.to_path_buf(), _registration: registration, staging, names: Default::default() })
     }
 
     pub fn path(&self) -> &Path {
         &self.dir
     }
 
-    /// Writes `bytes` to `dir/name` atomically and returns the path.
+    /// Stages `bytes` as `name` and returns the path the file will have once the report is finished.
     pub fn write(&self, name: &str, bytes: &[u8]) -> Result<PathBuf, DirError> {
+        let plain = Path::new(name).file_name().is_some_and(|n| n == name);
+        if !plain || name == INDEX_HTML {
+            return Err(DirError::Name { name: name.to_string() });
+        }
         let path = self.dir.join(name);
-        atomic::write(&path, bytes).map_err(|source| DirError::Io { path: path.clone(), source })?;
+        std::fs::write(self.staging.path().join(name), bytes)
+            .map_err(|source| DirError::Io { path: path.clone(), source })?;
+        let mut names = self.names.borrow_mut();
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_string());
+        }
         Ok(path)
     }
 
-    /// Encodes `img` as PNG and writes it to `dir/name`.
+    /// Encodes `img` as PNG and stages it as `name`.
     pub fn write_png(&self, name: &str, img: &image::DynamicImage) -> Result<PathBuf, DirError> {
         let mut bytes = Vec::new();
         img.write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::Png)
@@ -54,16 +76,39 @@ impl ReportDir {
         self.write(name, &bytes)
     }
 
-    /// Writes `value` as pretty-printed JSON to `dir/name`.
+    /// Stages `value` as pretty-printed JSON named `name`.
     pub fn write_json(&self, name: &str, value: &impl Serialize) -> Result<PathBuf, DirError> {
         let json = serde_json::to_string_pretty(value)
             .map_err(|source| DirError::Json { path: self.dir.join(name), source })?;
         self.write(name, json.as_bytes())
     }
 
-    /// Writes `index.html`, the last file of the report.
+    /// Stages `index.html`, then publishes the report: the old `index.html` goes first, the staged files
+    /// are renamed into place, and the new `index.html` last. Returns the path of `index.html`.
     pub fn finish(self, index_html: &str) -> Result<PathBuf, DirError> {
-        self.write(INDEX_HTML, index_html.as_bytes())
+        let index = self.dir.join(INDEX_HTML);
+        let staged_index = self.staging.path().join(INDEX_HTML);
+        std::fs::write(&staged_index, index_html).map_err(|source| DirError::Io { path: index.clone(), source })?;
+        match std::fs::remove_file(&index) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(DirError::Io { path: index, source: e });
+            }
+            _ => {}
+        }
+        for name in self.names.borrow().iter() {
+            let path = self.dir.join(name);
+            publish(&self.staging.path().join(name), &path).map_err(|source| DirError::Io { path, source })?;
+        }
+        publish(&staged_index, &index).map_err(|source| DirError::Io { path: index.clone(), source })?;
+        Ok(index)
+    }
+}
+
+/// Moves a staged file to its place in the report (a rename; a device or FIFO there is written into).
+fn publish(staged: &Path, path: &Path) -> std::io::Result<()> {
+    match atomic::target(path)? {
+        atomic::Target::Replace(p) => std::fs::rename(staged, p),
+        atomic::Target::Direct(_) => atomic::write(path, &std::fs::read(staged)?),
     }
 }
 
@@ -76,15 +121,36 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = ReportDir::create(&tmp.path().join("a/b")).unwrap();
         let csv = dir.write("x.csv", b"1,2\n").unwrap();
-        assert_eq!(std::fs::read(&csv).unwrap(), b"1,2\n");
+        assert!(!csv.exists(), "staged, not published yet");
         let json = dir.write_json("x.json", &[1, 2]).unwrap();
-        assert_eq!(std::fs::read_to_string(json).unwrap(), "[\n  1,\n  2\n]");
         let index = dir.finish("<html></html>").unwrap();
+        assert_eq!(std::fs::read_to_string(json).unwrap(), "[\n  1,\n  2\n]");
         assert_eq!(index, tmp.path().join("a/b").join(INDEX_HTML));
+        assert_eq!(std::fs::read(&csv).unwrap(), b"1,2\n");
+        let names: Vec<_> =
+            std::fs::read_dir(tmp.path().join("a/b")).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 3, "no staging directory left: {names:?}");
 
         let blocker = tmp.path().join("not-a-dir");
         std::fs::write(&blocker, "x").unwrap();
         let err = ReportDir::create(&blocker.join("report")).unwrap_err();
         assert!(err.to_string().contains("not-a-dir"), "{err}");
+    }
+
+    #[test]
+    fn a_report_that_fails_before_finishing_leaves_the_old_one_intact() {
+        let tmp = tempfile::tempdir().unwrap();
+        let old = ReportDir::create(tmp.path()).unwrap();
+        old.write("data.csv", b"old").unwrap();
+        old.finish("old index").unwrap();
+
+        let new = ReportDir::create(tmp.path()).unwrap();
+        new.write("data.csv", b"new").unwrap();
+        assert!(new.write("../escape.csv", b"x").is_err());
+        drop(new); // e.g. a later file failed: the report is never finished
+        assert_eq!(std::fs::read(tmp.path().join("data.csv")).unwrap(), b"old");
+        assert_eq!(std::fs::read(tmp.path().join(INDEX_HTML)).unwrap(), b"old index");
+        let names: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 2, "{names:?}");
     }
 }

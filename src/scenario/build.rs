@@ -45,6 +45,16 @@ impl Scenario {
         if h == 0 || width == 0 {
             return Err(ScenarioError::BodyGrid { robot: i, reason: BodyGridError::Empty });
         }
+        if width.saturating_mul(h) > super::MAX_GRID_CELLS {
+            return Err(ScenarioError::BodyRow {
+                robot: i,
+                row: 0,
+                message: format!(
+                    "the body grid is {width}×{h} cells, more than {} (empty cells count too); use a smaller body",
+                    super::MAX_GRID_CELLS
+                ),
+            });
+        }
         let mut cells = vec![None; width * h];
         for (row, text) in spec.body.iter().enumerate() {
             let y = h - 1 - row;
@@ -118,6 +128,20 @@ impl Scenario {
                 (None, Some(t), _) => Vec2::new(next_x, 1.0 + t.max_height(next_x, next_x + bw)),
                 (None, None, _) => Vec2::new(next_x, 0.0),
             };
+            if let Some(t) = &terrain {
+                let (x0, x1) = (t.profile[0].x, t.profile[t.profile.len() - 1].x);
+                if origin.x < x0 || origin.x + bw > x1 {
+                    return Err(ScenarioError::Position {
+                        robot: i,
+                        position: [origin.x, origin.y],
+                        requirement: format!(
+                            "the body ({} m wide) must lie over the terrain, x in [{x0}, {x1}] m; move it or use \
+                             `\"terrain\": {{\"type\": \"none\"}}`",
+                            crate::geom::compact(bw)
+                        ),
+                    });
+                }
+            }
             // Robots without a position stand side by side, 2 voxel sides apart.
             next_x = next_x.max(origin.x + bw + 2.0 * l);
             let cells: Vec<[u32; 2]> = body.voxels().map(|(c, _)| c).collect();

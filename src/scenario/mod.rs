@@ -100,20 +100,44 @@ fn yes() -> bool {
 
 /// What to measure.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields, from = "TaskWire")]
 pub enum TaskSpec {
     /// Distance travelled, average height and control effort (spec §10).
     #[default]
     Locomotion,
 }
 
+/// What [`TaskSpec`] is read from: struct variants, so that unknown fields are refused (serde's
+/// `deny_unknown_fields` does not reach unit variants of an internally tagged enum).
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+enum TaskWire {
+    /// Distance travelled, average height and control effort (spec §10).
+    Locomotion {},
+}
+
+impl From<TaskWire> for TaskSpec {
+    fn from(wire: TaskWire) -> Self {
+        match wire {
+            TaskWire::Locomotion {} => TaskSpec::Locomotion,
+        }
+    }
+}
+
 /// Why a scenario cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioError {
-    #[error("invalid scenario JSON at `{path}`: {message}")]
+    #[error("{}: {message}", if path.is_empty() || path == "." { "the scenario".to_string() } else { format!("`{path}`") })]
     Json { path: String, message: String },
-    #[error("`world.{field}` = {value} is invalid: it must be {requirement}")]
+    #[error("`world.{field}` = {} is invalid: it must be {requirement}", crate::geom::compact(*.value))]
     World { field: &'static str, value: f64, requirement: &'static str },
+    #[error("`robots[{robot}].position` = [{}, {}] is invalid: {requirement}", crate::geom::compact(.position[0]), crate::geom::compact(.position[1]))]
+    Position { robot: usize, position: [f64; 2], requirement: String },
+    #[error(
+        "`{path}`: the scenario needs {} {what}, more than the limit of {}; {hint} (`--allow-large` lifts the limit)",
+        crate::geom::compact(*.value as f64), crate::geom::compact(*.limit as f64)
+    )]
+    TooLarge { path: &'static str, what: &'static str, value: u64, limit: u64, hint: &'static str },
     #[error("the scenario has no robot: add at least one entry to `robots`")]
     NoRobots,
     #[error("`robots[{robot}].materials.{key}`: {reason}")]
@@ -130,6 +154,53 @@ pub enum ScenarioError {
     Terrain(TerrainError),
 }
 
+/// Resource limits checked before a scenario runs (see [`Scenario::check_limits`]): what one run may
+/// cost. The defaults keep a run under about half an hour on one core of the development machine
+/// (≈ 110 000 voxel steps per second, see `vsr2d bench`) and its memory under a few hundred MB.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Voxels over all robots.
+    pub max_voxels: u64,
+    /// Voxels × steps.
+    pub max_voxel_steps: u64,
+    /// Terrain profile points.
+    pub max_terrain_vertices: u64,
+}
+
+impl Limits {
+    /// The documented defaults: 10 000 voxels, 2·10⁸ voxel steps, 20 000 terrain points.
+    pub const DEFAULT: Limits =
+        Limits { max_voxels: 10_000, max_voxel_steps: 200_000_000, max_terrain_vertices: 20_000 };
+    /// No limit (`--allow-large`); the validation ranges still apply.
+    pub const NONE: Limits = Limits { max_voxels: u64::MAX, max_voxel_steps: u64::MAX, max_terrain_vertices: u64::MAX };
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::DEFAULT
+    }
+}
+
+/// What a scenario costs to run, estimated before it is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cost {
+    pub voxels: u64,
+    pub steps: u64,
+    pub voxel_steps: u64,
+    pub terrain_vertices: u64,
+}
+
+/// The largest simulated time accepted, s (11.6 days); anything longer is a typo.
+pub const MAX_DURATION: f64 = 1e6;
+/// The smallest time step accepted, s.
+pub const MIN_DT: f64 = 1e-5;
+/// The largest gravity component accepted, m/s² (about 100 g).
+pub const MAX_GRAVITY: f64 = 1000.0;
+/// The largest coordinate of an explicit robot position, m.
+pub const MAX_POSITION: f64 = 1e5;
+/// The largest body grid (width × height, empty cells included).
+pub const MAX_GRID_CELLS: usize = 1_000_000;
+
 /// serde names the Rust type it expected ("expected internally tagged enum TerrainSpec"); say what the
 /// JSON must look like instead.
 fn without_rust_type_names(message: &str) -> String {
@@ -144,20 +215,43 @@ fn without_rust_type_names(message: &str) -> String {
     }
 }
 
+/// Rewords what serde_json reports as a syntax error for text that is valid JSON of the wrong shape.
+fn valid_json_type_error(message: &str) -> String {
+    let at = message.find(" at line ").map_or("", |i| &message[i..]);
+    if message.starts_with("expected value") {
+        format!("wrong type{at}: expected a string naming one of the documented choices (`vsr2d schema` lists them)")
+    } else if message.starts_with("trailing characters") {
+        format!("too many elements{at}: this array has a fixed length (e.g. [x, y])")
+    } else {
+        format!("{message} (the JSON is valid but does not have the expected shape; `vsr2d schema` prints it)")
+    }
+}
+
 impl Scenario {
     /// Parses JSON; errors name the JSON path of the problem and how to fix it.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
         let de = &mut serde_json::Deserializer::from_str(text);
-        let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        let scenario: Scenario = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
             let mut message = without_rust_type_names(&inner.to_string());
             if message.contains("unknown field") {
                 message.push_str(" (remove it or fix its spelling; `vsr2d schema` prints every accepted field)");
             } else if inner.is_syntax() || inner.is_eof() {
-                message.push_str(" (the file is not valid JSON)");
+                // serde_json reports some type errors of valid JSON as syntax errors: a number where a
+                // name is expected ("expected value"), an array longer than a fixed-size one ("trailing
+                // characters"). Only text that does not parse as JSON is called invalid JSON.
+                if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
+                    message = valid_json_type_error(&message);
+                } else {
+                    message.push_str(" (the file is not valid JSON)");
+                }
             }
             ScenarioError::Json { path, message }
+        })?;
+        de.end().map_err(|e| ScenarioError::Json {
+            path: String::new(),
+            message: format!("{e} after the scenario object (the file must hold exactly one JSON object)"),
         })?;
         scenario.validate()?;
         Ok(scenario)
@@ -177,20 +271,71 @@ impl Scenario {
                 Err(ScenarioError::World { field, value, requirement })
             }
         };
-        check("dt", w.dt, w.dt > 0.0 && w.dt <= 0.1, "in (0, 0.1] s")?;
-        check("duration", w.duration, w.duration >= 0.0, "≥ 0 s")?;
-        check("gravity[0]", w.gravity[0], true, "finite")?;
-        check("gravity[1]", w.gravity[1], true, "finite")?;
+        check("dt", w.dt, (MIN_DT..=0.1).contains(&w.dt), "in [0.00001, 0.1] s")?;
+        check("duration", w.duration, (0.0..=MAX_DURATION).contains(&w.duration), "in [0, 1e6] s")?;
+        check("gravity[0]", w.gravity[0], w.gravity[0].abs() <= MAX_GRAVITY, "in [-1000, 1000] m/s²")?;
+        check("gravity[1]", w.gravity[1], w.gravity[1].abs() <= MAX_GRAVITY, "in [-1000, 1000] m/s²")?;
+        w.terrain.validate(w.compat.is_legacy()).map_err(ScenarioError::Terrain)?;
         if let Some(n) = w.solver_iterations {
             check("solver_iterations", n as f64, (1..=100).contains(&n), "between 1 and 100")?;
         }
         if self.robots.is_empty() {
             return Err(ScenarioError::NoRobots);
         }
-        for i in 0..self.robots.len() {
+        for (i, robot) in self.robots.iter().enumerate() {
+            if let Some(p) = robot.position {
+                if !p.iter().all(|c| c.is_finite() && c.abs() <= MAX_POSITION) {
+                    let requirement = "both coordinates must be finite and within ±1e5 m".to_string();
+                    return Err(ScenarioError::Position { robot: i, position: p, requirement });
+                }
+            }
             self.body(i)?;
         }
         Ok(())
+    }
+
+    /// The cost of running this scenario (voxels, steps, terrain points); cheap, nothing is built.
+    pub fn cost(&self) -> Cost {
+        let voxels: u64 = self
+            .robots
+            .iter()
+            .map(|r| r.body.iter().map(|row| row.chars().filter(|&c| c != '.' && c != ' ').count() as u64).sum::<u64>())
+            .sum();
+        let steps = self.steps();
+        Cost {
+            voxels,
+            steps,
+            voxel_steps: voxels.saturating_mul(steps),
+            terrain_vertices: self.world.terrain.vertices(self.world.compat.is_legacy()),
+        }
+    }
+
+    /// Checks the [`cost`](Scenario::cost) against `limits`.
+    pub fn check_limits(&self, limits: &Limits) -> Result<Cost, ScenarioError> {
+        let cost = self.cost();
+        let too_large = |path, what, value, limit, hint| ScenarioError::TooLarge { path, what, value, limit, hint };
+        if cost.voxels > limits.max_voxels {
+            return Err(too_large("robots", "voxels", cost.voxels, limits.max_voxels, "use smaller bodies"));
+        }
+        if cost.voxel_steps > limits.max_voxel_steps {
+            return Err(too_large(
+                "world.duration",
+                "voxel steps (voxels × duration / dt)",
+                cost.voxel_steps,
+                limits.max_voxel_steps,
+                "shorten the duration, raise dt or use smaller bodies",
+            ));
+        }
+        if cost.terrain_vertices > limits.max_terrain_vertices {
+            return Err(too_large(
+                "world.terrain.spacing",
+                "terrain points",
+                cost.terrain_vertices,
+                limits.max_terrain_vertices,
+                "use a larger spacing",
+            ));
+        }
+        Ok(cost)
     }
 }
 
@@ -203,5 +348,66 @@ mod tests {
         let err = Scenario::from_json(r#"{"world": {"terrain": "flat"}, "robots": []}"#).unwrap_err().to_string();
         assert!(err.contains("world.terrain") && err.contains(r#"an object with a "type" field"#), "{err}");
         assert!(!err.contains("TerrainSpec") && !err.contains("enum"), "{err}");
+    }
+
+    /// Every object the schema describes refuses unknown fields (`deny_unknown_fields` everywhere,
+    /// including the tagged enums' variants).
+    #[test]
+    fn the_schema_refuses_unknown_fields_everywhere() {
+        fn walk(v: &serde_json::Value, at: &str, objects: &mut usize) {
+            match v {
+                serde_json::Value::Object(map) => {
+                    if map.contains_key("properties") {
+                        *objects += 1;
+                        assert_eq!(
+                            map.get("additionalProperties"),
+                            Some(&serde_json::Value::Bool(false)),
+                            "{at} accepts unknown fields: {v}"
+                        );
+                    }
+                    for (k, child) in map {
+                        walk(child, &format!("{at}/{k}"), objects);
+                    }
+                }
+                serde_json::Value::Array(items) => {
+                    for (i, child) in items.iter().enumerate() {
+                        walk(child, &format!("{at}/{i}"), objects);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let schema = serde_json::to_value(schemars::schema_for!(Scenario)).unwrap();
+        let mut objects = 0;
+        walk(&schema, "#", &mut objects);
+        assert!(objects >= 15, "only {objects} object schemas");
+    }
+
+    #[test]
+    fn trailing_data_unknown_fields_and_valid_json_type_errors_are_refused_clearly() {
+        let ok = r##"{"world": {"duration": 1}, "robots": [{"body": ["#"]}]}"##;
+        Scenario::from_json(ok).unwrap();
+        let err = |text: &str| Scenario::from_json(text).unwrap_err().to_string();
+        let e = err(&format!("{ok} {{}}"));
+        assert!(e.contains("trailing") && e.contains("exactly one JSON object"), "{e}");
+        for (text, path) in [
+            (r##"{"world": {"terrain": {"type": "flat", "x": 1}}, "robots": [{"body": ["#"]}]}"##, "world.terrain"),
+            (r##"{"world": {"terrain": {"type": "none", "x": 1}}, "robots": [{"body": ["#"]}]}"##, "world.terrain"),
+            (r##"{"task": {"type": "locomotion", "x": 1}, "robots": [{"body": ["#"]}]}"##, "task"),
+        ] {
+            let e = err(text);
+            assert!(e.contains("unknown field") && e.contains(&format!("`{path}`")), "{e}");
+        }
+        for (text, path) in [
+            (r##"{"world": {"compat": 1}, "robots": [{"body": ["#"]}]}"##, "world.compat"),
+            (r##"{"world": {"gravity": [0, 0, 0]}, "robots": [{"body": ["#"]}]}"##, "world.gravity"),
+        ] {
+            let e = err(text);
+            assert!(e.contains(&format!("`{path}`")) && !e.contains("not valid JSON"), "{e}");
+        }
+        assert!(err(r##"{"robots": [{"body": ["#"]}"##).contains("not valid JSON"));
+        // Numbers in messages are compact.
+        let e = err(r##"{"world": {"duration": 1e308}, "robots": [{"body": ["#"]}]}"##);
+        assert!(e.contains("1e308") && e.len() < 200, "{e}");
     }
 }

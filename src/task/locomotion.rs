@@ -28,6 +28,25 @@ pub struct LocomotionMetrics {
     pub steps: u64,
 }
 
+impl LocomotionMetrics {
+    /// The name of the first metric that is NaN or infinite (an unstable run, a controller dividing by
+    /// zero), if any: such a value cannot be written as JSON and is no result.
+    pub fn non_finite(&self) -> Option<&'static str> {
+        [
+            ("x_velocity", self.x_velocity),
+            ("relative_x_velocity", self.relative_x_velocity),
+            ("center_avg_y", self.center_avg_y),
+            ("control_effort", self.control_effort),
+            ("control_change", self.control_change),
+            ("x_distance", self.x_distance),
+            ("duration", self.duration),
+        ]
+        .into_iter()
+        .find(|(_, v)| !v.is_finite())
+        .map(|(name, _)| name)
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 struct RobotAccumulator {
     label: String,

@@ -49,13 +49,40 @@ impl Simulation {
 
     /// Runs the whole task without building any snapshot and returns the same metrics as
     /// [`Simulation::run`] (bit-identical): the path for optimizers evaluating many robots.
-    pub fn evaluate(mut self) -> Result<Vec<LocomotionMetrics>, SimError> {
+    pub fn evaluate(self) -> Result<Vec<LocomotionMetrics>, SimError> {
+        match self.evaluate_while(|_| true)? {
+            Evaluation::Done(metrics) => Ok(metrics),
+            Evaluation::Stopped { .. } => unreachable!("never asked to stop"),
+        }
+    }
+
+    /// [`Simulation::evaluate`] that asks `keep_going(step)` every [`CHECK_EVERY`] steps and stops when
+    /// it says no (a wall-clock budget, a cancel flag); the metrics of a run that is not stopped are the
+    /// same bits.
+    pub fn evaluate_while(mut self, mut keep_going: impl FnMut(u64) -> bool) -> Result<Evaluation, SimError> {
         let mut metrics = self.task.listener();
         metrics.begin(&self.world);
-        for _ in 0..self.steps {
+        for step in 0..self.steps {
+            if step % CHECK_EVERY == 0 && !keep_going(step) {
+                return Ok(Evaluation::Stopped { step, steps: self.steps });
+            }
             self.world.step(&mut [])?;
             metrics.observe(&self.world);
         }
-        Ok(metrics.metrics())
+        Ok(Evaluation::Done(metrics.metrics()))
     }
+}
+
+/// How often [`Simulation::evaluate_while`] asks whether to go on, in steps.
+pub const CHECK_EVERY: u64 = 64;
+
+/// The end of [`Simulation::evaluate_while`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Evaluation {
+    Done(Vec<LocomotionMetrics>),
+    /// Stopped before `step` of `steps`.
+    Stopped {
+        step: u64,
+        steps: u64,
+    },
 }

@@ -10,5 +10,6 @@ mod physics;
 mod readme;
 mod render_e2e;
 mod render_golden;
+mod robustness;
 #[cfg(feature = "video")]
 mod video;

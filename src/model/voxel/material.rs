@@ -103,7 +103,7 @@ impl Default for Material {
 
 /// A parameter outside its domain.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("material parameter `{parameter}` = {value} is out of range: it must be in {domain}")]
+#[error("material parameter `{parameter}` = {} is out of range: it must be in {domain}", crate::geom::compact(*.value))]
 pub struct MaterialError {
     pub parameter: &'static str,
     pub value: f64,
@@ -139,23 +139,28 @@ impl Material {
                 Err(MaterialError { parameter, value, domain: domain.to_string() })
             }
         }
-        check("side", self.side, self.side > 0.0, "(0, ∞)")?;
+        // Upper and lower bounds keep every derived quantity (masses, inertias, spring stiffnesses,
+        // forces) well inside the f32 range of the engine, with room for the dynamics: outside them the
+        // robot freezes or explodes instead of giving an error.
+        check("side", self.side, (0.01..=100.0).contains(&self.side), "[0.01, 100] m")?;
         check("max_area_change", self.max_area_change, (0.0..1.0).contains(&self.max_area_change), "[0, 1)")?;
         let rho_max = 0.5 * (1.0 - self.max_area_change).sqrt();
         check(
             "mass_side_ratio",
             self.mass_side_ratio,
-            self.mass_side_ratio > 0.0 && self.mass_side_ratio < rho_max,
-            &format!("(0, {rho_max:.6}) = (0, ½·√(1 − max_area_change)), so masses never touch at full contraction"),
+            self.mass_side_ratio >= 0.01 && self.mass_side_ratio < rho_max,
+            &format!(
+                "[0.01, {rho_max:.6}) = [0.01, ½·√(1 − max_area_change)), so masses never touch at full contraction"
+            ),
         )?;
-        check("mass", self.mass, self.mass > 0.0, "(0, ∞)")?;
-        check("linear_damping", self.linear_damping, self.linear_damping >= 0.0, "[0, ∞)")?;
-        check("angular_damping", self.angular_damping, self.angular_damping >= 0.0, "[0, ∞)")?;
-        check("friction", self.friction, self.friction >= 0.0, "[0, ∞)")?;
+        check("mass", self.mass, (1e-4..=1e4).contains(&self.mass), "[0.0001, 10000] kg")?;
+        check("linear_damping", self.linear_damping, (0.0..=1e4).contains(&self.linear_damping), "[0, 10000] 1/s")?;
+        check("angular_damping", self.angular_damping, (0.0..=1e4).contains(&self.angular_damping), "[0, 10000] 1/s")?;
+        check("friction", self.friction, (0.0..=1e4).contains(&self.friction), "[0, 10000]")?;
         check("restitution", self.restitution, (0.0..=1.0).contains(&self.restitution), "[0, 1]")?;
-        check("spring_hz", self.spring_hz, self.spring_hz > 0.0, "(0, ∞)")?;
+        check("spring_hz", self.spring_hz, self.spring_hz > 0.0 && self.spring_hz <= 1e4, "(0, 10000] Hz")?;
         check("damping_ratio", self.damping_ratio, (0.0..=1.0).contains(&self.damping_ratio), "[0, 1]")?;
-        check("max_force", self.max_force, self.max_force >= 0.0, "[0, ∞)")?;
+        check("max_force", self.max_force, (0.0..=1e9).contains(&self.max_force), "[0, 1e9] N")?;
         Ok(())
     }
 

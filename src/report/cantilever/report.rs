@@ -3,8 +3,8 @@
 //! the comparison with the original 2D-VSR-Sim 1.0.0, `reference_comparison.csv` and the comparison
 //! charts.
 //!
-//! Written through [`ReportDir`]: a reader never sees a half-written file, and `index.html` goes last,
-//! so its presence means the rest is there.
+//! Written through [`ReportDir`]: the files are staged and moved into place only when all are written,
+//! `index.html` last, so a failure leaves the previous report intact.
 
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,465 @@
+//! Robustness: malformed scenarios (a seeded generator of mutated fixtures), hostile output paths,
+//! closed pipes, signals and runaway batch jobs. Every case asserts a fact (an exit code, a message, the
+//! bytes of a file left alone), never a duration.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use vsr2d::model::terrain::SplitMix64;
+use vsr2d::scenario::{Limits, Scenario};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_vsr2d"))
+}
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios").join(name)).unwrap()
+}
+
+const FIXTURES: [&str; 6] =
+    ["worm.json", "biped.json", "tripod.json", "two-material.json", "sensing-biped.json", "worm-10x3-uneven.json"];
+
+/// Waits for a child, killing it (and failing) if it has not ended after `cap`: a hang is a failure,
+/// not a slow pass. The cap is generous; no test asserts anything about how long a run takes.
+fn wait_or_fail(mut child: Child, cap: Duration, what: &str) -> Output {
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if start.elapsed() > cap {
+            let _ = child.kill();
+            panic!("{what} hangs (killed after {cap:?})");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// The mutation generator.
+
+/// Values that break ranges, types and the engine's f32 world.
+const HOSTILE: &[&str] = &[
+    "null",
+    "true",
+    "\"x\"",
+    "[]",
+    "{}",
+    "[1, 2, 3]",
+    "0",
+    "-1",
+    "1e308",
+    "-1e308",
+    "1e-300",
+    "1e38",
+    "-1e38",
+    "1e300",
+    "1e-50",
+    "1e9",
+    "18446744073709551616",
+    "-0.0",
+    "0.5",
+    "2",
+    "1000000",
+    "\"\"",
+    "[[]]",
+    "{\"type\": 1}",
+    "\"legacy-1.0\"",
+    "{\"type\": \"uneven\", \"spacing\": 1e-9}",
+    "{\"type\": \"uneven\", \"height\": 1e308}",
+];
+
+/// Paths of every value in a JSON tree (object keys and array indices).
+fn value_paths(v: &Value, at: &mut Vec<PathSeg>, out: &mut Vec<Vec<PathSeg>>) {
+    out.push(at.clone());
+    match v {
+        Value::Object(map) => {
+            for (k, child) in map {
+                at.push(PathSeg::Key(k.clone()));
+                value_paths(child, at, out);
+                at.pop();
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                at.push(PathSeg::Index(i));
+                value_paths(child, at, out);
+                at.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+#[derive(Clone, Debug)]
+enum PathSeg {
+    Key(String),
+    Index(usize),
+}
+
+fn get_mut<'a>(v: &'a mut Value, path: &[PathSeg]) -> &'a mut Value {
+    path.iter().fold(v, |v, seg| match seg {
+        PathSeg::Key(k) => &mut v[k.as_str()],
+        PathSeg::Index(i) => &mut v[*i],
+    })
+}
+
+/// One mutated scenario text and a description of what was done.
+fn mutate(rng: &mut SplitMix64, text: &str) -> (String, String) {
+    let pick = |rng: &mut SplitMix64, n: usize| (rng.next_u64() % n as u64) as usize;
+    let mut value: Value = serde_json::from_str(text).unwrap();
+    let mut done = Vec::new();
+    for _ in 0..1 + pick(rng, 3) {
+        let mut paths = Vec::new();
+        value_paths(&value, &mut Vec::new(), &mut paths);
+        let path = paths[pick(rng, paths.len())].clone();
+        let target = get_mut(&mut value, &path);
+        match pick(rng, 5) {
+            0..=2 => {
+                let h = HOSTILE[pick(rng, HOSTILE.len())];
+                *target = serde_json::from_str(h).unwrap();
+                done.push(format!("{path:?} = {h}"));
+            }
+            3 => {
+                if let Value::Object(map) = target {
+                    map.insert("zz_unknown".into(), Value::from(1));
+                    done.push(format!("{path:?} += zz_unknown"));
+                } else if let Value::Array(items) = target {
+                    items.push(Value::Null);
+                    done.push(format!("{path:?} += null"));
+                }
+            }
+            _ => {
+                if let Value::Object(map) = target {
+                    if let Some(k) = map.keys().nth(pick(rng, map.len().max(1))).cloned() {
+                        map.remove(&k);
+                        done.push(format!("{path:?} -= {k}"));
+                    }
+                }
+            }
+        }
+    }
+    let mut text = serde_json::to_string_pretty(&value).unwrap();
+    match pick(rng, 10) {
+        0 => {
+            let cut = pick(rng, text.len());
+            text.truncate(cut);
+            done.push(format!("cut at {cut}"));
+        }
+        1 => {
+            text.push_str(" {}");
+            done.push("trailing data".into());
+        }
+        _ => {}
+    }
+    (text, done.join("; "))
+}
+
+/// What a scenario text does in the library, with the checks the command line applies.
+#[derive(Debug, PartialEq)]
+enum Verdict {
+    /// Refused by parsing, validation or building (the command line exits 2 whatever `--duration`).
+    Refused(String),
+    /// Over the resource limits at the scenario's own duration.
+    OverLimit(String),
+    Ran,
+    Failed(String),
+}
+
+fn judge(text: &str) -> Verdict {
+    let scenario = match Scenario::from_json(text) {
+        Ok(s) => s,
+        Err(e) => return Verdict::Refused(e.to_string()),
+    };
+    if let Err(e) = scenario.check_limits(&Limits::DEFAULT) {
+        return Verdict::OverLimit(e.to_string());
+    }
+    let mut short = scenario.clone();
+    short.world.duration = short.world.duration.min(0.25);
+    match short.build() {
+        Err(e) => Verdict::Refused(e.to_string()),
+        Ok(sim) => match sim.evaluate() {
+            Ok(_) => Verdict::Ran,
+            Err(e) => Verdict::Failed(e.to_string()),
+        },
+    }
+}
+
+/// 400 mutated fixtures through the library (no panic, every refusal names a JSON path), and every
+/// tenth through the binary (exit 0, 1 or 2 — never a panic's 101, an abort's 134 or a hang).
+#[test]
+fn mutated_scenarios_are_refused_with_a_path_never_a_panic_abort_or_hang() {
+    const CASES: u64 = 400;
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = SplitMix64::new(0x5EED);
+    let (mut refused, mut ran, mut failed, mut through_binary) = (0, 0, 0, 0);
+    let mut codes = std::collections::BTreeMap::new();
+    for case in 0..CASES {
+        let base = fixture(FIXTURES[(case % FIXTURES.len() as u64) as usize]);
+        let (text, what) = mutate(&mut rng, &base);
+        let verdict = catch_unwind(AssertUnwindSafe(|| judge(&text)))
+            .unwrap_or_else(|_| panic!("case {case} panicked ({what}):\n{text}"));
+        match &verdict {
+            Verdict::Refused(msg) | Verdict::OverLimit(msg) => {
+                refused += 1;
+                assert!(
+                    msg.contains('`') || msg.starts_with("the scenario"),
+                    "case {case} ({what}): the message names no JSON path: {msg}"
+                );
+            }
+            Verdict::Ran => ran += 1,
+            Verdict::Failed(_) => failed += 1,
+        }
+        if case % 10 == 0 {
+            through_binary += 1;
+            let path = dir.path().join(format!("case{case}.json"));
+            std::fs::write(&path, &text).unwrap();
+            let child = bin()
+                .args(["simulate", path.to_str().unwrap(), "--duration", "0.25"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let out = wait_or_fail(child, Duration::from_secs(120), &format!("case {case} ({what})"));
+            let code = out.status.code();
+            *codes.entry(code).or_insert(0) += 1;
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(matches!(code, Some(0..=2)), "case {case} ({what}): exit {code:?}: {stderr}");
+            assert!(!stderr.contains("panicked"), "case {case}: {stderr}");
+            if matches!(verdict, Verdict::Refused(_)) {
+                assert_eq!(code, Some(2), "case {case} ({what}): {stderr}");
+            }
+        }
+    }
+    eprintln!(
+        "{CASES} mutated scenarios: {refused} refused with a path, {ran} ran, {failed} failed while running; \
+         {through_binary} through the binary, exit codes {codes:?}"
+    );
+    assert!(refused > CASES / 2, "the generator must mostly break things: {refused} refused");
+}
+
+// ------------------------------------------------------------------------------------------------
+// Output destinations.
+
+#[cfg(unix)]
+#[test]
+fn a_device_node_is_written_directly_never_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let worm = dir.path().join("worm.json");
+    std::fs::write(&worm, fixture("worm.json")).unwrap();
+    let out = bin()
+        .args(["simulate", worm.to_str().unwrap(), "--duration", "0.5", "--record", "/dev/null"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = bin()
+        .args(["render", worm.to_str().unwrap(), "--duration", "0.2", "--size", "64x36", "--png", "/dev/null", "-q"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(std::fs::symlink_metadata("/dev/null").unwrap().file_type().is_char_device());
+    // A directory as a recording is refused at once, before simulating.
+    let out =
+        bin().args(["simulate", worm.to_str().unwrap(), "--record", dir.path().to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+fn jobs_file(dir: &Path) -> PathBuf {
+    let path = dir.join("jobs.jsonl");
+    let scenario = r###"{"world": {"duration": 0.5}, "robots": [{"body": ["##"]}]}"###;
+    std::fs::write(
+        &path,
+        format!("{{\"id\": 1, \"scenario\": {scenario}}}\n{{\"id\": 2, \"scenario\": {scenario}}}\n"),
+    )
+    .unwrap();
+    path
+}
+
+fn eval(input: &Path, output: &Path, extra: &[&str]) -> Output {
+    bin()
+        .args(["eval", "--input", input.to_str().unwrap(), "--output", output.to_str().unwrap(), "--quiet"])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn eval_refuses_a_foreign_output_file_and_leaves_it_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = jobs_file(dir.path());
+    for foreign in [
+        "my notes".to_string(),                      // one line, no final newline
+        "my notes\n".to_string(),                    // one complete line
+        fixture("worm.json").trim_end().to_string(), // a scenario without a final newline
+        "{\"id\":1,\"line\":0,\"metrics\":{\"robots\":[]}}\nhalf".to_string(), // ours, then foreign
+    ] {
+        let out_path = dir.path().join("results.jsonl");
+        std::fs::write(&out_path, &foreign).unwrap();
+        let out = eval(&jobs, &out_path, &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{foreign:?}: {stderr}");
+        assert!(stderr.contains("cannot resume"), "{stderr}");
+        assert_eq!(std::fs::read_to_string(&out_path).unwrap(), foreign, "the file must be untouched");
+    }
+    // A device is no results file either.
+    let out = eval(&jobs, Path::new("/dev/null"), &[]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[cfg(unix)]
+#[test]
+fn eval_refuses_an_output_that_is_a_hard_link_to_its_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = jobs_file(dir.path());
+    let before = std::fs::read(&jobs).unwrap();
+    let link = dir.path().join("results.jsonl");
+    std::fs::hard_link(&jobs, &link).unwrap();
+    let out = eval(&jobs, &link, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("same file"), "{stderr}");
+    assert_eq!(std::fs::read(&jobs).unwrap(), before, "the input must be untouched");
+}
+
+// ------------------------------------------------------------------------------------------------
+// Pipes and signals.
+
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_quietly_and_a_full_disk_is_an_error() {
+    // `true` exits at once, so the schema is written into a pipe nobody reads.
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("{ sleep 1; \"$0\" schema; echo \"exit=$?\" >&2; } | true")
+        .arg(env!("CARGO_BIN_EXE_vsr2d"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("exit=0"), "{stderr}");
+    assert!(!stderr.contains("panicked") && !stderr.contains("error"), "{stderr}");
+
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let out = bin().arg("schema").stdout(full).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("cannot write to stdout") && !stderr.contains("panicked"), "{stderr}");
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_and_sigint_delete_the_temporary_files() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let worm = dir.path().join("worm.json");
+    std::fs::write(&worm, fixture("worm.json")).unwrap();
+    let record = dir.path().join("run.jsonl");
+    for (signal, number) in [("TERM", 15), ("INT", 2)] {
+        let child = bin()
+            .args(["simulate", worm.to_str().unwrap(), "--duration", "5000", "--record", record.to_str().unwrap()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Wait until the recording's temporary file exists (the run is then well under way).
+        let temporaries = || -> Vec<String> {
+            std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with(".run.jsonl."))
+                .collect()
+        };
+        let start = Instant::now();
+        while temporaries().is_empty() {
+            assert!(start.elapsed() < Duration::from_secs(60), "no temporary file appeared");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let kill = Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status().unwrap();
+        assert!(kill.success());
+        let out = wait_or_fail(child, Duration::from_secs(60), "the signalled run");
+        assert_eq!(out.status.signal(), Some(number), "dies of the signal: {:?}", out.status);
+        assert!(temporaries().is_empty(), "left behind: {:?}", temporaries());
+        assert!(!record.exists(), "no partial recording is published");
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Runaway and absurd batch jobs.
+
+#[test]
+fn runaway_and_absurd_jobs_become_error_records_and_the_batch_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = dir.path().join("jobs.jsonl");
+    let lines = [
+        // Runs for days of simulated time: stopped by --job-timeout.
+        r###"{"id": "runaway", "scenario": {"world": {"duration": 100000}, "robots": [{"body": ["##"]}]}}"###,
+        // Would allocate terabytes (defect 2): refused by the validation range.
+        r###"{"id": "spacing", "scenario": {"world": {"terrain": {"type": "uneven", "spacing": 1e-9}}, "robots": [{"body": ["#"]}]}}"###,
+        // Over the voxel limit.
+        &format!(
+            r###"{{"id": "huge", "scenario": {{"robots": [{{"body": {}}}]}}}}"###,
+            serde_json::json!(vec!["#".repeat(200); 200])
+        ),
+        // A metric that is not finite.
+        r###"{"id": "inf", "scenario": {"world": {"duration": 1, "compat": "legacy-1.0"}, "robots": [{"body": ["##"], "controller": {"type": "time_functions", "default": {"type": "expr", "expr": "1/0"}}}]}}"###,
+        r###"{"id": "fine", "scenario": {"world": {"duration": 0.5}, "robots": [{"body": ["##"]}]}}"###,
+    ];
+    std::fs::write(&jobs, lines.join("\n") + "\n").unwrap();
+    let results = dir.path().join("results.jsonl");
+    let child = bin()
+        .args(["eval", "--input", jobs.to_str().unwrap(), "--output", results.to_str().unwrap(), "--quiet"])
+        .args(["--job-timeout", "0.5", "--jobs", "2"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = wait_or_fail(child, Duration::from_secs(300), "the batch");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&results).unwrap();
+    let records: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let error = |i: usize| records[i]["error"].as_str().unwrap_or_default().to_string();
+    assert_eq!(records.len(), 5);
+    assert!(error(0).contains("time budget") && error(0).contains("--job-timeout"), "{}", error(0));
+    assert!(error(1).contains("world.terrain") && error(1).contains("spacing"), "{}", error(1));
+    assert!(error(2).contains("voxels") && error(2).contains("--allow-large"), "{}", error(2));
+    assert!(error(3).contains("control_effort") && error(3).contains("not a finite number"), "{}", error(3));
+    assert!(records[4]["metrics"].is_object());
+    // The file stays resumable: a rerun finds every record its own.
+    let again = eval(&jobs, &results, &[]);
+    assert_eq!(again.status.code(), Some(0), "{}", String::from_utf8_lossy(&again.stderr));
+    assert_eq!(std::fs::read_to_string(&results).unwrap(), text);
+}
+
+#[test]
+fn absurd_command_line_bounds_are_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let worm = dir.path().join("worm.json");
+    std::fs::write(&worm, fixture("worm.json")).unwrap();
+    let w = worm.to_str().unwrap();
+    for args in [
+        vec!["simulate", w, "--duration", "1e308"],
+        vec!["render", w, "--duration", "1e308", "--png", "x.png"],
+        vec!["render", w, "--size", "100000x100000", "--png", "x.png"],
+        vec!["render", w, "--duration", "3000", "--size", "4000x4000", "--frames", "frames"],
+        vec!["cantilever", "--dt", "1e-300"],
+        vec!["cantilever", "--duration", "1e308"],
+        vec!["cantilever", "--solver-iterations", "0"],
+    ] {
+        let child =
+            bin().args(&args).current_dir(dir.path()).stderr(Stdio::piped()).stdout(Stdio::null()).spawn().unwrap();
+        let out = wait_or_fail(child, Duration::from_secs(60), &format!("{args:?}"));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.len() < 400, "compact message: {stderr}");
+    }
+    // A still far after the end shows the last frame (no endless frame search).
+    let child = bin()
+        .args(["render", w, "--duration", "0.2", "--size", "64x36", "--png", "s.png", "--at", "1e308", "-q"])
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    assert_eq!(wait_or_fail(child, Duration::from_secs(60), "--at 1e308").status.code(), Some(0));
+}
