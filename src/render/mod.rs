@@ -10,6 +10,7 @@
 
 mod camera;
 mod draw;
+pub mod lattice;
 mod layout;
 mod style;
 mod text;

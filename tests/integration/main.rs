@@ -6,6 +6,7 @@ mod cli;
 mod eval;
 mod golden;
 mod physics;
+mod pom;
 mod render_e2e;
 mod render_golden;
 #[cfg(feature = "video")]
