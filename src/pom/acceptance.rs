@@ -142,7 +142,7 @@ fn shared_nodes(model: &Model) -> Acceptance {
     row(
         2,
         "shared nodes get identical displacements from all their voxels (boxes 1³–6³, an L lattice, this model)",
-        format!("largest disagreement {w:e} m over {} moving shared nodes", moving + k, w = worst.max(w)),
+        format!("largest disagreement {w:.1e} m over {} moving shared nodes", moving + k, w = worst.max(w)),
         "0 (exact)",
         Some(worst.max(w) == 0.0 && moving + k > 0),
     )
@@ -239,7 +239,7 @@ fn fig1() -> Acceptance {
         3,
         name,
         format!(
-            "d = {}; {} in-plane nodes move {}–{} mm ({} sign errors); {} other nodes, max {} mm; separation +{} mm",
+            "d = {}; {} in-plane nodes move {}–{} mm ({} sign errors); {} other nodes, max {} mm; separation +{:.6} mm",
             model.actuations()[0].d,
             s.in_plane,
             s.min * 1e3,
@@ -316,7 +316,7 @@ fn inverse_forward(model: &Model) -> Acceptance {
         .and_then(|inv| model.forward(&inv.q))
         .map(|back| back.iter().zip(&x).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max))
         .unwrap_or(f64::INFINITY);
-    let mut text = format!("max |forward(inverse(x)) − x| = {err:e} m over {} components", x.len());
+    let mut text = format!("max |forward(inverse(x)) − x| = {err:.1e} m over {} components", x.len());
     let mut pass = err < 1e-12;
     if let Some(r) = (0..model.rows()).find(|&r| model.driver(r).is_none()) {
         let mut t = vec![None; model.rows()];
@@ -416,7 +416,7 @@ fn gait(run: &PomRun, spec: &PomSpec) -> Acceptance {
         name,
         format!(
             "max |q| {:.3} mm ({} range violations); min feet down {min_feet}{}; lifts {} (expected {}); back feet = \
-             markers 1, 4: {}; reversal error {rev_err:e} m; min static margin {:.2} mm",
+             markers 1, 4: {}; reversal error {rev_err:.1e} m; min static margin {:.2} mm",
             qmax * 1e3,
             s.violations.len(),
             if below { ", a foot inside the ground" } else { "" },

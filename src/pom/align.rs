@@ -350,8 +350,41 @@ pub fn against_model(
     Ok((data, cmp))
 }
 
+/// POM's markers as a lab would record them with the body standing still: rest position (top view)
+/// plus predicted (x, y) displacement, named by effector id. Written as `markers_mm.csv`, it is both an
+/// example of the file `vsr2d pom align` reads and a template that aligns with zero error.
+pub fn predicted_tracks(model: &Model, solution: &Solution) -> Tracks {
+    let (idx, _) = marker_layout(model);
+    let frames = solution
+        .x
+        .iter()
+        .map(|x| {
+            idx.iter()
+                .map(|&j| {
+                    let r = model.effector_rest(j);
+                    [r[0] + x[3 * j], r[1] + x[3 * j + 1]]
+                })
+                .collect()
+        })
+        .collect();
+    Tracks {
+        names: idx.iter().map(|&j| model.effectors()[j].id.clone()).collect(),
+        times: solution.times.clone(),
+        frames,
+    }
+}
+
+/// Tracks as CSV `t,<marker>_x,<marker>_y,…` in `units`.
+pub fn tracks_csv(tracks: &Tracks, units: Units) -> String {
+    aligned_csv_in(&tracks.names, &tracks.times, &tracks.frames, 1.0 / units.factor())
+}
+
 /// The aligned tracks as CSV (`t,<marker>_x,<marker>_y,…`, m, robot frame).
 pub fn aligned_csv(names: &[String], times: &[f64], frames: &[Vec<P2>]) -> String {
+    aligned_csv_in(names, times, frames, 1.0)
+}
+
+fn aligned_csv_in(names: &[String], times: &[f64], frames: &[Vec<P2>], scale: f64) -> String {
     let mut out = String::from("t");
     for n in names {
         out.push_str(&format!(",{n}_x,{n}_y"));
@@ -360,7 +393,7 @@ pub fn aligned_csv(names: &[String], times: &[f64], frames: &[Vec<P2>]) -> Strin
     for (t, f) in times.iter().zip(frames) {
         out.push_str(&format!("{t}"));
         for p in f {
-            out.push_str(&format!(",{},{}", p[0], p[1]));
+            out.push_str(&format!(",{},{}", p[0] * scale, p[1] * scale));
         }
         out.push('\n');
     }

@@ -196,6 +196,12 @@ impl LatticeRenderer {
         let mut points: Vec<[f64; 3]> =
             model.lattice().nodes().keys().map(|&k| model.lattice().key_position(k)).collect();
         points.extend((0..model.effectors().len()).map(|j| model.effector_rest(j)));
+        // The bands' corners too, so no band spills into the next panel.
+        for a in model.actuations() {
+            for &v in &a.plane.voxels {
+                points.extend(band_corners(model.lattice().centre(v), model.lattice().pitch(), a.d));
+            }
+        }
         let pw = f64::from(width) / f64::from(n);
         let ph = f64::from(height - HEADER_PX - FOOTER_PX);
         let panels = views
@@ -259,29 +265,24 @@ impl LatticeRenderer {
         };
         let pitch = lattice.pitch();
         let colors: Vec<Rgba> = model.controls().iter().enumerate().map(|(i, c)| control_color(&c.id, i)).collect();
-        for panel in self.panels.clone() {
-            // Planes of motion: one opaque layer per control, composited translucent.
-            for (i, a) in model.actuations().iter().enumerate() {
-                self.layer.fill(tiny_skia::Color::TRANSPARENT);
-                let mut pb = PathBuilder::new();
+        // Planes of motion: one opaque layer per control over every panel, composited translucent once.
+        for (i, a) in model.actuations().iter().enumerate() {
+            self.layer.fill(tiny_skia::Color::TRANSPARENT);
+            let mut pb = PathBuilder::new();
+            for panel in &self.panels {
                 for &v in &a.plane.voxels {
-                    let c = lattice.centre(v);
-                    let mut half = [pitch / 2.0; 3];
-                    half[a.d] = pitch * BAND_HALF;
-                    let mut corners = Vec::with_capacity(8);
-                    for s in 0..8 {
-                        let sign = |b: usize| if s >> b & 1 == 1 { 1.0 } else { -1.0 };
-                        let p = [c[0] + sign(0) * half[0], c[1] + sign(1) * half[1], c[2] + sign(2) * half[2]];
-                        corners.push(panel.to_px(p));
-                    }
+                    let corners: Vec<(f32, f32)> =
+                        band_corners(lattice.centre(v), pitch, a.d).iter().map(|&p| panel.to_px(p)).collect();
                     push_polygon(&mut pb, &hull(&corners));
                 }
-                if let Some(path) = pb.finish() {
-                    self.layer.fill_path(&path, &paint(colors[i]), FillRule::Winding, Transform::identity(), None);
-                }
-                let pp = PixmapPaint { opacity: BAND_ALPHA, ..PixmapPaint::default() };
-                self.pixmap.draw_pixmap(0, 0, self.layer.as_ref(), &pp, Transform::identity(), None);
             }
+            if let Some(path) = pb.finish() {
+                self.layer.fill_path(&path, &paint(colors[i]), FillRule::Winding, Transform::identity(), None);
+            }
+            let pp = PixmapPaint { opacity: BAND_ALPHA, ..PixmapPaint::default() };
+            self.pixmap.draw_pixmap(0, 0, self.layer.as_ref(), &pp, Transform::identity(), None);
+        }
+        for panel in self.panels.clone() {
             // Ground line in the side view: where the feet rest.
             if panel.view == View::Side && model.effectors().iter().any(|e| e.role == Role::Foot) {
                 let z = ground_height(model);
@@ -411,6 +412,16 @@ impl LatticeRenderer {
         let s = format!("node |x|: 0 → {} mm", self.color_range * 1e3);
         self.text.draw(&mut self.pixmap, &s, x + 40.0, y, 12.0, TEXT);
     }
+}
+
+/// The 8 corners of a voxel's band: the cell, thinned to ±[`BAND_HALF`] pitch across the plane (axis d).
+fn band_corners(c: [f64; 3], pitch: f64, d: usize) -> [[f64; 3]; 8] {
+    let mut half = [pitch / 2.0; 3];
+    half[d % 3] = pitch * BAND_HALF;
+    std::array::from_fn(|s| {
+        let sign = |b: usize| if s >> b & 1 == 1 { 1.0 } else { -1.0 };
+        [c[0] + sign(0) * half[0], c[1] + sign(1) * half[1], c[2] + sign(2) * half[2]]
+    })
 }
 
 /// White → blue over [0, 1].

@@ -15,6 +15,9 @@ use crate::report::chart::PlotError;
 use crate::report::checks::{Check, Summary, Verdict};
 use crate::report::dir::{DirError, ReportDir};
 
+/// POM's markers in the format `vsr2d pom align` reads (mm).
+pub const MARKERS_CSV: &str = "markers_mm.csv";
+
 const TEMPLATE: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/templates/pom.html"));
 
 /// Why a report could not be written.
@@ -173,6 +176,10 @@ pub fn write(dir: &Path, input: &ReportInput<'_>) -> Result<PomReport, PomReport
     put("violations.csv", tables::violations_csv(run))?;
     if let Some(support) = tables::support_csv(run) {
         put("support.csv", support)?;
+    }
+    let predicted = align::predicted_tracks(&run.model, &run.solution);
+    if predicted.names.len() >= 2 {
+        put(MARKERS_CSV, align::tracks_csv(&predicted, align::Units::Mm))?;
     }
     if let Some(m) = &input.mocap {
         put("aligned.csv", align::aligned_csv(&m.tracks.names, &m.tracks.times, &m.aligned.frames))?;
