@@ -143,7 +143,7 @@ struct Panel {
 }
 
 impl Panel {
-    fn to_px(&self, p: [f64; 3]) -> (f32, f32) {
+    fn to_px(self, p: [f64; 3]) -> (f32, f32) {
         let (u, v) = project(self.view, p);
         (
             (self.x0 + self.w / 2.0 + self.scale * (u - self.cu)) as f32,
@@ -531,7 +531,7 @@ mod tests {
         assert_eq!(project(View::Top, p), (1.0, 2.0));
         assert_eq!(project(View::Side, p), (1.0, 3.0));
         let (u, v) = project(View::Iso, p);
-        assert!((u - (-1.0) * 30f64.to_radians().cos()).abs() < 1e-15);
+        assert!((u + 30f64.to_radians().cos()).abs() < 1e-15, "x − y = −1");
         assert!((v - (3.0 + 3.0 * 0.5)).abs() < 1e-12);
         assert_eq!(ramp(0.0), Rgba::opaque(255, 255, 255));
         assert_eq!(ramp(1.0), NODE_FULL);
