@@ -214,12 +214,29 @@ pub fn write(dir: &Path, input: &ReportInput<'_>) -> Result<PomReport, PomReport
         figures.push(Figure { file: c.file_name.clone(), title: c.title.clone(), caption: c.caption.clone() });
     }
     let mut stills = Vec::new();
+    let mut patterns = Vec::new();
     let mut r = video::renderer(run, &render, &title).map_err(VideoFailure::from)?;
     for (k, (label, t)) in still_times(run).into_iter().enumerate() {
         let name = format!("views_{k}.png");
         let img = pixmap_to_rgba_image(r.render(&run.model, &video::state_at(run, t)));
         out.write_png(&name, &image::DynamicImage::ImageRgba8(img))?;
         stills.push(Figure { file: name, title: format!("{label}, t = {t:.2} s"), caption: String::new() });
+    }
+    // Figs. 1–3 style: each control alone at the top of its range, the pattern it imposes on its plane.
+    for (i, c) in run.model.controls().iter().enumerate() {
+        let mut q = vec![0.0; run.model.cols()];
+        q[i] = c.range[1];
+        let name = format!("control_{i}.png");
+        let state = crate::render::lattice::LatticeState::from_q(&run.model, 0.0, &q);
+        let img = pixmap_to_rgba_image(r.render(&run.model, &state));
+        out.write_png(&name, &image::DynamicImage::ImageRgba8(img))?;
+        patterns.push(Figure {
+            file: name,
+            title: format!("control {} alone at q = {} mm (cf. paper Figs. 1–3)", c.id, c.range[1] * 1e3),
+            caption:
+                "Every node of its plane moves by the same amount with alternating direction; nothing else translates."
+                    .into(),
+        });
     }
     let video = if input.video {
         video::write_video(dir, run, &render, &title)?
@@ -228,7 +245,7 @@ pub fn write(dir: &Path, input: &ReportInput<'_>) -> Result<PomReport, PomReport
     };
     let checks = acceptance_table(run, spec, Some(&video));
     let summary = Summary::of(&checks);
-    let html = page(input, &title, &checks, summary, &figures, &stills, &video, &files)?;
+    let html = page(input, &title, &checks, summary, &figures, &stills, &patterns, &video, &files)?;
     let index = out.finish(&html)?;
     Ok(PomReport { index, checks, summary, video, files })
 }
@@ -241,6 +258,7 @@ fn page(
     summary: Summary,
     figures: &[Figure],
     stills: &[Figure],
+    patterns: &[Figure],
     video: &VideoOutcome,
     files: &[String],
 ) -> Result<String, minijinja::Error> {
@@ -349,6 +367,7 @@ fn page(
             summary_text => tables::summary(run),
             figures => figures,
             stills => stills,
+            patterns => patterns,
             video => video_ctx,
             files => files,
             mocap => mocap,
