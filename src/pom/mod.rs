@@ -15,9 +15,13 @@
 //! - `spec`: the JSON format (serde + schemars) and its path-naming errors;
 //! - `tables`: a run as the CSV files and text tables of spec §11;
 //! - `example`: the built-in `pom-quadruped`, a reconstruction of the paper's robot;
+//! - `align`: the paper's four mocap preprocessing steps and the comparison with POM's markers;
+//! - `acceptance`: the checks of spec §13 measured at run time, for reports;
 //! - `error`: [`PomError`].
 
+pub mod acceptance;
 pub mod actuation;
+pub mod align;
 pub mod checks;
 pub mod error;
 pub mod example;

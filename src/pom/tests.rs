@@ -559,3 +559,15 @@ fn forward_logs_report_and_optionally_clip_range_violations() {
     let msg = run(&spec, Some("t,a\n0,0\n0,1\n")).unwrap_err().to_string();
     assert!(msg.contains("forward.csv line 3") && msg.contains("greater"), "{msg}");
 }
+
+/// The report's acceptance table measures checks 1–10 on the built-in example, and every one passes.
+#[test]
+fn acceptance_table_of_the_quadruped_passes() {
+    let spec = example::quadruped().unwrap();
+    let out = run(&spec, None).unwrap();
+    let rows = super::acceptance::measure(&out, &spec);
+    assert_eq!(rows.iter().map(|r| r.number).collect::<Vec<_>>(), (1..=10).collect::<Vec<_>>());
+    for r in &rows {
+        assert_eq!(r.pass, Some(true), "check {}: {}", r.number, r.measured);
+    }
+}

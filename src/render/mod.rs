@@ -11,6 +11,7 @@
 mod camera;
 pub mod compare;
 mod draw;
+pub mod lattice;
 mod layout;
 mod style;
 mod text;

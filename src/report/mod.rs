@@ -10,5 +10,6 @@ pub mod csv;
 pub mod dir;
 pub mod fit;
 pub mod format;
+pub mod pom;
 pub mod series;
 pub mod template;

@@ -7,6 +7,7 @@ mod eval;
 mod evolve;
 mod golden;
 mod physics;
+mod pom;
 mod readme;
 mod render_e2e;
 mod render_golden;

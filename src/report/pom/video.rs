@@ -1,0 +1,119 @@
+//! `pom.mp4` and the three-view stills: the run's q(t), resampled at the video's frame rate, drawn by
+//! [`crate::render::lattice`] and sent through the same frame-sink path as every other video of vsr2d.
+//! Without the `video` feature the mp4 is skipped with a message; the stills are always written.
+
+use std::path::Path;
+
+use crate::output::{FrameError, FrameSink};
+use crate::pom::spec::RenderSpec;
+use crate::pom::PomRun;
+use crate::render::lattice::{LatticeOptions, LatticeRenderer, LatticeState};
+use crate::render::RenderError;
+
+/// The video file's name in the report directory.
+pub const VIDEO_FILE: &str = "pom.mp4";
+
+/// What became of the video.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VideoOutcome {
+    /// Written and probed.
+    Written { frames: u64, width: u32, height: u32, fps: f64, codec: String },
+    /// Not written, and why (no `video` feature, or `--no-video`).
+    Skipped(String),
+}
+
+/// Why the video or a still could not be drawn.
+#[derive(Debug, thiserror::Error)]
+pub enum VideoFailure {
+    #[error("cannot draw the lattice: {0}")]
+    Render(#[from] RenderError),
+    #[error("cannot write {VIDEO_FILE}: {0}")]
+    Frames(#[from] FrameError),
+}
+
+/// q at time t, linear between the run's samples (clamped to the ends).
+pub fn q_at(run: &PomRun, t: f64) -> Vec<f64> {
+    let s = &run.solution;
+    let i = s.times.partition_point(|&x| x <= t);
+    if i == 0 {
+        return s.q.first().cloned().unwrap_or_else(|| vec![0.0; run.model.cols()]);
+    }
+    if i >= s.times.len() {
+        return s.q.last().cloned().unwrap_or_else(|| vec![0.0; run.model.cols()]);
+    }
+    let (t0, t1) = (s.times[i - 1], s.times[i]);
+    let u = if t1 > t0 { (t - t0) / (t1 - t0) } else { 0.0 };
+    s.q[i - 1].iter().zip(&s.q[i]).map(|(a, b)| a + u * (b - a)).collect()
+}
+
+/// A renderer for the run at the spec's size and exaggeration.
+pub fn renderer(run: &PomRun, render: &RenderSpec, title: &str) -> Result<LatticeRenderer, RenderError> {
+    let options = LatticeOptions {
+        views: render.views.clone(),
+        exaggerate: render.exaggerate,
+        color_range: None,
+        title: title.to_string(),
+    };
+    LatticeRenderer::new(&run.model, render.size[0], render.size[1], options)
+}
+
+/// The frame at time t.
+pub fn state_at(run: &PomRun, t: f64) -> LatticeState {
+    LatticeState::from_q(&run.model, t, &q_at(run, t))
+}
+
+/// Frame times: k / fps over the run's time span (one frame for a single sample).
+pub fn frame_times(run: &PomRun, fps: u32) -> Vec<f64> {
+    let s = &run.solution;
+    let (Some(&t0), Some(&t1)) = (s.times.first(), s.times.last()) else { return Vec::new() };
+    let n = ((t1 - t0) * f64::from(fps.max(1)) + 1e-9).floor() as u64 + 1;
+    (0..n).map(|k| t0 + k as f64 / f64::from(fps.max(1))).collect()
+}
+
+/// Sends every frame into `sink`.
+pub fn render_frames(
+    run: &PomRun,
+    render: &RenderSpec,
+    title: &str,
+    sink: &mut dyn FrameSink,
+) -> Result<u64, VideoFailure> {
+    let mut r = renderer(run, render, title)?;
+    for t in frame_times(run, render.fps) {
+        let state = state_at(run, t);
+        sink.push(r.render(&run.model, &state))?;
+    }
+    Ok(sink.frame_count())
+}
+
+/// Writes `dir/pom.mp4` (H.264) and probes it.
+#[cfg(feature = "video")]
+pub fn write_video(dir: &Path, run: &PomRun, render: &RenderSpec, title: &str) -> Result<VideoOutcome, VideoFailure> {
+    use crate::output::video::{probe, Mp4Encoder, VideoSettings};
+    let path = dir.join(VIDEO_FILE);
+    let settings = VideoSettings { fps: render.fps, ..VideoSettings::new(render.size[0], render.size[1]) };
+    let mut sink: Box<Mp4Encoder> = Box::new(Mp4Encoder::new(&path, settings).map_err(FrameError::from)?);
+    render_frames(run, render, title, sink.as_mut())?;
+    FrameSink::finish(sink)?;
+    let info = probe(&path).map_err(FrameError::from)?;
+    Ok(VideoOutcome::Written {
+        frames: info.frames,
+        width: info.width,
+        height: info.height,
+        fps: info.fps,
+        codec: info.codec,
+    })
+}
+
+/// Without the `video` feature there is no encoder: say so.
+#[cfg(not(feature = "video"))]
+pub fn write_video(
+    _dir: &Path,
+    _run: &PomRun,
+    _render: &RenderSpec,
+    _title: &str,
+) -> Result<VideoOutcome, VideoFailure> {
+    Ok(VideoOutcome::Skipped(format!(
+        "{VIDEO_FILE} not written: this vsr2d was built without the `video` feature (rebuild with default features \
+         and the FFmpeg libraries to get it); the three-view stills below show the key moments"
+    )))
+}
