@@ -84,8 +84,10 @@ pub fn run(args: PomArgs) -> Result<(), Failure> {
     }
     let start = Instant::now();
     if let Some(PomCommand::Align(a)) = args.command {
+        super::check_dir_creatable(&a.out).map_err(input)?;
         return align(a, start);
     }
+    super::check_dir_creatable(&args.out).map_err(input)?;
     let (spec, csv, source) = match &args.spec {
         Some(path) => {
             let (s, c) = load(path)?;

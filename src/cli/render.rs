@@ -16,7 +16,7 @@ use vsr2d::movie::{
 use vsr2d::output::gif::GifSink;
 use vsr2d::output::png::{write_png, PngSequence};
 use vsr2d::output::sinks::{Filmstrip, StillPng, Tee};
-use vsr2d::output::{check_dir_writable, check_output_writable, FrameSink};
+use vsr2d::output::{check_output_writable, FrameSink};
 use vsr2d::render::{GridLayout, RenderOptions};
 use vsr2d::scenario::Scenario;
 
@@ -275,7 +275,7 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
         check_output_writable(path).map_err(input)?;
     }
     if let Some(dir) = &args.frames {
-        check_frames_dir(dir).map_err(input)?;
+        super::check_dir_creatable(dir).map_err(input)?;
     }
 
     let options = args.render_options();
@@ -478,18 +478,6 @@ fn find_runs(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
 #[cfg(feature = "video")]
 fn video_failure(e: vsr2d::output::video::VideoError) -> Failure {
     super::classified(e.is_input(), e)
-}
-
-/// A frame directory must be writable if it exists, or be creatable under its nearest existing ancestor.
-fn check_frames_dir(dir: &Path) -> Result<(), vsr2d::output::OutputError> {
-    let mut probe = dir;
-    while !probe.exists() {
-        match probe.parent() {
-            Some(p) if !p.as_os_str().is_empty() => probe = p,
-            _ => return check_dir_writable("."),
-        }
-    }
-    check_dir_writable(probe)
 }
 
 fn progress_bar(total: u64, quiet: bool) -> ProgressBar {

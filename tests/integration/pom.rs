@@ -184,3 +184,14 @@ fn cli_align_of_model_generated_mocap_has_zero_rms() {
     assert_eq!(bad.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("2 markers in the data") && stderr.contains("m1, m2, m3, m4"), "{stderr}");
 }
+
+/// An output directory that cannot be created is bad input, refused before anything runs.
+#[test]
+fn an_unwritable_report_directory_is_refused_up_front() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vsr2d"))
+        .args(["pom", "--no-video", "-o", "/proc/no-such-dir/report"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stdout.is_empty(), "nothing is computed or printed first");
+}
