@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::rng::SplitMix64;
+
 use crate::geom::{Polygon, Vec2};
 
 /// Terrain as written in scenario JSON.
@@ -122,29 +124,6 @@ pub struct Terrain {
     pub profile: Vec<Vec2>,
 }
 
-/// The SplitMix64 generator of the spec: portable and deterministic.
-#[derive(Debug, Clone)]
-pub struct SplitMix64 {
-    state: u64,
-}
-
-impl SplitMix64 {
-    pub fn new(seed: u64) -> Self {
-        SplitMix64 { state: seed }
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1) with 53 random bits.
-    pub fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-}
-
 /// Java's `java.util.Random` LCG, for the `legacy-1.0` uneven terrain.
 #[derive(Debug, Clone)]
 pub struct JavaRandom {
@@ -189,7 +168,7 @@ impl Terrain {
         let delta = 1980.0 / n as f64;
         let mut rng = SplitMix64::new(seed);
         let mut profile = vec![Vec2::new(0.0, 100.0)];
-        profile.extend((0..=n).map(|j| Vec2::new(10.0 + j as f64 * delta, height * rng.next_f64())));
+        profile.extend((0..=n).map(|j| Vec2::new(10.0 + j as f64 * delta, height * rng.uniform())));
         profile.push(Vec2::new(2000.0, 100.0));
         Ok(Terrain { profile })
     }
@@ -261,16 +240,6 @@ impl Terrain {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn splitmix_test_vector() {
-        let mut r = SplitMix64::new(1);
-        assert_eq!(r.next_u64(), 0x910A2DEC89025CC1);
-        assert_eq!(r.next_u64(), 0xBEEB8DA1658EEC67);
-        let mut r = SplitMix64::new(1);
-        assert_eq!(r.next_f64(), 0.5665615751722809);
-        assert_eq!(r.next_f64(), 0.7457817572627011);
-    }
 
     #[test]
     fn java_random_test_vector() {

@@ -50,12 +50,7 @@ impl FrameSink for StillPng {
             self.written = true;
             self.last = None;
         } else if !self.written {
-            match self.last.as_mut() {
-                Some(l) if l.width() == frame.width() && l.height() == frame.height() => {
-                    l.data_mut().copy_from_slice(frame.data())
-                }
-                _ => self.last = Some(frame.clone()),
-            }
+            keep_copy(&mut self.last, frame);
         }
         self.frames += 1;
         Ok(())
@@ -153,12 +148,7 @@ impl FrameSink for Filmstrip {
         if self.indices.contains(&self.frames) {
             self.kept.push((self.frames, frame.clone()));
         }
-        match self.last.as_mut() {
-            Some(l) if l.width() == frame.width() && l.height() == frame.height() => {
-                l.data_mut().copy_from_slice(frame.data())
-            }
-            _ => self.last = Some(frame.clone()),
-        }
+        keep_copy(&mut self.last, frame);
         self.frames += 1;
         Ok(())
     }
@@ -179,5 +169,15 @@ impl FrameSink for Filmstrip {
             source: Box::new(std::io::Error::other("the filmstrip would be empty or too large")),
         })?;
         write_png(&strip, &self.path)
+    }
+}
+
+/// Keeps a copy of `frame` in `slot`, reusing its buffer when the size matches (no allocation per frame).
+fn keep_copy(slot: &mut Option<Pixmap>, frame: &Pixmap) {
+    match slot.as_mut() {
+        Some(l) if l.width() == frame.width() && l.height() == frame.height() => {
+            l.data_mut().copy_from_slice(frame.data())
+        }
+        _ => *slot = Some(frame.clone()),
     }
 }

@@ -478,23 +478,6 @@ fn quadruped_fixture(run: &PomRun) -> Acceptance {
     row(9, name, measured, "exact", Some(wrong.is_empty()))
 }
 
-/// SplitMix64 and Box–Muller: reproducible Gaussian noise for the alignment check.
-struct Noise(u64);
-
-impl Noise {
-    fn uniform(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn gaussian(&mut self) -> f64 {
-        let u = self.uniform().max(1e-300);
-        (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * self.uniform()).cos()
-    }
-}
-
 /// The template under a translation and a time-varying rotation, as a lab would record it.
 pub fn rigidly_moved(template: &[Vec<P2>], times: &[f64]) -> Vec<Vec<P2>> {
     template
@@ -541,11 +524,11 @@ fn alignment(run: &PomRun) -> Acceptance {
             .zip(&b.frames)
             .flat_map(|(x, y)| x.iter().zip(y).map(|(p, q)| (p[0] - q[0]).abs().max((p[1] - q[1]).abs())))
             .fold(0.0, f64::max);
-        let mut noise = Noise(0x5EED);
+        let mut noise = crate::rng::SplitMix64::new(0x5EED);
         let sigma = 0.005 * disp_rms;
         let noisy: Vec<Vec<P2>> = data
             .iter()
-            .map(|f| f.iter().map(|p| [p[0] + sigma * noise.gaussian(), p[1] + sigma * noise.gaussian()]).collect())
+            .map(|f| f.iter().map(|p| [p[0] + sigma * noise.normal(), p[1] + sigma * noise.normal()]).collect())
             .collect();
         let c = align::align(&noisy, Some(&layout), Rescale::None)?;
         let (mut e2, mut n) = (0.0, 0usize);

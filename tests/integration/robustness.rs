@@ -8,7 +8,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use vsr2d::model::terrain::SplitMix64;
+use vsr2d::rng::SplitMix64;
 use vsr2d::scenario::{Limits, Scenario};
 
 fn bin() -> Command {
