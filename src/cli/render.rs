@@ -109,6 +109,10 @@ pub struct RenderArgs {
     /// x_rot_velocity, y_rot_velocity, touching).
     #[arg(long, value_name = "SENSOR", value_parser = parse_sensor)]
     pub color_by: Option<SensorKind>,
+    /// One cell per scenario even when it has several robots, its camera framing them all (default: one
+    /// cell per robot, each following its robot and showing the others it sees).
+    #[arg(long)]
+    pub shared_camera: bool,
     /// Show this world rectangle in every cell instead of following the robots.
     #[arg(long, value_name = "x0,y0,x1,y1", value_parser = parse_view, allow_hyphen_values = true)]
     pub fixed_camera: Option<Aabb>,
@@ -280,8 +284,15 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
 
     let options = args.render_options();
     let sources = load_sources(&args, &options)?;
-    let settings =
-        MovieSettings { width, height, fps: args.fps, layout: args.layout, options, fixed_view: args.fixed_camera };
+    let settings = MovieSettings {
+        width,
+        height,
+        fps: args.fps,
+        layout: args.layout,
+        options,
+        fixed_view: args.fixed_camera,
+        shared_camera: args.shared_camera,
+    };
     let mut movie = Movie::new(sources, &settings).map_err(classify)?;
     let total = movie.frame_count();
     check_frame_cost(total, width, height, args.png.is_some() && args.frames.is_none() && video_path.is_none())?;

@@ -69,7 +69,8 @@ pub enum MovieError {
     #[error("nothing to render: give at least one scenario or recording")]
     NoSources,
     #[error(
-        "layout {layout} has {capacity} cells but {cells} simulations (robots) are to be shown; give a larger layout"
+        "layout {layout} has {capacity} cells but {cells} simulations (robots) are to be shown; give a larger \
+         layout, or --shared-camera to show each multi-robot world in one cell"
     )]
     LayoutTooSmall { layout: GridLayout, capacity: usize, cells: usize },
     #[error("frame rate 0 is invalid; give a positive number of frames per second (e.g. 30)")]
@@ -361,6 +362,9 @@ pub struct MovieSettings {
     pub options: RenderOptions,
     /// A fixed world rectangle for every cell instead of the follow cameras.
     pub fixed_view: Option<Aabb>,
+    /// One cell per source even when it has several robots: its camera frames them all (otherwise each
+    /// robot gets its own cell, which follows it and shows the others it sees).
+    pub shared_camera: bool,
 }
 
 impl Default for MovieSettings {
@@ -372,6 +376,7 @@ impl Default for MovieSettings {
             layout: None,
             options: RenderOptions::default(),
             fixed_view: None,
+            shared_camera: false,
         }
     }
 }
@@ -404,7 +409,7 @@ impl Movie {
         if settings.fps == 0 {
             return Err(MovieError::ZeroFps);
         }
-        let total: usize = sources.iter().map(MovieSource::cell_count).sum();
+        let total: usize = sources.iter().map(|s| if settings.shared_camera { 1 } else { s.cell_count() }).sum();
         let layout = settings.layout.unwrap_or_else(|| auto_layout(total));
         if layout.cells() < total {
             return Err(MovieError::LayoutTooSmall { layout, capacity: layout.cells(), cells: total });
@@ -417,7 +422,7 @@ impl Movie {
         let mut cells = Vec::with_capacity(total);
         let mut feeds = Vec::with_capacity(sources.len());
         for (f, source) in sources.into_iter().enumerate() {
-            let tracks: Vec<Track> = if source.bodies.len() > 1 {
+            let tracks: Vec<Track> = if source.bodies.len() > 1 && !settings.shared_camera {
                 let track = |(j, (id, label)): (usize, &(BodyId, String))| Track {
                     cell: cells.len() + j,
                     bodies: Some(vec![*id]),

@@ -90,6 +90,30 @@ fn a_multi_robot_scenario_gets_one_cell_per_robot() {
     assert_eq!(labels, ["biped", "worm"]);
 }
 
+/// With a shared camera a two-robot world fits a 1×1 layout, and its one cell shows both robots (blue
+/// voxel outlines on both sides of the gap between them); without it the layout is refused with a hint.
+#[test]
+fn a_shared_camera_shows_a_multi_robot_world_in_one_cell() {
+    let mut two = scenario("biped", 0.5);
+    two.robots.push(scenario("worm", 0.5).robots.remove(0));
+    let layout = Some(GridLayout { cols: 1, rows: 1 });
+    let refused = Movie::new(
+        vec![MovieSource::scenario("two", &two, &RenderOptions::default()).unwrap()],
+        &MovieSettings { layout, ..settings(320, 180) },
+    );
+    assert!(refused.err().unwrap().to_string().contains("--shared-camera"));
+    let source = MovieSource::scenario("two", &two, &RenderOptions::default()).unwrap();
+    let mut movie =
+        Movie::new(vec![source], &MovieSettings { layout, shared_camera: true, ..settings(320, 180) }).unwrap();
+    let img = vsr2d::render::pixmap_to_rgba_image(movie.still(0).unwrap());
+    // The biped stands at x = 11…23 m, the worm 2 voxel sides further right: the cell frames both, so
+    // blue outlines appear in its left and its right third.
+    let blue_in = |x0: u32, x1: u32| {
+        img.enumerate_pixels().filter(|(x, _, p)| (x0..x1).contains(x) && p[2] > 200 && p[0] < 60 && p[1] < 60).count()
+    };
+    assert!(blue_in(0, 107) > 20 && blue_in(213, 320) > 20, "left {} right {}", blue_in(0, 107), blue_in(213, 320));
+}
+
 #[test]
 fn metrics_after_rendering_match_a_plain_run() {
     let s = scenario("tripod", 1.5);
