@@ -41,6 +41,8 @@ pub(crate) struct Scratch {
     stroke: Stroke,
     dashed: Stroke,
     text: String,
+    /// The colour key, drawn once: it depends only on the renderer's options, which never change.
+    legend: Option<Pixmap>,
 }
 
 impl Default for Scratch {
@@ -56,6 +58,7 @@ impl Default for Scratch {
             stroke: Stroke::default(),
             dashed,
             text: String::new(),
+            legend: None,
         }
     }
 }
@@ -285,7 +288,7 @@ pub(crate) fn draw_cell(
     draw_layers(pm, tf, frame, opts, text, sc);
     let overlay = if opts.text { draw_overlay(pm, cell, opts.progress, text, sc) } else { None };
     if opts.legend {
-        draw_legend(pm, opts, overlay, text);
+        draw_legend(pm, opts, overlay, text, sc);
     }
 }
 
@@ -499,7 +502,29 @@ const LEGEND_BAR_H_PX: f32 = 8.0;
 /// The fill's key: the sensor and its display domain, a colour bar that is the voxel fill itself, and
 /// what its ends mean (for the area ratio: contracted, expanded). Top-right, beside the overlay; left out
 /// when the cell is too narrow for both (it would cover the robots).
-fn draw_legend(pm: &mut Pixmap, opts: &RenderOptions, overlay: Option<Rect>, text: &mut TextRenderer) {
+fn draw_legend(
+    pm: &mut Pixmap,
+    opts: &RenderOptions,
+    overlay: Option<Rect>,
+    text: &mut TextRenderer,
+    sc: &mut Scratch,
+) {
+    if sc.legend.is_none() {
+        sc.legend = legend_pixmap(opts, text);
+    }
+    let Some(key) = sc.legend.as_ref() else { return };
+    let (box_w, box_h) = (key.width() as f32, key.height() as f32);
+    let x0 = (pm.width() as f32 - box_w - TEXT_MARGIN_PX).floor();
+    let y0 = TEXT_MARGIN_PX;
+    let beside_overlay = overlay.is_none_or(|r| r.right() + TEXT_MARGIN_PX <= x0);
+    if x0 < 0.0 || !beside_overlay || y0 + box_h > pm.height() as f32 * 0.5 {
+        return; // no room: the robots matter more than their key
+    }
+    pm.draw_pixmap(x0 as i32, y0 as i32, key.as_ref(), &tiny_skia::PixmapPaint::default(), Transform::identity(), None);
+}
+
+/// The key on its translucent box, as an image to place in each cell.
+fn legend_pixmap(opts: &RenderOptions, text: &mut TextRenderer) -> Option<Pixmap> {
     let kind = opts.color_by;
     let domain = style::display_domain(kind, opts.voxel_side.unwrap_or(DEFAULT_VOXEL_SIDE), opts.area_ratio_range);
     let size = style::SMALL_TEXT_PX;
@@ -511,31 +536,23 @@ fn draw_legend(pm: &mut Pixmap, opts: &RenderOptions, overlay: Option<Rect>, tex
     };
     let pad = TEXT_MARGIN_PX * 0.5;
     let ends_w = TextRenderer::measure(lo, size) + TextRenderer::measure(hi, size) + 8.0;
-    let inner_w = ends_w.max(TextRenderer::measure(&title, size));
-    let (box_w, box_h) = (inner_w + 2.0 * pad, 2.0 * m.line_height + LEGEND_BAR_H_PX + 2.0 * pad + 2.0);
-    let (cell_w, cell_h) = (pm.width() as f32, pm.height() as f32);
-    let x0 = cell_w - box_w - TEXT_MARGIN_PX;
-    let y0 = TEXT_MARGIN_PX;
-    let beside_overlay = overlay.is_none_or(|r| r.right() + TEXT_MARGIN_PX <= x0);
-    if x0 < 0.0 || !beside_overlay || y0 + box_h > cell_h * 0.5 {
-        return; // no room: the robots matter more than their key
-    }
-    if let Some(r) = Rect::from_xywh(x0, y0, box_w, box_h) {
-        pm.fill_rect(r, &paint(style::OVERLAY_BOX), Transform::identity(), None);
-    }
-    let tx = x0 + pad;
-    let baseline = y0 + pad + m.ascent;
-    text.draw(pm, &title, tx, baseline, size, style::TEXT);
+    let inner_w = ends_w.max(TextRenderer::measure(&title, size)).ceil();
+    let (box_w, box_h) = (inner_w + 2.0 * pad, (2.0 * m.line_height + LEGEND_BAR_H_PX + 2.0 * pad + 2.0).ceil());
+    let mut key = Pixmap::new(box_w as u32, box_h as u32)?;
+    key.fill(style::OVERLAY_BOX.to_skia());
+    let baseline = pad + m.ascent;
+    text.draw(&mut key, &title, pad, baseline, size, style::TEXT);
     let bar_y = baseline + m.descent.abs() + 2.0;
     for i in 0..inner_w as u32 {
         let value = domain[0] + (domain[1] - domain[0]) * (f64::from(i) + 0.5) / f64::from(inner_w);
-        if let Some(r) = Rect::from_xywh(tx + i as f32, bar_y, 1.0, LEGEND_BAR_H_PX) {
-            pm.fill_rect(r, &paint(style::voxel_fill(value, domain)), Transform::identity(), None);
+        if let Some(r) = Rect::from_xywh(pad + i as f32, bar_y, 1.0, LEGEND_BAR_H_PX) {
+            key.fill_rect(r, &paint(style::voxel_fill(value, domain)), Transform::identity(), None);
         }
     }
     let baseline = bar_y + LEGEND_BAR_H_PX + m.ascent + 1.0;
-    text.draw(pm, lo, tx, baseline, size, style::TEXT);
-    text.draw(pm, hi, tx + inner_w - TextRenderer::measure(hi, size), baseline, size, style::TEXT);
+    text.draw(&mut key, lo, pad, baseline, size, style::TEXT);
+    text.draw(&mut key, hi, pad + inner_w - TextRenderer::measure(hi, size), baseline, size, style::TEXT);
+    Some(key)
 }
 
 /// The terrain's surface height at `x`: the highest edge of its outline above x.
