@@ -435,7 +435,7 @@ fn gait(run: &PomRun, spec: &PomSpec) -> Acceptance {
 }
 
 /// Spec §12's expected J of `pom-quadruped`: (row, control, entry); every other entry 0.
-const QUADRUPED_J: [(&str, &str, i8); 14] = [
+pub(crate) const QUADRUPED_J: [(&str, &str, i8); 14] = [
     ("foot_bl.x", "red", 1),
     ("foot_bl.y", "yellow", -1),
     ("foot_br.x", "blue", -1),

@@ -380,22 +380,7 @@ fn spec_example_parses_and_errors_carry_json_paths() {
 #[test]
 fn quadruped_j_matches_the_spec_fixture() {
     let model = example::quadruped().unwrap().model().unwrap();
-    let fixture = [
-        ("foot_bl.x", "red", 1),
-        ("foot_bl.y", "yellow", -1),
-        ("foot_br.x", "blue", -1),
-        ("foot_br.y", "green", 1),
-        ("foot_fr.z", "red", -1),
-        ("foot_fl.z", "green", -1),
-        ("m1.x", "red", 1),
-        ("m1.y", "yellow", -1),
-        ("m2.x", "blue", 1),
-        ("m2.y", "yellow", 1),
-        ("m3.x", "red", -1),
-        ("m3.y", "green", -1),
-        ("m4.x", "blue", -1),
-        ("m4.y", "green", 1),
-    ];
+    let fixture = super::acceptance::QUADRUPED_J;
     for r in 0..model.rows() {
         for (i, c) in model.controls().iter().enumerate() {
             let name = model.row_name(r);
