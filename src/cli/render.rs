@@ -16,7 +16,7 @@ use vsr2d::movie::{
 use vsr2d::output::gif::GifSink;
 use vsr2d::output::png::{write_png, PngSequence};
 use vsr2d::output::sinks::{Filmstrip, StillPng, Tee};
-use vsr2d::output::{check_output_writable, FrameSink};
+use vsr2d::output::{check_output_writable, FrameSink, VideoFormat};
 use vsr2d::render::{GridLayout, RenderOptions};
 use vsr2d::scenario::Scenario;
 
@@ -204,26 +204,16 @@ impl RenderArgs {
     }
 }
 
-/// The video formats `-o` can name, by extension.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum VideoFormat {
-    Mp4,
-    Gif,
-}
-
-impl VideoFormat {
-    fn of(path: &Path) -> Result<VideoFormat, Failure> {
-        let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
-        match ext.as_deref() {
-            Some("mp4") => Ok(VideoFormat::Mp4),
-            Some("gif") => Ok(VideoFormat::Gif),
-            _ => Err(input(anyhow!(
-                "`{}`: unknown video format; the output's extension chooses it: .mp4 (H.264) or .gif (animated \
-                 GIF). For single frames use --png FILE.png, --frames DIR or --filmstrip FILE.png",
-                path.display()
-            ))),
-        }
-    }
+/// The video format `-o` names by its extension.
+fn video_format(path: &Path) -> Result<VideoFormat, Failure> {
+    VideoFormat::of(path).ok_or_else(|| {
+        input(anyhow!(
+            "`{}`: unknown video format; the output's extension chooses it: {}. For single frames use --png \
+             FILE.png, --frames DIR or --filmstrip FILE.png",
+            path.display(),
+            VideoFormat::CHOICES
+        ))
+    })
 }
 
 fn classify(e: MovieError) -> Failure {
@@ -252,7 +242,7 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
 
     // Every output is checked before anything is loaded or simulated.
     let video_path = args.video_path();
-    let video_format = video_path.as_deref().map(VideoFormat::of).transpose()?;
+    let video_format = video_path.as_deref().map(video_format).transpose()?;
     if let Some(t) = args.times.iter().find(|t| !(t.is_finite() && **t >= 0.0)) {
         return Err(input(anyhow!("--times {t} is invalid: give simulated times in seconds ≥ 0")));
     }

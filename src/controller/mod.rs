@@ -18,6 +18,7 @@
 //! object.
 
 pub mod expr;
+pub mod external;
 pub mod function;
 pub mod history;
 pub mod mlp;
@@ -26,6 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::voxel::sensors::{SensorKind, SensorReadings};
 
+pub use external::{ActionHandle, ExternalController};
 pub use function::{CompiledFunction, FunctionError, TimeFunction};
 use history::{History, MAX_HISTORY};
 pub use mlp::{mlp_layer_sizes, weight_count, Mlp};
@@ -319,13 +321,14 @@ impl Controller for TimeFunctionsController {
     }
 }
 
-impl MlpSpec {
+impl SensorLayout {
     /// The features of each voxel (grid order), after validating the layout against the body.
-    fn features<'s>(&'s self, body: &Body) -> Result<Vec<&'s [Feature]>, ControllerError> {
-        let cells = &self.sensors.cells;
+    /// Locations in errors start with "sensors.".
+    fn per_voxel<'s>(&'s self, body: &Body) -> Result<Vec<&'s [Feature]>, ControllerError> {
+        let cells = &self.cells;
         let location = |i: usize| format!("sensors.cells[{i}]");
         let overrides = body.resolve_overrides(cells.iter().map(|c| c.cell), location)?;
-        let lists = std::iter::once(("sensors.default".to_string(), &self.sensors.default))
+        let lists = std::iter::once(("sensors.default".to_string(), &self.default))
             .chain(cells.iter().enumerate().map(|(i, c)| (format!("sensors.cells[{i}].features"), &c.features)));
         for (list, features) in lists {
             for (j, f) in features.iter().enumerate() {
@@ -343,52 +346,20 @@ impl MlpSpec {
                 }
             }
         }
-        Ok(overrides
-            .iter()
-            .map(|o| o.map_or(self.sensors.default.as_slice(), |i| cells[i].features.as_slice()))
-            .collect())
+        Ok(overrides.iter().map(|o| o.map_or(self.default.as_slice(), |i| cells[i].features.as_slice())).collect())
     }
 
-    /// Layer sizes n₀ … n_{L+1} on this body (n₀ counts the driving input and the bias).
-    pub fn layer_sizes(&self, cells: &[Cell], grid: [u32; 2]) -> Result<Vec<usize>, ControllerError> {
-        let body = Body::new(cells, grid)?;
-        let features: usize = self.features(&body)?.iter().map(|f| f.len()).sum();
-        Ok(mlp_layer_sizes(features, self.driver.is_some(), &self.hidden, cells.len()))
+    /// The number of features this layout gives on a body whose voxels occupy `cells` (grid order).
+    pub fn feature_count(&self, cells: &[Cell], grid: [u32; 2]) -> Result<usize, ControllerError> {
+        Ok(self.per_voxel(&Body::new(cells, grid)?)?.iter().map(|f| f.len()).sum())
     }
 
-    pub fn build(&self, cells: &[Cell], grid: [u32; 2]) -> Result<MlpController, ControllerError> {
-        let body = Body::new(cells, grid)?;
-        let per_voxel = self.features(&body)?;
-        if let Some(index) = self.hidden.iter().position(|&n| n == 0) {
-            return Err(ControllerError::EmptyHiddenLayer { index });
-        }
-        let driver = match &self.driver {
-            Some(f) => Some(
-                f.compile()
-                    .map_err(|error| ControllerError::Function { location: "driver".into(), error })?
-                    .for_cell([0, 0], grid),
-            ),
-            None => None,
-        };
-        let n_features: usize = per_voxel.iter().map(|f| f.len()).sum();
-        let sizes = mlp_layer_sizes(n_features, driver.is_some(), &self.hidden, cells.len());
-        // n₀ ≥ 1 (the bias) and there are at least two layers, so only the count can be wrong.
-        let Some(net) = Mlp::new(sizes.clone(), self.weights.clone()) else {
-            return Err(ControllerError::WeightCount {
-                expected: weight_count(&sizes),
-                got: self.weights.len(),
-                sizes,
-                features: n_features,
-                driver: driver.is_some() as usize,
-            });
-        };
-        if let Some((index, &value)) = self.weights.iter().enumerate().find(|(_, w)| !w.is_finite()) {
-            return Err(ControllerError::NonFiniteWeight { index, value });
-        }
-
+    /// The runtime feature extractor of this layout on a body.
+    pub fn build(&self, cells: &[Cell], grid: [u32; 2]) -> Result<SensorFeatures, ControllerError> {
+        let per_voxel = self.per_voxel(&Body::new(cells, grid)?)?;
         // One history per (voxel, sensor) used, as long as the longest window over it.
         let mut histories: Vec<(usize, SensorKind, History)> = Vec::new();
-        let mut inputs = Vec::with_capacity(n_features);
+        let mut inputs = Vec::new();
         for (voxel, features) in per_voxel.iter().enumerate() {
             let first = histories.len();
             for f in features.iter() {
@@ -406,7 +377,94 @@ impl MlpSpec {
                 inputs.push(Input { history: slot, aggregate: f.aggregate, n: f.n });
             }
         }
-        Ok(MlpController { histories, inputs, driver, grid, net })
+        Ok(SensorFeatures { histories, inputs })
+    }
+
+    /// Every sensor's current reading for every voxel (the observation of a body whose controller
+    /// names no layout).
+    pub fn every_sensor() -> SensorLayout {
+        let default =
+            SensorKind::ALL.iter().map(|&sensor| Feature { sensor, aggregate: Aggregate::Current, n: 1 }).collect();
+        SensorLayout { default, cells: Vec::new() }
+    }
+}
+
+/// A [`SensorLayout`] at run time: the readings histories it needs and how each feature aggregates
+/// them. Feeds the MLP controller, and observations of bodies driven from outside.
+#[derive(Debug, Clone)]
+pub struct SensorFeatures {
+    /// (voxel, sensor, readings) for every pair some feature reads.
+    histories: Vec<(usize, SensorKind, History)>,
+    inputs: Vec<Input>,
+}
+
+impl SensorFeatures {
+    /// The number of features.
+    pub fn len(&self) -> usize {
+        self.inputs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.inputs.is_empty()
+    }
+
+    /// Records one control step's readings (one per voxel, grid order).
+    pub fn push(&mut self, readings: &[SensorReadings]) {
+        for (voxel, kind, h) in &mut self.histories {
+            // A missing reading (a caller bug) reads as 0 rather than panicking.
+            h.push(readings.get(*voxel).map_or(0.0, |r| r.get(*kind)));
+        }
+    }
+
+    /// Writes the features, in layout order, into `out` (as many as both hold).
+    pub fn write(&self, out: &mut [f64]) {
+        for (slot, input) in out.iter_mut().zip(&self.inputs) {
+            let h = &self.histories[input.history].2;
+            *slot = match input.aggregate {
+                Aggregate::Current => h.current(),
+                Aggregate::Mean => h.mean(input.n),
+                Aggregate::Diff => h.diff(input.n),
+            };
+        }
+    }
+}
+
+impl MlpSpec {
+    /// Layer sizes n₀ … n_{L+1} on this body (n₀ counts the driving input and the bias).
+    pub fn layer_sizes(&self, cells: &[Cell], grid: [u32; 2]) -> Result<Vec<usize>, ControllerError> {
+        let features = self.sensors.feature_count(cells, grid)?;
+        Ok(mlp_layer_sizes(features, self.driver.is_some(), &self.hidden, cells.len()))
+    }
+
+    pub fn build(&self, cells: &[Cell], grid: [u32; 2]) -> Result<MlpController, ControllerError> {
+        let features = self.sensors.build(cells, grid)?;
+        if let Some(index) = self.hidden.iter().position(|&n| n == 0) {
+            return Err(ControllerError::EmptyHiddenLayer { index });
+        }
+        let driver = match &self.driver {
+            Some(f) => Some(
+                f.compile()
+                    .map_err(|error| ControllerError::Function { location: "driver".into(), error })?
+                    .for_cell([0, 0], grid),
+            ),
+            None => None,
+        };
+        let n_features = features.len();
+        let sizes = mlp_layer_sizes(n_features, driver.is_some(), &self.hidden, cells.len());
+        // n₀ ≥ 1 (the bias) and there are at least two layers, so only the count can be wrong.
+        let Some(net) = Mlp::new(sizes.clone(), self.weights.clone()) else {
+            return Err(ControllerError::WeightCount {
+                expected: weight_count(&sizes),
+                got: self.weights.len(),
+                sizes,
+                features: n_features,
+                driver: driver.is_some() as usize,
+            });
+        };
+        if let Some((index, &value)) = self.weights.iter().enumerate().find(|(_, w)| !w.is_finite()) {
+            return Err(ControllerError::NonFiniteWeight { index, value });
+        }
+        Ok(MlpController { features, driver, grid, net })
     }
 }
 
@@ -421,9 +479,7 @@ struct Input {
 /// The runtime form of [`MlpSpec`]; all buffers are allocated at build time.
 #[derive(Debug, Clone)]
 pub struct MlpController {
-    /// (voxel, sensor, readings) for every pair some feature reads.
-    histories: Vec<(usize, SensorKind, History)>,
-    inputs: Vec<Input>,
+    features: SensorFeatures,
     driver: Option<CompiledFunction>,
     grid: [u32; 2],
     net: Mlp,
@@ -438,19 +494,9 @@ impl MlpController {
 
 impl Controller for MlpController {
     fn control(&mut self, t: f64, readings: &[SensorReadings], outputs: &mut [f64]) {
-        for (voxel, kind, h) in &mut self.histories {
-            // A missing reading (a caller bug) reads as 0 rather than panicking.
-            h.push(readings.get(*voxel).map_or(0.0, |r| r.get(*kind)));
-        }
+        self.features.push(readings);
         let slots = self.net.inputs_mut();
-        for (slot, input) in slots.iter_mut().zip(&self.inputs) {
-            let h = &self.histories[input.history].2;
-            *slot = match input.aggregate {
-                Aggregate::Current => h.current(),
-                Aggregate::Mean => h.mean(input.n),
-                Aggregate::Diff => h.diff(input.n),
-            };
-        }
+        self.features.write(slots);
         if let Some(f) = &self.driver {
             // The driving value is the last input before the bias.
             if let Some(last) = slots.last_mut() {
@@ -587,8 +633,8 @@ mod tests {
         let ControllerSpec::Mlp(m) = spec(s) else { panic!() };
         let mut c = m.build(&[[0, 0]], [1, 1]).unwrap();
         // Two histories (area_ratio of length 3, touching of length 2), not one per feature.
-        assert_eq!(c.histories.len(), 2);
-        assert_eq!(c.histories[0].2.capacity(), 3);
+        assert_eq!(c.features.histories.len(), 2);
+        assert_eq!(c.features.histories[0].2.capacity(), 3);
         let mut out = [0.0];
         let mut inputs = Vec::new();
         for (a, touching) in [(1.0, 0.0), (2.0, 1.0), (4.0, 1.0), (8.0, 0.0)] {

@@ -39,6 +39,30 @@ pub trait FrameSink {
     fn finish(self: Box<Self>) -> Result<(), FrameError>;
 }
 
+/// The video formats a rendered run can be written to, chosen by the output's extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VideoFormat {
+    /// H.264 in MP4 (the `video` feature).
+    Mp4,
+    /// Animated GIF ([`gif::GifSink`]).
+    Gif,
+}
+
+impl VideoFormat {
+    /// What to tell a user whose extension names no format.
+    pub const CHOICES: &'static str = ".mp4 (H.264) or .gif (animated GIF)";
+
+    /// The format `path`'s extension names (case-insensitive), if any.
+    pub fn of(path: impl AsRef<Path>) -> Option<VideoFormat> {
+        let ext = path.as_ref().extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
+        match ext.as_deref() {
+            Some("mp4") => Some(VideoFormat::Mp4),
+            Some("gif") => Some(VideoFormat::Gif),
+            _ => None,
+        }
+    }
+}
+
 /// Why an output location cannot be used. Returned by [`check_output_writable`] before any work starts.
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::{Scenario, ScenarioError, TaskSpec};
+use crate::controller::Controller;
 use crate::geom::Vec2;
 use crate::model::terrain::{Terrain, TerrainSpec};
 use crate::model::voxel::grid::BodyGrid;
@@ -94,6 +95,15 @@ impl Scenario {
 
     /// Builds the world: terrain, then each robot placed and given its controller.
     pub fn build(&self) -> Result<Simulation, ScenarioError> {
+        self.build_with(|_, _, _| None)
+    }
+
+    /// [`Scenario::build`], where `controller_for(i, cells, [w, h])` may give robot i (voxels at
+    /// `cells`, grid order) another controller than its scenario's (`None` keeps the scenario's).
+    pub fn build_with(
+        &self,
+        mut controller_for: impl FnMut(usize, &[[u32; 2]], [u32; 2]) -> Option<Box<dyn Controller>>,
+    ) -> Result<Simulation, ScenarioError> {
         let legacy = self.world.compat.is_legacy();
         let mut world = World::new(self.world_settings());
         // Legacy uneven placement uses the unshifted heights of the first two points.
@@ -145,12 +155,13 @@ impl Scenario {
             // Robots without a position stand side by side, 2 voxel sides apart.
             next_x = next_x.max(origin.x + bw + 2.0 * l);
             let cells: Vec<[u32; 2]> = body.voxels().map(|(c, _)| c).collect();
-            let controller = match &spec.controller {
-                Some(c) => Some(
+            let controller = match (controller_for(i, &cells, [body.width(), body.height()]), &spec.controller) {
+                (Some(c), _) => Some(c),
+                (None, Some(c)) => Some(
                     c.build(&cells, [body.width(), body.height()])
                         .map_err(|reason| ScenarioError::Controller { robot: i, reason })?,
                 ),
-                None => None,
+                (None, None) => None,
             };
             let label = spec.label.clone().unwrap_or_else(|| format!("robot{i}"));
             labels.push(label.clone());

@@ -339,6 +339,26 @@ impl Scenario {
     }
 }
 
+impl ScenarioError {
+    /// The JSON path of the problem ("robots[0].controller", "world.dt"); empty for the whole scenario.
+    /// For callers that report it apart from the message (the Python exception).
+    pub fn path(&self) -> String {
+        match self {
+            ScenarioError::Json { path, .. } => if path == "." { String::new() } else { path.clone() },
+            ScenarioError::World { field, .. } => format!("world.{field}"),
+            ScenarioError::Position { robot, .. } => format!("robots[{robot}].position"),
+            ScenarioError::TooLarge { path, .. } => path.to_string(),
+            ScenarioError::NoRobots => "robots".into(),
+            ScenarioError::Material { robot, key, .. } => format!("robots[{robot}].materials.{key}"),
+            ScenarioError::MaterialKey { robot, .. } => format!("robots[{robot}].materials"),
+            ScenarioError::BodyRow { robot, row, .. } => format!("robots[{robot}].body[{row}]"),
+            ScenarioError::BodyGrid { robot, .. } => format!("robots[{robot}].body"),
+            ScenarioError::Controller { robot, .. } => format!("robots[{robot}].controller"),
+            ScenarioError::Terrain(_) => "world.terrain".into(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,12 +4,15 @@ use rapier2d::prelude::PhysicsWorld;
 
 use super::SimError;
 use crate::geom::{Aabb, Vec2};
+use crate::model::voxel::sensors::SensorReadings;
 use crate::snapshot::{BodySnapshot, SnapshotDetail};
 
 /// What the world asks of a body, in the order of a step (spec §7): control, forces, step, read-back.
 pub(crate) trait SimBody {
     /// Whether this step's control call needs the body's sensor readings (and so the contact state).
     fn needs_sensors(&self) -> bool;
+    /// Every part's sensor readings now (the contact state refreshed by the caller).
+    fn sensor_readings(&self) -> Vec<SensorReadings>;
     /// Runs the controller and sets the actuators (a control step only).
     fn control(&mut self, physics: &mut PhysicsWorld, t: f64) -> Result<(), SimError>;
     /// Applies the actuators' forces for one step; returns whether any force was applied.

@@ -14,6 +14,7 @@ use crate::controller::Controller;
 use crate::geom::{Aabb, Polygon, Vec2 as V2};
 use crate::model::terrain::Terrain;
 use crate::model::voxel::grid::BodyGrid;
+use crate::model::voxel::sensors::SensorReadings;
 use crate::snapshot::{BodyId, Flow, Progress, Snapshot, SnapshotDetail, SnapshotListener};
 
 /// Terrain and walls: friction 0.2, restitution 0 (spec §2).
@@ -264,7 +265,8 @@ impl World {
         self.emit(listeners)
     }
 
-    fn is_control_step(&self) -> bool {
+    /// Whether the next step starts with a control call.
+    pub fn is_control_step(&self) -> bool {
         let period = self.settings.control_interval as u64 + 1;
         self.step % period == 0 && !(self.settings.legacy_first_control && self.step == 0)
     }
@@ -371,6 +373,14 @@ impl World {
             }
         }
         Ok(flow)
+    }
+
+    /// The sensor readings of every part of body `id` in the current state (voxels in grid order):
+    /// what its controller would read at a control step now. `None` for an unknown body.
+    pub fn sensor_readings(&mut self, id: BodyId) -> Option<Vec<SensorReadings>> {
+        self.bodies.get(id.index())?;
+        self.refresh_touching();
+        Some(self.bodies[id.index()].get().sensor_readings())
     }
 
     /// The current state as plain data.

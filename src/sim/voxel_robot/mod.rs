@@ -115,6 +115,10 @@ impl SimBody for VoxelRobot {
         self.controller.as_ref().is_some_and(|c| c.needs_sensors())
     }
 
+    fn sensor_readings(&self) -> Vec<SensorReadings> {
+        (0..self.robot.voxels.len()).map(|vi| self.read_voxel(vi)).collect()
+    }
+
     fn control(&mut self, physics: &mut PhysicsWorld, t: f64) -> Result<(), SimError> {
         if self.controller.is_none() {
             return Ok(());

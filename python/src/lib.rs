@@ -1,0 +1,538 @@
+//! The native part of the `vsr2d` Python package: thin bindings over the vsr2d library (no simulation
+//! logic here). Scenarios, metrics and snapshots cross as Python dicts through their serde types;
+//! observations, actions and frames as numpy arrays. The GIL is released while Rust simulates or
+//! renders.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use numpy::{PyArray1, PyArray3, PyArrayMethods, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+use pythonize::{depythonize, pythonize};
+
+use vsr2d::controller::SensorLayout;
+use vsr2d::evolve::{Experiment, RunOptions};
+use vsr2d::movie::{frame_index_at, Movie, MovieSettings, MovieSource};
+use vsr2d::output::png::write_png;
+use vsr2d::output::{FrameSink, VideoFormat};
+use vsr2d::render::{CellFrame, GridLayout, GridRenderer, RenderOptions};
+use vsr2d::scenario::{Limits, Scenario};
+use vsr2d::snapshot::Snapshot;
+use vsr2d::stepping::{StepError, SteppedSimulation};
+
+pyo3::create_exception!(
+    _vsr2d,
+    ScenarioError,
+    PyValueError,
+    "A scenario (or experiment) that cannot be used; `path` is the JSON path of the problem (\"\" for the whole \
+     scenario) and `message` says what is wrong and how to fix it."
+);
+
+/// A Python exception for a scenario error, with its JSON path as an attribute.
+fn scenario_error(py: Python<'_>, e: &vsr2d::scenario::ScenarioError) -> PyErr {
+    invalid(py, e.path(), e.to_string())
+}
+
+fn invalid(py: Python<'_>, path: String, message: String) -> PyErr {
+    let err = ScenarioError::new_err(message.clone());
+    let value = err.value(py);
+    // Setting attributes on a fresh exception instance cannot fail.
+    let _ = value.setattr("path", path);
+    let _ = value.setattr("message", message);
+    err
+}
+
+/// The JSON text of a scenario given as a dict, a JSON string, or a path (str or os.PathLike).
+fn json_text(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    if obj.is_instance_of::<PyDict>() || obj.is_instance_of::<PyList>() {
+        let value: serde_json::Value = depythonize(obj)?;
+        return serde_json::to_string(&value).map_err(|e| PyValueError::new_err(e.to_string()));
+    }
+    if obj.is_instance_of::<PyString>() {
+        let s: String = obj.extract()?;
+        if s.trim_start().starts_with('{') {
+            return Ok(s);
+        }
+    }
+    let path: PathBuf = obj.extract().map_err(|_| {
+        PyValueError::new_err("a scenario is a dict, a JSON string or the path of a JSON file (str or pathlib.Path)")
+    })?;
+    Ok(std::fs::read_to_string(&path)?)
+}
+
+/// Parses and validates a scenario, checking the resource limits unless `allow_large`.
+fn scenario(py: Python<'_>, obj: &Bound<'_, PyAny>, allow_large: bool) -> PyResult<Scenario> {
+    let text = json_text(obj)?;
+    let s = Scenario::from_json(&text).map_err(|e| scenario_error(py, &e))?;
+    let limits = if allow_large { Limits::NONE } else { Limits::DEFAULT };
+    s.check_limits(&limits).map_err(|e| scenario_error(py, &e))?;
+    Ok(s)
+}
+
+/// What `vsr2d simulate` prints: `{"robots": [metrics of each robot]}`.
+fn metrics_value(metrics: &[vsr2d::task::locomotion::LocomotionMetrics]) -> serde_json::Value {
+    serde_json::json!({ "robots": metrics })
+}
+
+fn eval_error(e: vsr2d::batch::EvalError) -> PyErr {
+    PyRuntimeError::new_err(e.to_string())
+}
+
+/// Runs a scenario to the end; returns `{"robots": [...]}` with the same numbers, bit for bit, as
+/// `vsr2d simulate`. Raises ScenarioError for a scenario that cannot be used, RuntimeError for a run
+/// that fails (unstable).
+#[pyfunction]
+#[pyo3(signature = (scenario, *, allow_large = false))]
+fn evaluate<'py>(py: Python<'py>, scenario: &Bound<'py, PyAny>, allow_large: bool) -> PyResult<Bound<'py, PyAny>> {
+    let s = self::scenario(py, scenario, allow_large)?;
+    let metrics = py.detach(|| vsr2d::batch::evaluate(&s)).map_err(eval_error)?;
+    Ok(pythonize(py, &metrics_value(&metrics))?)
+}
+
+/// Evaluates many scenarios in parallel (`jobs` threads, default: one per core); returns one dict per
+/// scenario, in order: the metrics, or `{"error": message, "path": JSON path or None}`.
+#[pyfunction]
+#[pyo3(signature = (scenarios, *, jobs = None, allow_large = false))]
+fn evaluate_many<'py>(
+    py: Python<'py>,
+    scenarios: &Bound<'py, PyAny>,
+    jobs: Option<usize>,
+    allow_large: bool,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    // Parse under the GIL (the items are Python objects), simulate without it.
+    let parsed: Vec<Result<Scenario, (Option<String>, String)>> = scenarios
+        .try_iter()?
+        .map(|item| {
+            let item = item?;
+            Ok(self::scenario(py, &item, allow_large).map_err(|e| {
+                let value = e.value(py);
+                let path = value.getattr("path").ok().and_then(|p| p.extract::<String>().ok());
+                (path, value.to_string())
+            }))
+        })
+        .collect::<PyResult<_>>()?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start {jobs:?} worker threads: {e}")))?;
+    let results: Vec<serde_json::Value> = py.detach(|| {
+        use rayon::prelude::*;
+        pool.install(|| {
+            parsed
+                .par_iter()
+                .map(|p| match p {
+                    Ok(s) => match vsr2d::batch::evaluate(s) {
+                        Ok(m) => metrics_value(&m),
+                        Err(e) => serde_json::json!({ "error": e.to_string(), "path": null }),
+                    },
+                    Err((path, message)) => serde_json::json!({ "error": message, "path": path }),
+                })
+                .collect()
+        })
+    });
+    results.iter().map(|r| Ok(pythonize(py, r)?)).collect()
+}
+
+/// The JSON Schema of scenario files (what `vsr2d schema` prints).
+#[pyfunction]
+fn schema(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    let value = serde_json::to_value(schemars::schema_for!(Scenario)).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    Ok(pythonize(py, &value)?)
+}
+
+fn render_error(e: impl std::fmt::Display) -> PyErr {
+    PyRuntimeError::new_err(e.to_string())
+}
+
+/// An RGB numpy array (H, W, 3) of a rendered frame (opaque, so alpha is dropped).
+fn rgb_array<'py>(py: Python<'py>, pixmap: &tiny_skia::Pixmap) -> PyResult<Bound<'py, PyArray3<u8>>> {
+    let (w, h) = (pixmap.width() as usize, pixmap.height() as usize);
+    let mut rgb = Vec::with_capacity(w * h * 3);
+    for p in pixmap.pixels() {
+        let c = p.demultiply();
+        rgb.extend_from_slice(&[c.red(), c.green(), c.blue()]);
+    }
+    PyArray1::from_vec(py, rgb).reshape([h, w, 3])
+}
+
+/// Renders one snapshot (a dict as `Simulation.snapshot()` returns or a recording holds) into an RGB
+/// array of shape (height, width, 3), the camera framing every body.
+#[pyfunction]
+#[pyo3(signature = (snapshot, *, width = 640, height = 360, label = None))]
+fn render_frame<'py>(
+    py: Python<'py>,
+    snapshot: &Bound<'py, PyAny>,
+    width: u32,
+    height: u32,
+    label: Option<String>,
+) -> PyResult<Bound<'py, PyArray3<u8>>> {
+    let snapshot: Snapshot = depythonize(snapshot)?;
+    let pixmap = py
+        .detach(|| {
+            let mut r = GridRenderer::new(width, height, 1, 1, RenderOptions::default())?;
+            let mut frame = CellFrame::new(&snapshot);
+            if let Some(l) = &label {
+                frame = frame.label(l);
+            }
+            r.render(&[frame]).map(|p| p.clone())
+        })
+        .map_err(render_error)?;
+    rgb_array(py, &pixmap)
+}
+
+/// Simulates and renders scenarios side by side into `out`: `.mp4` (H.264), `.gif`, or `.png` (one
+/// frame: at simulated time `at`, default the last). `layout` is "ROWSxCOLS" (default: automatic).
+/// Returns each scenario's metrics.
+#[pyfunction]
+#[pyo3(signature = (scenarios, out, *, size = (640, 360), fps = 30, layout = None, at = None, allow_large = false))]
+#[allow(clippy::too_many_arguments)]
+fn render<'py>(
+    py: Python<'py>,
+    scenarios: &Bound<'py, PyAny>,
+    out: PathBuf,
+    size: (u32, u32),
+    fps: u32,
+    layout: Option<String>,
+    at: Option<f64>,
+    allow_large: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let items: Vec<Bound<'py, PyAny>> =
+        if scenarios.is_instance_of::<PyList>() || scenarios.is_instance_of::<pyo3::types::PyTuple>() {
+            scenarios.try_iter()?.collect::<PyResult<_>>()?
+        } else {
+            vec![scenarios.clone()]
+        };
+    let parsed: Vec<Scenario> = items.iter().map(|s| self::scenario(py, s, allow_large)).collect::<PyResult<_>>()?;
+    let layout: Option<GridLayout> = layout
+        .map(|l| l.parse::<GridLayout>().map_err(|e| PyValueError::new_err(format!("layout {l:?}: {e}"))))
+        .transpose()?;
+    let is_png = out.extension().is_some_and(|e| e.eq_ignore_ascii_case("png"));
+    let format = VideoFormat::of(&out);
+    if !is_png && format.is_none() {
+        return Err(PyValueError::new_err(format!(
+            "{}: unknown output format; the extension chooses it: {} or .png (one frame)",
+            out.display(),
+            VideoFormat::CHOICES
+        )));
+    }
+    vsr2d::output::check_output_writable(&out).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let (width, height) = size;
+    let settings = MovieSettings { width, height, fps, layout, ..MovieSettings::default() };
+    let metrics = py.detach(|| -> Result<serde_json::Value, String> {
+        let sources = parsed
+            .iter()
+            .enumerate()
+            .map(|(i, s)| MovieSource::scenario(format!("scenarios[{i}]"), s, &settings.options))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
+        let mut movie = Movie::new(sources, &settings).map_err(|e| e.to_string())?;
+        if is_png {
+            let k = at.map_or(u64::MAX, |t| frame_index_at(t, fps));
+            let pixmap = movie.still(k).map_err(|e| e.to_string())?;
+            write_png(pixmap, &out).map_err(|e| e.to_string())?;
+        } else {
+            let format = format.ok_or("no video format")?;
+            let mut sink = video_sink(format, &out, width, height, fps)?;
+            movie.run(&mut *sink, &mut |_| {}).map_err(|e| e.to_string())?;
+            sink.finish().map_err(|e| e.to_string())?;
+        }
+        let runs = movie.finish_runs().map_err(|e| e.to_string())?;
+        serde_json::to_value(runs).map_err(|e| e.to_string())
+    });
+    Ok(pythonize(py, &metrics.map_err(PyRuntimeError::new_err)?)?)
+}
+
+/// Writes frames (numpy uint8 arrays of shape (H, W, 3) or (H, W, 4), all the same size, e.g. from
+/// `Simulation.render()` or a Gymnasium env) to `out`: `.mp4` (H.264) or `.gif`, at `fps` frames per
+/// second. The file appears under its name only when complete. Returns the number of frames.
+#[pyfunction]
+#[pyo3(signature = (frames, out, *, fps = 30))]
+fn write_video(py: Python<'_>, frames: &Bound<'_, PyAny>, out: PathBuf, fps: u32) -> PyResult<u64> {
+    let mut pixmaps = Vec::new();
+    for (i, frame) in frames.try_iter()?.enumerate() {
+        let frame = frame?;
+        let array = frame.cast::<PyArray3<u8>>().map_err(|_| {
+            PyValueError::new_err(format!("frames[{i}] must be a numpy uint8 array of shape (H, W, 3) or (H, W, 4)"))
+        })?;
+        let readonly = array.try_readonly()?;
+        let shape = readonly.shape().to_vec();
+        let (h, w, c) = (shape[0], shape[1], shape[2]);
+        let mut pixmap = tiny_skia::Pixmap::new(w as u32, h as u32)
+            .filter(|_| c == 3 || c == 4)
+            .ok_or_else(|| PyValueError::new_err(format!("frames[{i}] has shape {shape:?}; expected (H, W, 3|4)")))?;
+        let data = readonly.as_array();
+        for (k, px) in pixmap.data_mut().chunks_exact_mut(4).enumerate() {
+            let (y, x) = (k / w, k % w);
+            // Frames are opaque: premultiplied RGBA equals straight RGBA.
+            px.copy_from_slice(&[data[[y, x, 0]], data[[y, x, 1]], data[[y, x, 2]], 255]);
+        }
+        pixmaps.push(pixmap);
+    }
+    let format = VideoFormat::of(&out).ok_or_else(|| {
+        PyValueError::new_err(format!("{}: unknown video format; the extension chooses it: {}", out.display(), VideoFormat::CHOICES))
+    })?;
+    let first = pixmaps.first().ok_or_else(|| PyValueError::new_err("no frames to write"))?;
+    let (width, height) = (first.width(), first.height());
+    vsr2d::output::check_output_writable(&out).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    py.detach(|| -> Result<u64, String> {
+        let mut sink = video_sink(format, &out, width, height, fps)?;
+        for p in &pixmaps {
+            sink.push(p).map_err(|e| e.to_string())?;
+        }
+        let n = sink.frame_count();
+        sink.finish().map_err(|e| e.to_string())?;
+        Ok(n)
+    })
+    .map_err(PyRuntimeError::new_err)
+}
+
+/// The sink writing `format` to `out`.
+fn video_sink(
+    format: VideoFormat,
+    out: &std::path::Path,
+    width: u32,
+    height: u32,
+    fps: u32,
+) -> Result<Box<dyn FrameSink + Send>, String> {
+    match format {
+        #[cfg(feature = "video")]
+        VideoFormat::Mp4 => {
+            let mut video = vsr2d::movie::default_video_settings(width, height);
+            video.fps = fps;
+            Ok(Box::new(vsr2d::output::video::Mp4Encoder::new(out, video).map_err(|e| e.to_string())?))
+        }
+        #[cfg(not(feature = "video"))]
+        VideoFormat::Mp4 => {
+            let _ = (width, height);
+            Err("this build of vsr2d has no mp4 support (the `video` feature); write a .gif".into())
+        }
+        VideoFormat::Gif => Ok(Box::new(vsr2d::output::gif::GifSink::create(out, fps).map_err(|e| e.to_string())?)),
+    }
+}
+
+/// Runs (or resumes) an evolutionary experiment (a dict, a JSON string or a path; see `vsr2d evolve
+/// --schema`) in `out_dir` and returns its log: one dict per generation (`gen`, `best`, `median`,
+/// `worst`, `diversity`, `evaluations`, `cache_hits`, `best_genome`, ...; the run directory also holds
+/// `best.json`, a scenario of the best individual).
+#[pyfunction]
+#[pyo3(signature = (experiment, out_dir, *, jobs = None))]
+fn evolve<'py>(
+    py: Python<'py>,
+    experiment: &Bound<'py, PyAny>,
+    out_dir: PathBuf,
+    jobs: Option<usize>,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let text = json_text(experiment)?;
+    let parsed = Experiment::from_json(&text).map_err(|e| invalid(py, String::new(), e.to_string()))?;
+    std::fs::create_dir_all(&out_dir)?;
+    let options = RunOptions { dir: out_dir.clone(), jobs: jobs.unwrap_or(0), stop_after: None };
+    py.detach(|| vsr2d::evolve::run(&parsed, &text, &options, &mut |_| {}))
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let log = std::fs::read_to_string(out_dir.join("log.jsonl"))?;
+    let mut generations = Vec::new();
+    for line in log.lines() {
+        let value: serde_json::Value =
+            serde_json::from_str(line).map_err(|e| PyRuntimeError::new_err(format!("log.jsonl: {e}")))?;
+        // The first line is the header (the resolved experiment the caller gave).
+        if value.get("header").is_none() {
+            generations.push(pythonize(py, &value)?);
+        }
+    }
+    Ok(generations)
+}
+
+/// A scenario driven step by step from Python: every robot's controller is replaced by the control
+/// values given to `step`.
+///
+/// `sensors` (a dict in the MLP controller's `sensors` format) sets what each robot observes; by
+/// default its MLP controller's layout, or every sensor's current reading per voxel.
+#[pyclass(module = "vsr2d._vsr2d")]
+struct Simulation {
+    inner: Mutex<Stepped>,
+}
+
+struct Stepped {
+    sim: SteppedSimulation,
+    /// Kept across frames so the camera follows smoothly and the overlay measures progress.
+    renderer: Option<GridRenderer>,
+}
+
+impl Simulation {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Stepped> {
+        self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+fn observation<'py>(py: Python<'py>, sim: &SteppedSimulation) -> Bound<'py, PyArray1<f64>> {
+    PyArray1::from_vec(py, sim.observation())
+}
+
+fn info<'py>(py: Python<'py>, sim: &SteppedSimulation, unstable: Option<String>) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("t", sim.time())?;
+    d.set_item("step", sim.step_index())?;
+    d.set_item("steps", sim.total_steps())?;
+    d.set_item("x", sim.centres_x())?;
+    d.set_item("finished", sim.is_finished())?;
+    d.set_item("unstable", unstable)?;
+    Ok(d)
+}
+
+/// Control values from a numpy array or any sequence of numbers.
+fn values(obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
+    if let Ok(array) = obj.cast::<PyArray1<f64>>() {
+        if let Ok(readonly) = array.try_readonly() {
+            if let Ok(slice) = readonly.as_slice() {
+                return Ok(slice.to_vec());
+            }
+        }
+    }
+    obj.extract::<Vec<f64>>()
+        .map_err(|_| PyValueError::new_err("actions must be a 1-D array or sequence of numbers, one per voxel"))
+}
+
+#[pymethods]
+impl Simulation {
+    #[new]
+    #[pyo3(signature = (scenario, *, sensors = None, allow_large = false))]
+    fn new(py: Python<'_>, scenario: &Bound<'_, PyAny>, sensors: Option<&Bound<'_, PyAny>>, allow_large: bool) -> PyResult<Self> {
+        let s = self::scenario(py, scenario, allow_large)?;
+        let layout: Option<SensorLayout> = sensors
+            .map(|d| depythonize(d).map_err(|e| invalid(py, "sensors".into(), format!("`sensors`: {e}"))))
+            .transpose()?;
+        let sim = SteppedSimulation::new(s, layout).map_err(|e| scenario_error(py, &e))?;
+        Ok(Simulation { inner: Mutex::new(Stepped { sim, renderer: None }) })
+    }
+
+    /// Starts again at t = 0 and returns the first observation. `seed` replaces the seed of an uneven
+    /// terrain (a new terrain per episode).
+    #[pyo3(signature = (*, seed = None))]
+    fn reset<'py>(&self, py: Python<'py>, seed: Option<u64>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let mut inner = self.lock();
+        inner.sim.reset(seed).map_err(|e| scenario_error(py, &e))?;
+        inner.renderer = None;
+        Ok(observation(py, &inner.sim))
+    }
+
+    /// Sets one control value per voxel of each robot (clipped to [-1, 1]) and advances to the next
+    /// control step. Returns (observation, info); an unstable simulation ends the run with
+    /// info["unstable"] saying why.
+    fn step<'py>(&self, py: Python<'py>, actions: &Bound<'py, PyAny>) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyDict>)> {
+        let actions = values(actions)?;
+        let mut inner = self.lock();
+        let sim = &mut inner.sim;
+        let unstable = match py.detach(|| sim.step(&actions)) {
+            Ok(_) => None,
+            Err(StepError::Sim(e)) => Some(e.to_string()),
+            Err(e @ StepError::ActionCount { .. }) => return Err(PyValueError::new_err(e.to_string())),
+            Err(e @ StepError::Finished { .. }) => return Err(PyRuntimeError::new_err(e.to_string())),
+        };
+        Ok((observation(py, &inner.sim), info(py, &inner.sim, unstable)?))
+    }
+
+    /// The current observation: every robot's sensor features, then t.
+    fn observation<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        observation(py, &self.lock().sim)
+    }
+
+    /// The task's metrics so far, as `vsr2d simulate` prints them at the end.
+    fn metrics<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(pythonize(py, &metrics_value(&self.lock().sim.metrics()))?)
+    }
+
+    /// The current state as plain data (the format of `vsr2d simulate --record` lines).
+    fn snapshot<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let snapshot = self.lock().sim.snapshot();
+        Ok(pythonize(py, &snapshot)?)
+    }
+
+    /// The current state drawn as an RGB array (height, width, 3); the camera follows the robots
+    /// across calls and the overlay shows the distance travelled since the reset.
+    #[pyo3(signature = (*, width = 640, height = 360))]
+    fn render<'py>(&self, py: Python<'py>, width: u32, height: u32) -> PyResult<Bound<'py, PyArray3<u8>>> {
+        let mut inner = self.lock();
+        let snapshot = inner.sim.snapshot();
+        let stale = inner.renderer.as_ref().is_none_or(|r| (r.width(), r.height()) != (width, height));
+        if stale {
+            inner.renderer = Some(GridRenderer::new(width, height, 1, 1, RenderOptions::default()).map_err(render_error)?);
+        }
+        let label = inner.sim.labels().join(", ");
+        let renderer = inner.renderer.as_mut().expect("created above");
+        let pixmap = py.detach(|| renderer.render(&[CellFrame::new(&snapshot).label(&label)]).map(|p| p.clone()));
+        rgb_array(py, &pixmap.map_err(render_error)?)
+    }
+
+    /// Control values per robot (one per voxel), in robot order.
+    #[getter]
+    fn action_sizes(&self) -> Vec<usize> {
+        self.lock().sim.action_sizes()
+    }
+
+    /// The total number of control values `step` takes.
+    #[getter]
+    fn action_size(&self) -> usize {
+        self.lock().sim.action_sizes().iter().sum()
+    }
+
+    /// The length of an observation (features of every robot, then t).
+    #[getter]
+    fn observation_size(&self) -> usize {
+        self.lock().sim.observation_size()
+    }
+
+    /// The x of every robot's centre, m.
+    #[getter]
+    fn x(&self) -> Vec<f64> {
+        self.lock().sim.centres_x()
+    }
+
+    #[getter]
+    fn time(&self) -> f64 {
+        self.lock().sim.time()
+    }
+
+    /// Physics steps done since the reset.
+    #[getter]
+    fn step_index(&self) -> u64 {
+        self.lock().sim.step_index()
+    }
+
+    /// The scenario's length in physics steps.
+    #[getter]
+    fn total_steps(&self) -> u64 {
+        self.lock().sim.total_steps()
+    }
+
+    #[getter]
+    fn finished(&self) -> bool {
+        self.lock().sim.is_finished()
+    }
+
+    #[getter]
+    fn labels(&self) -> Vec<String> {
+        self.lock().sim.labels().to_vec()
+    }
+
+    /// The scenario as a dict (after validation, with every default filled in).
+    #[getter]
+    fn scenario<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(pythonize(py, self.lock().sim.scenario())?)
+    }
+}
+
+#[pymodule]
+fn _vsr2d(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<Simulation>()?;
+    m.add_function(wrap_pyfunction!(evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate_many, m)?)?;
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(render, m)?)?;
+    m.add_function(wrap_pyfunction!(render_frame, m)?)?;
+    m.add_function(wrap_pyfunction!(evolve, m)?)?;
+    m.add_function(wrap_pyfunction!(write_video, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,212 @@
+"""Tests of the Python package against the command line (`vsr2d simulate`) and the library's own
+guarantees: same metrics bit for bit, per-item errors, step-by-step runs equal to the Rust run of the
+same controller, errors with their JSON path, the Gymnasium checker, frames that show a robot."""
+
+import copy
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import vsr2d
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+FIXTURES = sorted((ROOT / "fixtures" / "scenarios").glob("*.json"))
+# Short runs: the comparison is of bits, which a 60 s run does not make more equal.
+DURATION = 5.0
+
+
+def binary():
+    """The vsr2d command line the package is compared with (scripts/test.sh sets VSR2D_BIN)."""
+    path = os.environ.get("VSR2D_BIN") or shutil.which("vsr2d")
+    assert path and os.path.exists(path), "set VSR2D_BIN to the vsr2d binary (cargo build) to compare with it"
+    return path
+
+
+def load(path, duration=DURATION):
+    scenario = json.loads(pathlib.Path(path).read_text())
+    scenario.setdefault("world", {})["duration"] = duration
+    return scenario
+
+
+def test_fixtures_exist():
+    assert len(FIXTURES) >= 6, FIXTURES
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda p: p.stem)
+def test_evaluate_equals_simulate_bit_for_bit(fixture):
+    cli = subprocess.run(
+        [binary(), "simulate", str(fixture), "--duration", str(DURATION)], check=True, capture_output=True, text=True
+    )
+    expected = json.loads(cli.stdout)
+    got = vsr2d.evaluate(load(fixture))
+    assert got == expected
+    # Paths and JSON text are scenarios too (here at the fixture's own 60 s, so only the shape).
+    assert vsr2d.evaluate(json.dumps(load(fixture)))["robots"] == expected["robots"]
+
+
+def test_evaluate_accepts_a_path():
+    path = ROOT / "fixtures" / "scenarios" / "worm.json"
+    by_path = vsr2d.evaluate(path)
+    assert by_path == vsr2d.evaluate(str(path)) == vsr2d.evaluate(load(path, duration=60))
+    assert by_path["robots"][0]["duration"] == 60.0
+
+
+def test_evaluate_many_keeps_order_and_returns_errors_per_item():
+    good = [load(f) for f in FIXTURES[:3]]
+    bad = copy.deepcopy(good[0])
+    bad["world"]["dt"] = -1
+    unknown = {"robots": [{"body": ["#"], "colour": "red"}]}
+    results = vsr2d.evaluate_many([good[0], bad, good[1], unknown, good[2]], jobs=2)
+    assert len(results) == 5
+    for i, g in zip([0, 2, 4], good):
+        assert results[i] == vsr2d.evaluate(g)
+    assert results[1]["path"] == "world.dt" and "dt" in results[1]["error"]
+    assert results[3]["path"] == "robots[0].colour" and "colour" in results[3]["error"]
+    # The same answers whatever the number of threads.
+    assert vsr2d.evaluate_many([good[0], bad, good[1], unknown, good[2]], jobs=1) == results
+
+
+def test_bad_scenario_raises_with_its_path():
+    scenario = load(FIXTURES[0])
+    scenario["robots"][0]["body"] = ["#x#"]
+    with pytest.raises(vsr2d.ScenarioError) as e:
+        vsr2d.evaluate(scenario)
+    assert e.value.path == "robots[0].body[0]"
+    assert "'x'" in e.value.message and "column 1" in e.value.message
+    assert isinstance(e.value, ValueError)
+    with pytest.raises(vsr2d.ScenarioError) as e:
+        vsr2d.Simulation({"world": {"gravity": [0, -1e9]}, "robots": [{"body": ["#"]}]})
+    assert e.value.path == "world.gravity[1]"
+
+
+def test_schema_describes_scenarios():
+    schema = vsr2d.schema()
+    assert {"world", "robots", "task"} <= set(schema["properties"])
+    cli = subprocess.run([binary(), "schema"], check=True, capture_output=True, text=True)
+    assert json.loads(cli.stdout) == schema
+
+
+def constant(value, body):
+    return {
+        "world": {"duration": 2.0},
+        "robots": [
+            {
+                "body": body,
+                "controller": {"type": "time_functions", "default": {"type": "constant", "value": value}},
+            }
+        ],
+    }
+
+
+def test_constant_actions_reproduce_the_rust_run_bit_for_bit():
+    body = ["####", "#..#"]
+    reference = vsr2d.evaluate(constant(0.7, body))
+    sim = vsr2d.Simulation(constant(0.0, body))  # the scenario's controller is replaced
+    obs = sim.reset()
+    assert sim.action_size == 6 and obs.shape == (sim.observation_size,)
+    calls = 0
+    while not sim.finished:
+        obs, info = sim.step(np.full(sim.action_size, 0.7))
+        calls += 1
+    # The default control interval is 1: the controller runs every second physics step.
+    assert info["step"] == sim.total_steps == 120 and calls == 60
+    assert info["t"] == pytest.approx(2.0) and info["finished"] and info["unstable"] is None
+    assert sim.metrics() == reference
+    with pytest.raises(RuntimeError):
+        sim.step(np.zeros(6))
+
+
+def test_step_checks_actions_and_observes_sensors():
+    sim = vsr2d.Simulation(constant(0.0, ["###"]))
+    with pytest.raises(ValueError, match="expected 3 control values"):
+        sim.step([0.0, 0.0])
+    obs = sim.reset()
+    # Every sensor of every voxel, then t: 3 × 8 + 1; area ratios start at 1.
+    assert obs.shape == (25,) and obs[-1] == 0.0
+    assert obs[0] == pytest.approx(1.0, abs=1e-6)
+    obs, info = sim.step([1.0, 1.0, 1.0])
+    assert obs[-1] == info["t"] > 0
+    # A layout of one feature per voxel.
+    sim = vsr2d.Simulation(constant(0.0, ["###"]), sensors={"default": [{"sensor": "touching"}]})
+    assert sim.observation_size == 4
+
+
+def test_snapshot_is_plain_data_and_renders():
+    sim = vsr2d.Simulation(load(ROOT / "fixtures" / "scenarios" / "biped.json"))
+    sim.reset()
+    for _ in range(10):
+        sim.step(np.zeros(sim.action_size))
+    snap = sim.snapshot()
+    json.dumps(snap)  # plain data
+    assert snap["step"] == 20 and len(snap["bodies"]) == 1
+    frame = vsr2d.render_frame(snap, width=320, height=180)
+    assert frame.shape == (180, 320, 3) and frame.dtype == np.uint8
+    # Not blank: many distinct colours (sky, ground, the robot's voxels, the overlay).
+    assert len(np.unique(frame.reshape(-1, 3), axis=0)) > 20
+    live = sim.render(width=320, height=180)
+    assert live.shape == (180, 320, 3) and live.std() > 10
+
+
+def test_render_writes_png_gif_and_mp4(tmp_path):
+    scenario = load(ROOT / "fixtures" / "scenarios" / "worm.json", duration=1.0)
+    runs = vsr2d.render([scenario, scenario], tmp_path / "two.png", size=(320, 180), layout="1x2", at=0.5)
+    assert len(runs) == 2
+    assert (tmp_path / "two.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    vsr2d.render(scenario, tmp_path / "clip.gif", size=(160, 90), fps=10)
+    assert (tmp_path / "clip.gif").read_bytes()[:6] == b"GIF89a"
+    vsr2d.render(scenario, str(tmp_path / "clip.mp4"), size=(160, 90), fps=10)
+    assert (tmp_path / "clip.mp4").stat().st_size > 1000
+    with pytest.raises(ValueError, match="unknown output format"):
+        vsr2d.render(scenario, tmp_path / "clip.avi")
+
+
+def test_write_video_from_frames(tmp_path):
+    sim = vsr2d.Simulation(load(ROOT / "fixtures" / "scenarios" / "worm.json", duration=0.5))
+    sim.reset()
+    frames = [sim.render(width=160, height=90)]
+    while not sim.finished:
+        sim.step(np.ones(sim.action_size))
+        frames.append(sim.render(width=160, height=90))
+    assert vsr2d.write_video(frames, tmp_path / "run.gif", fps=30) == len(frames) == 16
+    with pytest.raises(ValueError):
+        vsr2d.write_video([np.zeros((4, 4), np.uint8)], tmp_path / "bad.gif")
+
+
+def test_gymnasium_env_passes_the_checker():
+    gymnasium = pytest.importorskip("gymnasium")
+    from gymnasium.utils.env_checker import check_env
+
+    from vsr2d.gym import Locomotion
+
+    env = Locomotion(load(ROOT / "fixtures" / "scenarios" / "worm.json", duration=1.0), render_mode="rgb_array")
+    check_env(env, skip_render_check=False)
+    obs, info = env.reset(seed=3)
+    x0 = info["x"]
+    total, steps = 0.0, 0
+    while True:
+        obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
+        total += reward
+        steps += 1
+        if terminated or truncated:
+            break
+    assert truncated and not terminated and steps == 30 and info["step"] == 60
+    # The rewards add up to the distance travelled.
+    assert total == pytest.approx(info["x"][0] - x0, abs=1e-9) and total != 0.0
+    assert env.render().shape == (360, 640, 3)
+    assert isinstance(env.observation_space, gymnasium.spaces.Box)
+
+
+def test_evolve_from_python(tmp_path):
+    experiment = json.loads((ROOT / "fixtures" / "experiments" / "worm-phases-quick.json").read_text())
+    log = vsr2d.evolve(experiment, tmp_path / "run", jobs=2)
+    assert [g["gen"] for g in log] == list(range(experiment["ea"]["n_gen"] + 1))
+    assert log[-1]["best"] > log[0]["best"]
+    assert (tmp_path / "run" / "best.json").exists()
+    # The best individual is a scenario the package evaluates to the logged fitness.
+    best = json.loads((tmp_path / "run" / "best.json").read_text())
+    assert vsr2d.evaluate(best)["robots"][0]["relative_x_velocity"] == log[-1]["best"]

@@ -1,0 +1,38 @@
+"""vsr2d: 2-D voxel-based soft robots simulated in Rust (rapier2d), driven from Python.
+
+Everything here is the Rust library through thin bindings; scenarios are the same JSON documents the
+``vsr2d`` command line reads (as dicts, JSON strings or paths), and the numbers are the same bits.
+
+- ``evaluate(scenario)`` / ``evaluate_many(scenarios, jobs=N)``: run to the end, get the metrics.
+- ``Simulation(scenario)``: drive the robots step by step (``reset``, ``step(actions)``, ``render``).
+- ``render(scenarios, "out.mp4" | "out.gif" | "out.png")``, ``render_frame(snapshot)``,
+  ``write_video(frames, "out.gif")``.
+- ``evolve(experiment, out_dir)``: the built-in genetic algorithm; returns the log.
+- ``vsr2d.gym.Locomotion``: a Gymnasium environment (needs ``pip install gymnasium``).
+"""
+
+from ._vsr2d import (
+    ScenarioError,
+    Simulation,
+    __version__,
+    evaluate,
+    evaluate_many,
+    evolve,
+    render,
+    render_frame,
+    schema,
+    write_video,
+)
+
+__all__ = [
+    "ScenarioError",
+    "Simulation",
+    "__version__",
+    "evaluate",
+    "evaluate_many",
+    "evolve",
+    "render",
+    "render_frame",
+    "schema",
+    "write_video",
+]
