@@ -106,13 +106,20 @@ pub fn run(args: StudyArgs) -> Result<(), Failure> {
     for name in &args.configs {
         let c = study.config_index(name).ok_or_else(|| {
             let names: Vec<&str> = study.configs.iter().map(|c| c.name.as_str()).collect();
-            input(anyhow!("--config {name:?} is not a configuration of study {}: give one of {}", kind.name(), names.join(", ")))
+            input(anyhow!(
+                "--config {name:?} is not a configuration of study {}: give one of {}",
+                kind.name(),
+                names.join(", ")
+            ))
         })?;
         selected.push(c);
     }
     if let Some(k) = args.run {
         if k >= runs {
-            return Err(input(anyhow!("--run {k} is out of range: the study has runs 0 … {} (--runs {runs})", runs - 1)));
+            return Err(input(anyhow!(
+                "--run {k} is out of range: the study has runs 0 … {} (--runs {runs})",
+                runs - 1
+            )));
         }
     }
     let partial = !args.configs.is_empty() || args.run.is_some() || args.shard.is_some();
@@ -158,9 +165,11 @@ pub fn run(args: StudyArgs) -> Result<(), Failure> {
         match study.load_run(&root, c, k).map_err(|e| super::classified(e.is_input(), e))? {
             RunState::Finished(r) => results.push(r),
             RunState::Missing => missing.push(format!("{name} (not started)")),
-            RunState::Unfinished { generations } => {
-                missing.push(format!("{name} ({} of {} generations)", generations.saturating_sub(1), study.configs[c].experiment.ea.n_gen))
-            }
+            RunState::Unfinished { generations } => missing.push(format!(
+                "{name} ({} of {} generations)",
+                generations.saturating_sub(1),
+                study.configs[c].experiment.ea.n_gen
+            )),
             RunState::Foreign => {
                 return Err(input(anyhow!(
                     "{} holds a run of another experiment: was the study run with other options (--quick, --runs, \
@@ -228,7 +237,13 @@ fn options_text(args: &StudyArgs) -> String {
 }
 
 /// Runs the chosen runs one after the other (each evaluates its generations on `jobs` threads).
-fn execute(study: &Study, root: &std::path::Path, chosen: &[(usize, u32)], jobs: usize, quiet: bool) -> Result<(), Failure> {
+fn execute(
+    study: &Study,
+    root: &std::path::Path,
+    chosen: &[(usize, u32)],
+    jobs: usize,
+    quiet: bool,
+) -> Result<(), Failure> {
     let total: u64 = chosen.iter().map(|(c, _)| u64::from(study.configs[*c].experiment.ea.n_gen) + 1).sum();
     let bar = ProgressBar::new(total);
     if quiet {
@@ -245,13 +260,12 @@ fn execute(study: &Study, root: &std::path::Path, chosen: &[(usize, u32)], jobs:
         let run_started = Instant::now();
         bar.set_message(format!("run {}/{}: {} run-{k}", i + 1, chosen.len(), config.name));
         let mut observer = |g: &vsr2d::evolve::GenerationDone| bar.set_position(done + u64::from(g.generation) + 1);
-        let summary = study
-            .run_one(root, c, k, jobs, &mut observer)
-            .map_err(|e| super::classified(e.is_input(), e))?;
+        let summary = study.run_one(root, c, k, jobs, &mut observer).map_err(|e| super::classified(e.is_input(), e))?;
         done += n_gen + 1;
         bar.set_position(done);
         if !quiet {
-            bar.println(format!(
+            // Not `bar.println`: it prints nothing when stderr is not a terminal.
+            let line = format!(
                 "{} run-{k} (seed {k}): best {} after {} generations{} ({:.1} s)",
                 config.name,
                 summary.best.map_or("none".into(), |b| format!("{b:.4} BL/s")),
@@ -262,7 +276,8 @@ fn execute(study: &Study, root: &std::path::Path, chosen: &[(usize, u32)], jobs:
                     None => String::new(),
                 },
                 run_started.elapsed().as_secs_f64()
-            ));
+            );
+            bar.suspend(|| eprintln!("{line}"));
         }
     }
     bar.finish_and_clear();
@@ -291,8 +306,14 @@ fn table_text(stats: &vsr2d::report::study::StudyStats) -> String {
     for row in &stats.comparisons {
         if let Some(t) = &row.test {
             out.push_str(&format!(
-                "{} vs {}: U = {}, p = {:.4} ({:?}), A12 = {:.3}, r = {:+.3}\n",
-                row.a, row.b, t.u, t.p, t.method, t.a12, t.r
+                "{} vs {}: U = {}, p = {} ({}), A12 = {:.3}, r = {:+.3}\n",
+                row.a,
+                row.b,
+                t.u,
+                vsr2d::report::format::sig(t.p, 3),
+                if t.method == vsr2d::report::stats::PMethod::Exact { "exact" } else { "normal approx." },
+                t.a12,
+                t.r
             ));
         }
     }

@@ -58,7 +58,8 @@ pub fn filmstrip(label: &str, scenario: &Scenario, times: &[f64]) -> Result<Pixm
     let mut movie = Movie::new(vec![source], &settings).map_err(|source| MediaError::Movie { what: what(), source })?;
     let mut frames = Vec::with_capacity(times.len());
     for t in times {
-        let frame = movie.still(frame_index_at(*t, FPS)).map_err(|source| MediaError::Movie { what: what(), source })?;
+        let frame =
+            movie.still(frame_index_at(*t, FPS)).map_err(|source| MediaError::Movie { what: what(), source })?;
         frames.push(frame.clone());
     }
     let refs: Vec<&Pixmap> = frames.iter().collect();

@@ -19,7 +19,7 @@ use crate::render::pixmap_to_rgba_image;
 use crate::report::chart::PlotError;
 use crate::report::csv::{f64_field, Csv};
 use crate::report::dir::{DirError, ReportDir};
-use crate::report::format::sig;
+use crate::report::format::{short, sig};
 use crate::report::stats::{mann_whitney, median, sample_sd, MannWhitney, PMethod};
 use crate::scenario::Scenario;
 use media::{MediaError, VideoOutcome};
@@ -127,7 +127,8 @@ pub struct StudyReport {
 
 const EFFECT: &str = "Vargha–Delaney A12 = U_a/(n_a·n_b), the probability that a run of the first configuration ends \
                       better than one of the second (ties ½; 0.5 = no effect), and the rank-biserial r = 2·A12 − 1";
-const P_VALUE: &str = "two-sided Mann–Whitney U; exact null distribution without ties when both samples have ≤ 20 runs, \
+const P_VALUE: &str =
+    "two-sided Mann–Whitney U; exact null distribution without ties when both samples have ≤ 20 runs, \
                        else the normal approximation with tie and continuity corrections";
 
 fn finite(v: &[f64]) -> Vec<f64> {
@@ -261,7 +262,13 @@ pub fn write(dir: &Path, input: &ReportInput<'_>) -> Result<StudyReport, StudyRe
     let mut curves = Csv::new(&["config", "run", "seed", "gen", "best"]);
     for r in input.results {
         for (g, b) in r.best.iter().enumerate() {
-            curves.row([study.configs[r.config].name.clone(), r.k.to_string(), r.seed.to_string(), g.to_string(), f64_field(*b)]);
+            curves.row([
+                study.configs[r.config].name.clone(),
+                r.k.to_string(),
+                r.seed.to_string(),
+                g.to_string(),
+                f64_field(*b),
+            ]);
         }
     }
     let mut summary = Csv::new(&["config", "gen", "n", "median_best", "sd_best"]);
@@ -371,6 +378,10 @@ pub fn write(dir: &Path, input: &ReportInput<'_>) -> Result<StudyReport, StudyRe
 
     let html = page(input, &stats, &times, &best_label, &per_config, &video, &files, dir)?;
     let index = out.finish(&html)?;
+    if !matches!(video, VideoOutcome::Written { .. }) {
+        // A video of an earlier report would not match this one.
+        let _ = std::fs::remove_file(dir.join(VIDEO_MP4));
+    }
     Ok(StudyReport { index, stats, video, files })
 }
 
@@ -397,14 +408,13 @@ fn page(
                 format!("{} ± {}", num(c.gen0_median), num(c.gen0_sd)),
                 format!("{} ± {}", num(c.final_median), num(c.final_sd)),
                 c.ratio_of_medians.map_or("–".into(), |r| format!("×{r:.2}")),
-                t.map_or("–".into(), |t| format!("U = {}, p = {}, A12 = {:.2}", sig(t.u, 4), p_text(t), t.a12)),
+                t.map_or("–".into(), |t| format!("U = {}, p = {}, A12 = {:.2}", short(t.u), p_text(t), t.a12)),
                 if c.improved { "yes".into() } else { "NO".into() },
             ]
         })
         .collect();
-    let label_of = |name: &str| {
-        study.configs.iter().find(|c| c.name == name).map_or(name.to_string(), |c| c.label.clone())
-    };
+    let label_of =
+        |name: &str| study.configs.iter().find(|c| c.name == name).map_or(name.to_string(), |c| c.label.clone());
     let comparisons: Vec<Vec<String>> = stats
         .comparisons
         .iter()
@@ -412,8 +422,8 @@ fn page(
             Some(t) => vec![
                 format!("{} vs {}", label_of(&row.a), label_of(&row.b)),
                 format!("{} / {}", t.n_a, t.n_b),
-                sig(t.u, 4),
-                sig(t.u_a, 4),
+                short(t.u),
+                short(t.u_a),
                 p_text(t),
                 format!("{:.3}", t.a12),
                 format!("{:+.3}", t.r),
@@ -435,10 +445,8 @@ fn page(
         },
         VideoOutcome::Skipped(why) => minijinja::context! { file => (), text => why },
     };
-    let video_cells: Vec<String> = per_config
-        .iter()
-        .map(|r| format!("{} run {}", study.configs[r.config].name, r.k))
-        .collect();
+    let video_cells: Vec<String> =
+        per_config.iter().map(|r| format!("{} run {}", study.configs[r.config].name, r.k)).collect();
     let root = dir.display().to_string();
     crate::report::template::render(
         "study.html",
@@ -470,4 +478,50 @@ fn page(
             version => env!("CARGO_PKG_VERSION"),
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evolve::study::{Preset, StudyKind};
+
+    fn run(config: usize, k: u32, best: &[f64]) -> RunResult {
+        RunResult { config, k, seed: u64::from(k), best: best.to_vec(), dir: PathBuf::from("unused") }
+    }
+
+    #[test]
+    fn summaries_compare_final_with_generation_0_and_configurations_with_each_other() {
+        let study = Study::new(StudyKind::Body, &Preset { quick: true, ..Preset::default() }, 2).unwrap();
+        let results = [
+            run(0, 0, &[0.1, 0.2, 0.3]),
+            run(0, 1, &[0.2, 0.2, 0.5]),
+            run(1, 0, &[0.1, 0.1, 0.1]),
+            run(1, 1, &[0.3, 0.3, 0.3]),
+        ];
+        let stats = summarise(&ReportInput { study: &study, results: &results, missing: vec![], video: false });
+        let (a, b) = (&stats.configs[0], &stats.configs[1]);
+        assert_eq!((a.n, a.gen0_median, a.final_median), (2, Some(0.15000000000000002), Some(0.4)));
+        assert_eq!(a.curve_median, [0.15000000000000002, 0.2, 0.4]);
+        assert!((a.curve_sd[2] - (0.02f64).sqrt()).abs() < 1e-15, "{:?}", a.curve_sd);
+        assert!(a.improved && !b.improved, "b's median stays at 0.2");
+        assert!((a.ratio_of_medians.unwrap() - 0.4 / 0.15).abs() < 1e-12);
+        // Final {0.3, 0.5} vs gen 0 {0.1, 0.2}: separated, U_a = 4, exact p = 1/3.
+        let t = a.final_vs_gen0.unwrap();
+        assert_eq!((t.u_a, t.a12), (4.0, 1.0));
+        assert!((t.p - 1.0 / 3.0).abs() < 1e-15);
+        // 5×5 finals {0.3, 0.5} vs 10×10 finals {0.1, 0.3}: one tie → normal approximation.
+        let c = stats.comparisons[0].test.unwrap();
+        assert_eq!((c.u_a, c.method), (3.5, PMethod::Normal));
+        assert_eq!(stats.best, Some(("body-5x5".into(), 1, 0.5)));
+        assert_eq!(
+            best_per_config(&study, &results).iter().map(|r| (r.config, r.k)).collect::<Vec<_>>(),
+            [(0, 1), (1, 1)]
+        );
+    }
+
+    #[test]
+    fn filmstrip_times_fall_inside_the_run() {
+        assert_eq!(media::filmstrip_times(20.0), [10.0, 11.0, 12.0, 13.0, 14.0]);
+        assert_eq!(media::filmstrip_times(6.0), [1.0, 2.0, 3.0, 4.0, 5.0]);
+    }
 }
