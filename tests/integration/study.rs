@@ -176,7 +176,9 @@ fn selected_runs_then_report_only_gather_a_sharded_study() {
     assert_eq!(summary["missing"].as_array().unwrap().len(), 10, "12 runs, 2 finished");
     let stats: Value = serde_json::from_str(&read(&dir, "stats.json")).unwrap();
     assert_eq!(stats["configs"][1]["seeds"], serde_json::json!([1]));
-    assert!(read(&dir, "index.html").contains("sensing-biped/run-0 (not started)"));
+    assert!(stats["missing"].as_array().unwrap().contains(&Value::from("sensing-biped/run-0 (not started)")));
+    // The page lists them too (minijinja escapes the `/`).
+    assert!(read(&dir, "index.html").contains("sensing-biped&#x2f;run-0 (not started)"));
 }
 
 #[test]
