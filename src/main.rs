@@ -63,6 +63,8 @@ enum Command {
     Compare(cli::compare::CompareArgs),
     /// Evolve robots with the paper's μ+λ genetic algorithm (checkpointed; rerun to resume).
     Evolve(cli::evolve::EvolveArgs),
+    /// The paper's three studies (body, evodevo, sensing) over several seeds, with a report.
+    Study(cli::study::StudyArgs),
     /// Planes of Motion kinematics of 3-D voxel lattices: J, q(t), x(t) and the gait checks as CSV.
     Pom(cli::pom::PomArgs),
 }
@@ -152,6 +154,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Pom(args) => cli::pom::run(args),
         Command::Compare(args) => cli::compare::run(args),
         Command::Evolve(args) => cli::evolve::run_cli(args),
+        Command::Study(args) => cli::study::run(args),
         Command::Cantilever(args) => cli::cantilever::run(args),
         Command::Schema => {
             let schema = schemars::schema_for!(Scenario);

@@ -17,6 +17,7 @@ pub mod eval;
 pub mod evolve;
 pub mod pom;
 pub mod render;
+pub mod study;
 
 /// A failure, classified for the exit code.
 pub enum Failure {

@@ -13,6 +13,7 @@ pub mod experiment;
 pub mod operators;
 pub mod represent;
 pub mod rng;
+pub mod study;
 pub mod run;
 
 use std::io;

@@ -68,6 +68,22 @@ impl ReportDir {
         Ok(path)
     }
 
+    /// Registers `name` and returns where to create it inside the staging directory, for writers that
+    /// create their file themselves (a video encoder); it is published with the others by [`finish`].
+    ///
+    /// [`finish`]: ReportDir::finish
+    pub fn staged_path(&self, name: &str) -> Result<PathBuf, DirError> {
+        let plain = Path::new(name).file_name().is_some_and(|n| n == name);
+        if !plain || name == INDEX_HTML {
+            return Err(DirError::Name { name: name.to_string() });
+        }
+        let mut names = self.names.borrow_mut();
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_string());
+        }
+        Ok(self.staging.path().join(name))
+    }
+
     /// Encodes `img` as PNG and stages it as `name`.
     pub fn write_png(&self, name: &str, img: &image::DynamicImage) -> Result<PathBuf, DirError> {
         let mut bytes = Vec::new();

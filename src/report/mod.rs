@@ -12,4 +12,6 @@ pub mod fit;
 pub mod format;
 pub mod pom;
 pub mod series;
+pub mod stats;
+pub mod study;
 pub mod template;

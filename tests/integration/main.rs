@@ -12,5 +12,6 @@ mod readme;
 mod render_e2e;
 mod render_golden;
 mod robustness;
+mod study;
 #[cfg(feature = "video")]
 mod video;

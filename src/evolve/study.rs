@@ -1,0 +1,360 @@
+//! The paper's three studies (spec §5, §10) as sets of configurations × runs: `body` (5×5 vs 10×10
+//! `gmm_body`), `evodevo` (`phases` vs `phases_devo` on 11×4) and `sensing` (`mlp_weights` vs `phases`
+//! on the worm, the biped and the tripod). Each configuration is one of the experiment files of
+//! `fixtures/experiments/`, embedded; run k of a configuration is that experiment with seed k (the
+//! paper's `Random(run)`), an ordinary `vsr2d evolve` run directory `ROOT/<config>/run-<k>/`, so every
+//! run is resumable, renderable and replayable by the existing commands.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::cache::fnv128;
+use super::represent::{BodySpec, RepresentationSpec};
+use super::run::{run, GenerationDone, RunOptions, RunSummary};
+use super::{EvolveError, Experiment};
+
+const BODY_5X5: &str = include_str!("../../fixtures/experiments/body-5x5.json");
+const BODY_10X10: &str = include_str!("../../fixtures/experiments/body-10x10.json");
+const EVO: &str = include_str!("../../fixtures/experiments/evodevo-evo.json");
+const DEVO: &str = include_str!("../../fixtures/experiments/evodevo-devo.json");
+const SENSING_WORM: &str = include_str!("../../fixtures/experiments/sensing-worm.json");
+const NONSENSING_WORM: &str = include_str!("../../fixtures/experiments/nonsensing-worm.json");
+
+/// The three studies of the paper's section 3.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StudyKind {
+    Body,
+    Evodevo,
+    Sensing,
+}
+
+impl StudyKind {
+    pub const ALL: [StudyKind; 3] = [StudyKind::Body, StudyKind::Evodevo, StudyKind::Sensing];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            StudyKind::Body => "body",
+            StudyKind::Evodevo => "evodevo",
+            StudyKind::Sensing => "sensing",
+        }
+    }
+}
+
+/// The settings a study runs with: the paper's (n_pop 250, 500 generations, 60 s), the `--quick`
+/// preset of spec §10 (n_pop 20, 10 generations, 20 s), and overrides (for tests and trials).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Preset {
+    pub quick: bool,
+    pub n_pop: Option<usize>,
+    pub n_gen: Option<u32>,
+    /// Simulated seconds per evaluation (a `phases_devo` horizon t_final follows it).
+    pub duration: Option<f64>,
+}
+
+impl Preset {
+    /// The quick preset's values (spec §10).
+    pub const QUICK_POP: usize = 20;
+    pub const QUICK_GEN: u32 = 10;
+    pub const QUICK_DURATION: f64 = 20.0;
+    pub const QUICK_RUNS: u32 = 2;
+    /// The paper's repetitions.
+    pub const FULL_RUNS: u32 = 10;
+
+    fn n_pop(&self) -> Option<usize> {
+        self.n_pop.or(self.quick.then_some(Self::QUICK_POP))
+    }
+    fn n_gen(&self) -> Option<u32> {
+        self.n_gen.or(self.quick.then_some(Self::QUICK_GEN))
+    }
+    fn duration(&self) -> Option<f64> {
+        self.duration.or(self.quick.then_some(Self::QUICK_DURATION))
+    }
+}
+
+/// One configuration: an experiment without its seed.
+#[derive(Debug, Clone)]
+pub struct StudyConfig {
+    /// Directory name and robot label (`body-5x5`, `sensing-worm`, …).
+    pub name: String,
+    /// For people: `5×5`, `evolution + development`, `sensing (worm)`.
+    pub label: String,
+    /// The plot panel it is drawn in.
+    pub panel: usize,
+    /// Seed 0; run k uses seed k.
+    pub experiment: Experiment,
+}
+
+/// A study: its configurations, plot panels and the pairs of configurations it compares.
+#[derive(Debug, Clone)]
+pub struct Study {
+    pub kind: StudyKind,
+    pub title: String,
+    /// The paper's finding, quoted in the report.
+    pub claim: String,
+    pub panels: Vec<String>,
+    pub configs: Vec<StudyConfig>,
+    /// (a, b): configuration a compared with configuration b.
+    pub comparisons: Vec<(usize, usize)>,
+    /// Runs per configuration (seeds 0 … runs − 1).
+    pub runs: u32,
+    pub preset: Preset,
+}
+
+fn parse(text: &str) -> Experiment {
+    Experiment::from_json(text).expect("the embedded experiment fixtures are valid")
+}
+
+fn with_body(mut e: Experiment, body: &str, name: &str) -> Experiment {
+    e.name = name.to_string();
+    match &mut e.representation {
+        RepresentationSpec::Phases(p) => p.body = BodySpec::Named(body.into()),
+        RepresentationSpec::MlpWeights(m) => m.body = BodySpec::Named(body.into()),
+        _ => unreachable!("the sensing fixtures are phases and mlp_weights"),
+    }
+    e
+}
+
+fn config(name: &str, label: &str, panel: usize, experiment: Experiment) -> StudyConfig {
+    StudyConfig { name: name.into(), label: label.into(), panel, experiment }
+}
+
+impl Study {
+    /// The study `kind` with `runs` runs per configuration under `preset`.
+    pub fn new(kind: StudyKind, preset: &Preset, runs: u32) -> Result<Study, EvolveError> {
+        if runs == 0 {
+            return Err(EvolveError::Invalid { path: "--runs".into(), message: "is 0: give at least 1 run".into() });
+        }
+        let (title, claim, panels, configs, comparisons) = match kind {
+            StudyKind::Body => (
+                "Body optimisation (after Hiller & Lipson; paper Fig. 8)",
+                "the optimised VSRs are ≈ 2.5× (5×5) and ≈ 2× (10×10) faster than a \"random\" VSR; the designs vary more \
+                 on 10×10",
+                vec!["body: 5×5 vs 10×10".to_string()],
+                vec![
+                    config("body-5x5", "5×5", 0, parse(BODY_5X5)),
+                    config("body-10x10", "10×10", 0, parse(BODY_10X10)),
+                ],
+                vec![(0, 1)],
+            ),
+            StudyKind::Evodevo => (
+                "Evolution and development (after Kriegman et al.; paper Fig. 10)",
+                "evolution + development eventually gives faster VSRs; early on it is harder to optimise (larger search \
+                 space)",
+                vec!["11×4 body: evolution vs evolution + development".to_string()],
+                vec![
+                    config("evodevo-evo", "evolution", 0, parse(EVO)),
+                    config("evodevo-devo", "evolution + development", 0, parse(DEVO)),
+                ],
+                vec![(1, 0)],
+            ),
+            StudyKind::Sensing => {
+                let (s, n) = (parse(SENSING_WORM), parse(NONSENSING_WORM));
+                let mut configs = Vec::new();
+                let mut comparisons = Vec::new();
+                for (p, shape) in ["worm", "biped", "tripod"].into_iter().enumerate() {
+                    comparisons.push((configs.len(), configs.len() + 1));
+                    let (sn, nn) = (format!("sensing-{shape}"), format!("nonsensing-{shape}"));
+                    configs.push(config(&sn, &format!("sensing ({shape})"), p, with_body(s.clone(), shape, &sn)));
+                    configs.push(config(&nn, &format!("non-sensing ({shape})"), p, with_body(n.clone(), shape, &nn)));
+                }
+                (
+                    "Sensing vs non-sensing controllers (after Talamini et al.; paper Fig. 11)",
+                    "the sensing controller is always more effective, after some optimisation effort, for every shape",
+                    vec!["worm".to_string(), "biped".to_string(), "tripod".to_string()],
+                    configs,
+                    comparisons,
+                )
+            }
+        };
+        let mut configs = configs;
+        for c in &mut configs {
+            apply(&mut c.experiment, preset);
+            c.experiment.validate_study(&c.name)?;
+        }
+        Ok(Study {
+            kind,
+            title: title.into(),
+            claim: claim.into(),
+            panels,
+            configs,
+            comparisons,
+            runs,
+            preset: preset.clone(),
+        })
+    }
+
+    /// The configuration named `name`.
+    pub fn config_index(&self, name: &str) -> Option<usize> {
+        self.configs.iter().position(|c| c.name == name)
+    }
+
+    /// Run k's experiment: the configuration's with seed k.
+    pub fn experiment(&self, config: usize, k: u32) -> Experiment {
+        let mut e = self.configs[config].experiment.clone();
+        e.seed = u64::from(k);
+        e
+    }
+
+    /// `root/<config>/run-<k>`.
+    pub fn run_dir(&self, root: &Path, config: usize, k: u32) -> PathBuf {
+        root.join(&self.configs[config].name).join(format!("run-{k}"))
+    }
+
+    /// Every run, configurations in order, then k.
+    pub fn all_runs(&self) -> Vec<(usize, u32)> {
+        (0..self.configs.len()).flat_map(|c| (0..self.runs).map(move |k| (c, k))).collect()
+    }
+
+    /// Runs (or resumes, or confirms finished) run k of a configuration in its directory, with `jobs`
+    /// evaluation threads (0: rayon's default).
+    pub fn run_one(
+        &self,
+        root: &Path,
+        config: usize,
+        k: u32,
+        jobs: usize,
+        observer: &mut dyn FnMut(&GenerationDone),
+    ) -> Result<RunSummary, EvolveError> {
+        let experiment = self.experiment(config, k);
+        let mut text = serde_json::to_string_pretty(&experiment).expect("experiments serialise");
+        text.push('\n');
+        let options = RunOptions { dir: self.run_dir(root, config, k), jobs, stop_after: None };
+        run(&experiment, &text, &options, observer)
+    }
+
+    /// What run k of a configuration's directory holds.
+    pub fn load_run(&self, root: &Path, config: usize, k: u32) -> Result<RunState, EvolveError> {
+        let dir = self.run_dir(root, config, k);
+        let log_path = dir.join("log.jsonl");
+        let text = match fs::read_to_string(&log_path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(RunState::Missing),
+            Err(source) => return Err(EvolveError::Read { path: log_path, source }),
+        };
+        let experiment = self.experiment(config, k);
+        let hash = format!("{:032x}", fnv128(experiment.resolved_json().as_bytes()));
+        let mut lines = text.lines();
+        let header: Option<Value> = lines.next().and_then(|l| serde_json::from_str(l).ok());
+        let logged = header.as_ref().and_then(|h| h.pointer("/header/experiment_hash")).and_then(Value::as_str);
+        if logged != Some(hash.as_str()) {
+            return Ok(RunState::Foreign);
+        }
+        let mut best = Vec::new();
+        for (i, line) in lines.enumerate() {
+            let v: Value = serde_json::from_str(line).map_err(|e| EvolveError::Json {
+                path: format!("{} line {}", log_path.display(), i + 2),
+                message: e.to_string(),
+            })?;
+            best.push(v["best"].as_f64().unwrap_or(f64::NAN));
+        }
+        let n_gen = experiment.ea.n_gen;
+        let finished = best.len() == n_gen as usize + 1 && dir.join("final_population.jsonl").is_file();
+        if !finished {
+            return Ok(RunState::Unfinished { generations: best.len() });
+        }
+        Ok(RunState::Finished(RunResult { config, k, seed: experiment.seed, best, dir }))
+    }
+}
+
+/// Applies the preset to a configuration's experiment.
+fn apply(e: &mut Experiment, preset: &Preset) {
+    if let Some(n) = preset.n_pop() {
+        e.ea.n_pop = n;
+    }
+    if let Some(g) = preset.n_gen() {
+        e.ea.n_gen = g;
+    }
+    if let Some(d) = preset.duration() {
+        e.scenario.get_or_insert_with(Default::default).world.duration = d;
+        // The development horizon is the run's length (paper: t_final = 60 s for 60 s runs).
+        if let RepresentationSpec::PhasesDevo(p) = &mut e.representation {
+            p.t_final = d;
+        }
+    }
+}
+
+impl Experiment {
+    /// Re-checks an experiment a study built (an override such as `--pop 1` may be invalid).
+    fn validate_study(&self, name: &str) -> Result<(), EvolveError> {
+        let text = self.resolved_json();
+        Experiment::from_json(&text).map(|_| ()).map_err(|e| match e {
+            EvolveError::Invalid { path, message } => {
+                EvolveError::Invalid { path: format!("{path} (configuration {name})"), message }
+            }
+            other => other,
+        })
+    }
+}
+
+/// A finished run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunResult {
+    pub config: usize,
+    pub k: u32,
+    pub seed: u64,
+    /// The best fitness after each generation 0 … n_gen (NaN: every individual invalid).
+    pub best: Vec<f64>,
+    pub dir: PathBuf,
+}
+
+impl RunResult {
+    pub fn gen0(&self) -> f64 {
+        self.best[0]
+    }
+    pub fn last(&self) -> f64 {
+        *self.best.last().expect("a finished run has generation 0")
+    }
+    /// The run's best scenario (`best.json`).
+    pub fn best_scenario(&self) -> PathBuf {
+        self.dir.join("best.json")
+    }
+}
+
+/// What a run directory holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunState {
+    Missing,
+    /// Started, not finished: `generations` lines logged.
+    Unfinished {
+        generations: usize,
+    },
+    /// A run of another experiment (e.g. of the quick preset when the full one is asked for).
+    Foreign,
+    Finished(RunResult),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_studies_have_the_papers_configurations_and_genome_sizes() {
+        let full = Preset::default();
+        let body = Study::new(StudyKind::Body, &full, 10).unwrap();
+        assert_eq!(body.configs.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["body-5x5", "body-10x10"]);
+        assert_eq!((body.configs[1].experiment.ea.n_pop, body.configs[1].experiment.ea.n_gen), (250, 500));
+        let sensing = Study::new(StudyKind::Sensing, &full, 10).unwrap();
+        let sizes: Vec<usize> = sensing
+            .configs
+            .iter()
+            .map(|c| {
+                super::super::Mapper::new(&c.experiment.representation, &c.name, c.experiment.scenario.as_ref())
+                    .unwrap()
+                    .genome_size()
+            })
+            .collect();
+        assert_eq!(sizes, [104, 4, 228, 6, 400, 8]);
+        assert_eq!(sensing.comparisons, [(0, 1), (2, 3), (4, 5)]);
+        let quick = Preset { quick: true, ..Preset::default() };
+        let evodevo = Study::new(StudyKind::Evodevo, &quick, 2).unwrap();
+        let devo = &evodevo.configs[1].experiment;
+        assert_eq!((devo.ea.n_pop, devo.ea.n_gen), (20, 10));
+        assert_eq!(devo.scenario.as_ref().unwrap().world.duration, 20.0);
+        let RepresentationSpec::PhasesDevo(p) = &devo.representation else { panic!() };
+        assert_eq!(p.t_final, 20.0);
+        assert_eq!(evodevo.experiment(1, 1).seed, 1);
+        assert!(Study::new(StudyKind::Body, &Preset { n_pop: Some(1), ..quick }, 2).is_err());
+    }
+}

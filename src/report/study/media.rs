@@ -1,0 +1,111 @@
+//! The study's pictures of robots: a filmstrip of the overall best individual (paper Fig. 9 style:
+//! frames side by side at fixed times) and an mp4 grid with one cell per configuration's best individual,
+//! both drawn by the movie renderer `vsr2d render` uses.
+
+use std::path::Path;
+
+use tiny_skia::Pixmap;
+
+use crate::movie::{frame_index_at, Movie, MovieError, MovieSettings, MovieSource};
+use crate::output::sinks::Filmstrip;
+use crate::output::FrameError;
+use crate::render::RenderOptions;
+use crate::scenario::Scenario;
+
+/// Frame rate of the filmstrip's timeline and of the video.
+pub const FPS: u32 = 30;
+/// Size of one filmstrip frame.
+pub const FRAME_W: u32 = 420;
+pub const FRAME_H: u32 = 300;
+/// Size of the video.
+pub const VIDEO_W: u32 = 1280;
+pub const VIDEO_H: u32 = 720;
+/// The video shows at most this many simulated seconds (spec §9: 20 s).
+pub const VIDEO_SECONDS: f64 = 20.0;
+
+/// Why a picture could not be drawn.
+#[derive(Debug, thiserror::Error)]
+pub enum MediaError {
+    #[error("cannot draw {what}: {source}")]
+    Movie { what: String, source: MovieError },
+    #[error("cannot write {what}: {source}")]
+    Frames { what: String, source: FrameError },
+    #[error("cannot compose the filmstrip (no frame, or too large)")]
+    Compose,
+}
+
+/// The filmstrip's times: t = 10, 11, 12, 13, 14 s (spec §9) when the run lasts 15 s or more, else five
+/// times evenly inside the run (d/6 … 5d/6).
+pub fn filmstrip_times(duration: f64) -> Vec<f64> {
+    if duration >= 15.0 {
+        (10..15).map(f64::from).collect()
+    } else {
+        (1..6).map(|i| duration * f64::from(i) / 6.0).collect()
+    }
+}
+
+/// The frames of `scenario` shown at `times`, side by side.
+pub fn filmstrip(label: &str, scenario: &Scenario, times: &[f64]) -> Result<Pixmap, MediaError> {
+    let what = || "the filmstrip".to_string();
+    let mut scenario = scenario.clone();
+    let last = times.iter().copied().fold(0.0, f64::max);
+    // Simulate only as far as the last frame (plus one frame).
+    scenario.world.duration = scenario.world.duration.min(last + 1.0 / f64::from(FPS));
+    let options = RenderOptions::default();
+    let source = MovieSource::scenario(label, &scenario, &options)
+        .map_err(|source| MediaError::Movie { what: what(), source })?;
+    let settings = MovieSettings { width: FRAME_W, height: FRAME_H, fps: FPS, options, ..MovieSettings::default() };
+    let mut movie = Movie::new(vec![source], &settings).map_err(|source| MediaError::Movie { what: what(), source })?;
+    let mut frames = Vec::with_capacity(times.len());
+    for t in times {
+        let frame =
+            movie.still(frame_index_at(*t, FPS)).map_err(|source| MediaError::Movie { what: what(), source })?;
+        frames.push(frame.clone());
+    }
+    let refs: Vec<&Pixmap> = frames.iter().collect();
+    Filmstrip::compose(&refs).ok_or(MediaError::Compose)
+}
+
+/// What became of the video.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VideoOutcome {
+    Written { frames: u64, width: u32, height: u32, seconds: f64 },
+    Skipped(String),
+}
+
+/// Writes the grid video of `cells` ((label, scenario) each) to `path`, at most [`VIDEO_SECONDS`] long.
+#[cfg(feature = "video")]
+pub fn grid_video(path: &Path, cells: &[(String, Scenario)]) -> Result<VideoOutcome, MediaError> {
+    use crate::output::FrameSink;
+    let what = || "the grid video".to_string();
+    let options = RenderOptions::default();
+    let mut sources = Vec::with_capacity(cells.len());
+    let mut seconds: f64 = 0.0;
+    for (label, scenario) in cells {
+        let mut s = scenario.clone();
+        s.world.duration = s.world.duration.min(VIDEO_SECONDS);
+        seconds = seconds.max(s.world.duration);
+        sources.push(
+            MovieSource::scenario(label.clone(), &s, &options)
+                .map_err(|source| MediaError::Movie { what: what(), source })?,
+        );
+    }
+    let settings = MovieSettings { width: VIDEO_W, height: VIDEO_H, fps: FPS, options, ..MovieSettings::default() };
+    let mut movie = Movie::new(sources, &settings).map_err(|source| MediaError::Movie { what: what(), source })?;
+    let encoder = crate::output::video::Mp4Encoder::new(path, crate::movie::default_video_settings(VIDEO_W, VIDEO_H))
+        .map_err(|e| MediaError::Frames { what: what(), source: FrameError::from(e) })?;
+    let mut sink: Box<dyn FrameSink + Send> = Box::new(encoder);
+    let frames = movie.run(&mut *sink, &mut |_| {}).map_err(|source| MediaError::Movie { what: what(), source })?;
+    sink.finish().map_err(|source| MediaError::Frames { what: what(), source })?;
+    Ok(VideoOutcome::Written { frames, width: VIDEO_W, height: VIDEO_H, seconds })
+}
+
+/// Without the `video` feature there is no encoder.
+#[cfg(not(feature = "video"))]
+pub fn grid_video(_path: &Path, _cells: &[(String, Scenario)]) -> Result<VideoOutcome, MediaError> {
+    Ok(VideoOutcome::Skipped(
+        "no video: this vsr2d was built without the `video` feature (rebuild with default features and the FFmpeg \
+         libraries); render a run's best with `vsr2d render DIR/<config>/run-<k>/best.json -o best.gif`"
+            .into(),
+    ))
+}
