@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Tests the Python package (python/): builds it with maturin into a throw-away virtual environment under
+# target/, then runs its pytest suite, which compares it with the vsr2d binary (VSR2D_BIN; by default
+# the one `cargo test` built). Installs a Python with venv and pip from Debian if there is none.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+  echo "vsr2d: installing python3-venv" >&2
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends python3-venv python3-pip >/dev/null
+fi
+
+venv=target/py-venv
+rm -rf "$venv"
+python3 -m venv "$venv"
+"$venv/bin/pip" install -q --disable-pip-version-check "maturin>=1.5,<2" "numpy>=1.21" "pytest>=7" "gymnasium>=0.29"
+"$venv/bin/pip" install -q --disable-pip-version-check ./python
+
+bin="${VSR2D_BIN:-target/debug/vsr2d}"
+[ -x "$bin" ] || cargo build --locked --bin vsr2d
+VSR2D_BIN="$(realpath "$bin")" "$venv/bin/python" -m pytest -q python/tests
