@@ -16,7 +16,8 @@
 #           ARE REPORTED, NEVER CHECKED: they vary by machine and load.
 # --no-timings  skip the runs that only measure time (bench, render --bench, the showcase video).
 #
-# Not repeated here: the gait table and the MLP example's velocity are checked by
+# "Within X %" figures are the largest measured |difference| rounded up to 0.1 %. The `eval` and
+# cluster sections quote no output. Not repeated here: the gait table and the MLP example's velocity are checked by
 # tests/integration/readme.rs (`--check` runs that test); the Δt = 1/30 s convergence figures of
 # "Evolution" by evolve::hard_material_at_one_thirtieth_second_is_converged and the next test.
 # Takes about 10 minutes on a 2-vCPU machine (the solver table's 32-substep run is the longest).
@@ -70,17 +71,6 @@ figure() {
         failed+=("$label")
     fi
     printf '[%s] %s\n    now:    %s\n    %s\n' "$status" "$label" "$now" "$(readme_line "$anchor")"
-}
-
-# bound LABEL VALUE LIMIT ANCHOR: a deterministic figure the README quotes as a bound ("within LIMIT").
-bound() {
-    local label=$1 value=$2 limit=$3 anchor=$4 status=ok
-    if ! awk -v v="$value" -v l="$limit" 'BEGIN { exit !(v <= l) }' || [[ $flat != *"$limit"* ]]; then
-        status=DIFFERS
-        failed+=("$label")
-    fi
-    printf '[%s] %s\n    now:    %s (README: within %s)\n    %s\n' "$status" "$label" "$value" "$limit" \
-        "$(readme_line "$anchor")"
 }
 
 # timing LABEL NOW ANCHOR: measured and printed, never checked.
@@ -162,8 +152,9 @@ timing "body-5x5-quick wall (--jobs 2)" "$wall" "body-5x5-quick.json\` (n_pop"
 section "The model: merged welds against jointed welds (weld_check 80)"
 $weld 80 >"$tmp/weld.txt"
 sed 's/^/    /' "$tmp/weld.txt"
-worst=$(awk '$1 == "10x4" { d = $(NF - 1); if (d < 0) d = -d; if (d > m) m = d } END { printf "%.2f", m }' "$tmp/weld.txt")
-bound "10×4 cantilever, merged vs jointed welds at 80 substeps" "$worst" "0.75 %" "agrees within 0.75 %"
+# The largest |difference| of the 10×4 rows, rounded up to 0.1 % ("within").
+worst=$(awk '$1 == "10x4" { d = $(NF - 1); if (d < 0) d = -d; if (d > m) m = d } END { c = m * 10; printf "%.1f", (c == int(c) ? c : int(c) + 1) / 10 }' "$tmp/weld.txt")
+figure "10×4 cantilever, merged vs jointed welds at 80 substeps" "the 10×4 cantilever agrees within $worst % at 80 substeps" "the 10×4 cantilever agrees within"
 
 section "The model: the cantilever comparison with the original 2D-VSR-Sim 1.0.0"
 start=$(date +%s.%N)
@@ -210,7 +201,7 @@ done
 change() { awk -v a="$1" -v b="$2" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; printf "%.2f", 100 * d }'; }
 figure "3 → 6, 30 Hz static" "3 → 6 moves the stiff beam by $(change "${s30[3]}" "${s30[6]}") %" "3 → 6"
 figure "4 → 8, 30 Hz static, 4 Hz static, 30 Hz peak" \
-    "4 → 8 by $(change "${s30[4]}" "${s30[8]}") % (4 Hz: $(change "${s4[4]}" "${s4[8]}") %, peak: $(change "${p30[4]}" "${p30[8]}") %)" "4 → 8"
+    "4 → 8 by $(change "${s30[4]}" "${s30[8]}") % (4 Hz: $(change "${s4[4]}" "${s4[8]}") %, peak: $(change "${p30[4]}" "${p30[8]}") %" "4 → 8"
 ceil1() { awk -v x="$1" 'BEGIN { c = x * 10; printf "%.1f", (c == int(c) ? c : int(c) + 1) / 10 }'; }
 statics=$(awk -v a="$(change "${s30[4]}" "${s30[32]}")" -v b="$(change "${s4[4]}" "${s4[32]}")" 'BEGIN { print (a > b ? a : b) }')
 figure "4 substeps against 32: statics (largest of 30 and 4 Hz), first peak (bounds rounded up to 0.1 %)" \
@@ -233,7 +224,8 @@ if ((timings)); then
     section "Benchmarks (timings: reported, not checked)"
     timing "vsr2d cantilever wall" "$cantilever_wall" "takes about 28"
     $bin bench --repeats 3 | sed 's/^/    /'
-    timing "SVSPS now column (table above)" "see the table above" "| 12 | all | 18 | 1/60 |"
+    timing "SVSPS, the \"now\" column (table above)" "see the table above" "| 12 | all | 18 | 1/60 |"
+    timing "SVSPS behind the voxel-step limit's 30 min (table above)" "see the table above" "≈ 110 000 SVSPS"
     $bin render --bench 2>&1 | sed 's/^/    /'
     timing "render fps (table above)" "see the table above" "| 640×360 |"
     start=$(date +%s.%N)
