@@ -20,7 +20,7 @@
 # cluster sections quote no output. Not repeated here: the gait table and the MLP example's velocity are checked by
 # tests/integration/readme.rs (`--check` runs that test); the Δt = 1/30 s convergence figures of
 # "Evolution" by evolve::hard_material_at_one_thirtieth_second_is_converged and the next test.
-# Takes about 10 minutes on a 2-vCPU machine (the solver table's 32-substep run is the longest).
+# Takes 10–20 minutes on a 2-vCPU machine (the solver table and the cantilever sweep are the longest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
