@@ -43,7 +43,16 @@ pub(crate) struct Scratch {
     text: String,
     /// The colour key, drawn once: it depends only on the renderer's options, which never change.
     legend: Option<Pixmap>,
+    /// Material keys drawn so far, by their entries (a cell's key changes only when other robots come
+    /// into view).
+    material_keys: Vec<(Vec<KeyEntry>, Option<Pixmap>)>,
 }
+
+/// One line of a material key: the hatch and the text beside it.
+type KeyEntry = (style::Hatch, String);
+
+/// Most material keys kept (more distinct keys than that in one renderer start the cache over).
+const MAX_MATERIAL_KEYS: usize = 16;
 
 impl Default for Scratch {
     fn default() -> Self {
@@ -59,6 +68,7 @@ impl Default for Scratch {
             dashed,
             text: String::new(),
             legend: None,
+            material_keys: Vec::new(),
         }
     }
 }
@@ -287,8 +297,9 @@ pub(crate) fn draw_cell(
     draw_voxels(pm, tf, frame, opts, sc);
     draw_layers(pm, tf, frame, opts, text, sc);
     let overlay = if opts.text { draw_overlay(pm, cell, opts.progress, text, sc) } else { None };
-    if opts.legend {
-        draw_legend(pm, opts, overlay, text, sc);
+    let legend = if opts.legend { draw_legend(pm, opts, overlay, text, sc) } else { None };
+    if opts.materials {
+        draw_material_key(pm, tf, frame, overlay, legend, text, sc);
     }
 }
 
@@ -348,6 +359,9 @@ fn draw_voxels(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, opts:
             pen.polygon(&v.outline);
             finish(pm, sc, pen, Some(style::voxel_fill(reading(v, kind), domain)), None);
         }
+    }
+    if opts.materials {
+        draw_material_hatch(pm, tf, frame, sc);
     }
     let mut pen = sc.pen(tf, pm);
     for robot in robots(frame) {
@@ -508,19 +522,20 @@ fn draw_legend(
     overlay: Option<Rect>,
     text: &mut TextRenderer,
     sc: &mut Scratch,
-) {
+) -> Option<Rect> {
     if sc.legend.is_none() {
         sc.legend = legend_pixmap(opts, text);
     }
-    let Some(key) = sc.legend.as_ref() else { return };
+    let key = sc.legend.as_ref()?;
     let (box_w, box_h) = (key.width() as f32, key.height() as f32);
     let x0 = (pm.width() as f32 - box_w - TEXT_MARGIN_PX).floor();
     let y0 = TEXT_MARGIN_PX;
     let beside_overlay = overlay.is_none_or(|r| r.right() + TEXT_MARGIN_PX <= x0);
     if x0 < 0.0 || !beside_overlay || y0 + box_h > pm.height() as f32 * 0.5 {
-        return; // no room: the robots matter more than their key
+        return None; // no room: the robots matter more than their key
     }
     pm.draw_pixmap(x0 as i32, y0 as i32, key.as_ref(), &tiny_skia::PixmapPaint::default(), Transform::identity(), None);
+    Rect::from_xywh(x0, y0, box_w, box_h)
 }
 
 /// The key on its translucent box, as an image to place in each cell.
@@ -552,6 +567,165 @@ fn legend_pixmap(opts: &RenderOptions, text: &mut TextRenderer) -> Option<Pixmap
     let baseline = bar_y + LEGEND_BAR_H_PX + m.ascent + 1.0;
     text.draw(&mut key, lo, pad, baseline, size, style::TEXT);
     text.draw(&mut key, hi, pad + inner_w - TextRenderer::measure(hi, size), baseline, size, style::TEXT);
+    Some(key)
+}
+
+/// Hatches the voxels of every material but a robot's first, in one batched path: lines in the voxel's
+/// own bilinear coordinates, so the hatch deforms and turns with the voxel. The line count follows the
+/// voxel's rest side on screen (not its breathing size, which would make lines come and go).
+fn draw_material_hatch(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, sc: &mut Scratch) {
+    let mut pen = sc.pen(tf, pm);
+    for v in robots(frame).flat_map(|r| &r.voxels).filter(|v| v.material != 0) {
+        let lines = hatch_lines(inferred_side(v) * tf.scale);
+        push_hatch(&mut pen, &v.outline, style::material_hatch(v.material), lines);
+    }
+    finish(pm, sc, pen, None, Some((style::MATERIAL_HATCH, style::MATERIAL_HATCH_PX, false)));
+}
+
+/// Most hatch lines per direction in one voxel (a large voxel keeps a coarse, readable hatch).
+const MAX_HATCH_LINES: usize = 7;
+
+/// Hatch lines per direction for a voxel `side_px` pixels wide: about [`style::HATCH_SPACING_PX`] apart
+/// along its diagonal, at least one.
+fn hatch_lines(side_px: f64) -> usize {
+    let n = (side_px * std::f64::consts::SQRT_2 / style::HATCH_SPACING_PX).floor() - 1.0;
+    if n.is_finite() {
+        n.clamp(1.0, MAX_HATCH_LINES as f64) as usize
+    } else {
+        1
+    }
+}
+
+/// Adds `lines` evenly spaced hatch segments per direction of `hatch` inside the quad `outline` (SW, SE,
+/// NE, NW), mapped bilinearly from the unit square: `/` is u − v = c, `\` is u + v = c.
+fn push_hatch(pen: &mut Pen<'_>, outline: &[Vec2; 4], hatch: style::Hatch, lines: usize) {
+    let [sw, se, ne, nw] = *outline;
+    let at = |u: f64, v: f64| sw * ((1.0 - u) * (1.0 - v)) + se * (u * (1.0 - v)) + ne * (u * v) + nw * ((1.0 - u) * v);
+    for i in 0..lines {
+        let f = (i + 1) as f64 / (lines + 1) as f64;
+        if hatch.rising() {
+            let c = 2.0 * f - 1.0;
+            let (a, b) = if c >= 0.0 { ((c, 0.0), (1.0, 1.0 - c)) } else { ((0.0, -c), (1.0 + c, 1.0)) };
+            pen.segment(at(a.0, a.1), at(b.0, b.1));
+        }
+        if hatch.falling() {
+            let c = 2.0 * f;
+            let (a, b) = if c <= 1.0 { ((0.0, c), (c, 0.0)) } else { ((c - 1.0, 1.0), (1.0, c - 1.0)) };
+            pen.segment(at(a.0, a.1), at(b.0, b.1));
+        }
+    }
+}
+
+/// Swatch of a material key entry, in pixels.
+const SWATCH_W_PX: f32 = 16.0;
+const SWATCH_H_PX: f32 = 9.0;
+
+/// The material key: for each robot in view with more than one material, a swatch (the resting fill with
+/// the material's hatch) and the material's name, prefixed by the robot's label when several robots
+/// contribute. Top-right: left of the colour key, else under it (in its place without one); left out
+/// where it would meet the overlay or a robot's box, or reach below the top half of the cell.
+fn draw_material_key(
+    pm: &mut Pixmap,
+    tf: &ViewTransform,
+    frame: &CellFrame<'_>,
+    overlay: Option<Rect>,
+    legend: Option<Rect>,
+    text: &mut TextRenderer,
+    sc: &mut Scratch,
+) {
+    let vis = tf.visible_world();
+    let in_view = |b: crate::geom::Aabb| {
+        b.min.x <= vis.max.x && b.max.x >= vis.min.x && b.min.y <= vis.max.y && b.max.y >= vis.min.y
+    };
+    let mixed: Vec<&VoxelRobotSnapshot> = robots(frame).filter(|r| r.materials.len() > 1 && in_view(r.bbox)).collect();
+    if mixed.is_empty() {
+        return;
+    }
+    let mut entries: Vec<KeyEntry> = Vec::new();
+    for r in &mixed {
+        for (i, name) in r.materials.iter().enumerate() {
+            let line = if mixed.len() > 1 { format!("{}: {name}", r.label) } else { name.clone() };
+            let entry = (style::material_hatch(u32::try_from(i).unwrap_or(u32::MAX)), line);
+            if !entries.contains(&entry) {
+                entries.push(entry);
+            }
+        }
+    }
+    let index = match sc.material_keys.iter().position(|(e, _)| *e == entries) {
+        Some(i) => i,
+        None => {
+            if sc.material_keys.len() >= MAX_MATERIAL_KEYS {
+                sc.material_keys.clear();
+            }
+            let key = material_key_pixmap(&entries, text, sc);
+            sc.material_keys.push((entries, key));
+            sc.material_keys.len() - 1
+        }
+    };
+    let Some(key) = sc.material_keys[index].1.as_ref() else { return };
+    let (box_w, box_h) = (key.width() as f32, key.height() as f32);
+    let m = TEXT_MARGIN_PX;
+    let right_aligned = (pm.width() as f32 - box_w - m).floor();
+    // Beside the colour key (its left), else under it; top-right without one.
+    let candidates = match legend {
+        Some(r) => vec![((r.left() - m - box_w).floor(), r.top()), (right_aligned, (r.bottom() + m).ceil())],
+        None => vec![(right_aligned, m)],
+    };
+    let overlaps = |r: Rect, (x0, y0): (f32, f32)| {
+        r.left() - m < x0 + box_w && r.right() + m > x0 && r.top() - m < y0 + box_h && r.bottom() + m > y0
+    };
+    // Clear of the robots too: in a small cell the camera's margin above them is narrower than the key.
+    let robot_boxes: Vec<Rect> = robots(frame)
+        .filter_map(|r| {
+            let (left, top) = tf.px(Vec2::new(r.bbox.min.x, r.bbox.max.y));
+            let (right, bottom) = tf.px(Vec2::new(r.bbox.max.x, r.bbox.min.y));
+            Rect::from_ltrb(left, top, right, bottom)
+        })
+        .collect();
+    let fits = |&&(x0, y0): &&(f32, f32)| {
+        x0 >= 0.0
+            && y0 + box_h <= pm.height() as f32 * 0.5
+            && overlay.is_none_or(|r| !overlaps(r, (x0, y0)))
+            && robot_boxes.iter().all(|&r| !overlaps(r, (x0, y0)))
+    };
+    // No room: the robots matter more than their key.
+    let Some(&(x0, y0)) = candidates.iter().find(fits) else { return };
+    pm.draw_pixmap(x0 as i32, y0 as i32, key.as_ref(), &tiny_skia::PixmapPaint::default(), Transform::identity(), None);
+}
+
+/// A material key on its translucent box, one line per entry.
+fn material_key_pixmap(entries: &[KeyEntry], text: &mut TextRenderer, sc: &mut Scratch) -> Option<Pixmap> {
+    let size = style::SMALL_TEXT_PX;
+    let m = TextRenderer::metrics(size);
+    let pad = TEXT_MARGIN_PX * 0.5;
+    let gap = 4.0;
+    let text_w = entries.iter().map(|(_, t)| TextRenderer::measure(t, size)).fold(0.0f32, f32::max);
+    let box_w = (pad + SWATCH_W_PX + gap + text_w + pad).ceil();
+    let box_h = (2.0 * pad + m.line_height * entries.len() as f32).ceil();
+    let mut key = Pixmap::new(box_w as u32, box_h as u32)?;
+    key.fill(style::OVERLAY_BOX.to_skia());
+    // The swatches are drawn as voxels 1 m wide seen at SWATCH_W_PX pixels per metre.
+    for (row, (hatch, line)) in entries.iter().enumerate() {
+        let top = pad + m.line_height * row as f32;
+        let baseline = top + m.ascent;
+        let sy = (top + 0.5 * (m.line_height - SWATCH_H_PX)).round();
+        let (x0, y0, x1, y1) =
+            (f64::from(pad), f64::from(sy), f64::from(pad + SWATCH_W_PX), f64::from(sy + SWATCH_H_PX));
+        let corner = |x: f64, y: f64| Vec2::new(x, -y);
+        let quad = [corner(x0, y1), corner(x1, y1), corner(x1, y0), corner(x0, y0)];
+        let tf =
+            ViewTransform { scale: 1.0, center: Vec2::ZERO, pixel_center: (0.0, 0.0), view: crate::geom::Aabb::EMPTY };
+        let mut pen = sc.pen(&tf, &key);
+        pen.polygon(&quad);
+        finish(&mut key, sc, pen, Some(style::voxel_fill(1.0, [0.75, 1.25])), None);
+        let mut pen = sc.pen(&tf, &key);
+        push_hatch(&mut pen, &quad, *hatch, 2);
+        finish(&mut key, sc, pen, None, Some((style::MATERIAL_HATCH, style::MATERIAL_HATCH_PX, false)));
+        let mut pen = sc.pen(&tf, &key);
+        pen.polygon(&quad);
+        finish(&mut key, sc, pen, None, Some((style::VOXEL_OUTLINE, 1.0, false)));
+        text.draw(&mut key, line, pad + SWATCH_W_PX + gap, baseline, size, style::TEXT);
+    }
     Some(key)
 }
 

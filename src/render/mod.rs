@@ -22,7 +22,7 @@ use tiny_skia::Pixmap;
 
 pub use camera::{Camera, ViewTransform, FOLLOW_MARGIN, FOLLOW_TIME_CONSTANT_S, FOLLOW_WINDOW_S};
 pub use layout::{auto_layout, cell_rect, nice_spacing, CellRect, GridLayout, LayoutParseError};
-pub use style::{display_domain, diverging, spring_color, voxel_fill, Rgba};
+pub use style::{display_domain, diverging, material_hatch, spring_color, voxel_fill, Hatch, Rgba};
 pub use text::{LineMetrics, TextRenderer};
 pub use timing::{frame_count, frame_count_of, frame_time, pick_index, FrameCursor, FRAME_TIME_EPS};
 
@@ -32,8 +32,8 @@ use crate::snapshot::{BodyId, Snapshot};
 /// The colours of the look, for callers and tests that need to name them.
 pub mod colors {
     pub use super::style::{
-        ARROW, BACKGROUND, MASS_FILL, ROPE, TERRAIN_FILL, TERRAIN_OUTLINE, TEXT, TOUCHING, VOXEL_FILL_ALPHA,
-        VOXEL_OUTLINE, WELD, WORLD_GRID,
+        ARROW, BACKGROUND, MASS_FILL, MATERIAL_HATCH, ROPE, TERRAIN_FILL, TERRAIN_OUTLINE, TEXT, TOUCHING,
+        VOXEL_FILL_ALPHA, VOXEL_OUTLINE, WELD, WORLD_GRID,
     };
 }
 
@@ -74,6 +74,10 @@ pub struct RenderOptions {
     /// Distance ticks on the terrain surface, every metre (every 10 m labelled), so that a follow camera
     /// shows the ground moving.
     pub ground_ticks: bool,
+    /// Materials told apart: a robot's first material plain, the others hatched (`/`, `\`, crossed),
+    /// and a key of them (swatch and name) under the colour key when a robot in view has more than one.
+    /// One-material robots look the same either way.
+    pub materials: bool,
 }
 
 impl Default for RenderOptions {
@@ -94,6 +98,7 @@ impl Default for RenderOptions {
             progress: true,
             legend: true,
             ground_ticks: true,
+            materials: true,
         }
     }
 }

@@ -46,6 +46,11 @@ pub const OVERLAY_BOX: Rgba = Rgba::opaque(255, 255, 255).with_alpha(0.8);
 /// Distance ticks and their labels, on the gray ground.
 pub const GROUND_TICK: Rgba = Rgba::opaque(255, 255, 255);
 pub const MINOR_TICK_PX: f64 = 4.0;
+/// The hatch of materials after a robot's first (which stays plain), over the fill and under the outline.
+pub const MATERIAL_HATCH: Rgba = Rgba::opaque(0, 0, 90).with_alpha(0.6);
+pub const MATERIAL_HATCH_PX: f32 = 1.0;
+/// Hatch line spacing aimed at, in pixels (the line count per voxel follows its rest size on screen).
+pub const HATCH_SPACING_PX: f64 = 7.0;
 pub const MAJOR_TICK_PX: f64 = 9.0;
 
 /// Pixel widths (spec §12).
@@ -65,6 +70,36 @@ pub const WELD_MIN_RADIUS_PX: f32 = 1.0;
 pub const TEXT_PX: f32 = 12.0;
 /// Legend and tick labels.
 pub const SMALL_TEXT_PX: f32 = 10.0;
+
+/// How a voxel's material shows over its fill.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hatch {
+    /// The robot's first material (and every voxel of a one-material robot): the fill alone.
+    Plain,
+    /// Lines rising to the right, `/`.
+    Rising,
+    /// Lines falling to the right, `\`.
+    Falling,
+    /// Both.
+    Cross,
+}
+
+impl Hatch {
+    pub fn rising(self) -> bool {
+        matches!(self, Hatch::Rising | Hatch::Cross)
+    }
+    pub fn falling(self) -> bool {
+        matches!(self, Hatch::Falling | Hatch::Cross)
+    }
+}
+
+/// The hatch of material `index` of a robot: the first plain, then `/`, `\`, crossed, repeating.
+pub fn material_hatch(index: u32) -> Hatch {
+    match index {
+        0 => Hatch::Plain,
+        i => [Hatch::Rising, Hatch::Falling, Hatch::Cross][((i - 1) % 3) as usize],
+    }
+}
 
 /// The paper's Figure 1 colours of the scaffolding groups.
 pub fn spring_color(group: SpringGroup) -> Rgba {

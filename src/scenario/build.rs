@@ -77,7 +77,10 @@ impl Scenario {
                 cells[y * width + x] = Some(*m);
             }
         }
-        BodyGrid::new(width as u32, h as u32, cells).map_err(|reason| ScenarioError::BodyGrid { robot: i, reason })
+        let names = materials.iter().map(|(key, m)| (key.to_string(), *m)).collect();
+        BodyGrid::new(width as u32, h as u32, cells)
+            .map(|body| body.with_material_names(names))
+            .map_err(|reason| ScenarioError::BodyGrid { robot: i, reason })
     }
 
     /// The world settings this scenario asks for.

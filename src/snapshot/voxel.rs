@@ -28,6 +28,14 @@ pub struct VoxelSnapshot {
     pub raw_control: f64,
     pub sensors: SensorReadings,
     pub touching: bool,
+    /// The voxel's material: an index into its robot's [`VoxelRobotSnapshot::materials`] (0, the first
+    /// material, in recordings made before materials were recorded; not written when 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub material: u32,
+}
+
+fn is_zero(index: &u32) -> bool {
+    *index == 0
 }
 
 /// A spring drawn as the segment between its two world anchors.
@@ -59,6 +67,11 @@ pub struct VoxelRobotSnapshot {
     /// Bounding box of all mass corners.
     pub bbox: Aabb,
     pub voxels: Vec<VoxelSnapshot>,
+    /// The names of the robot's distinct materials, in the order they first appear in grid order (so the
+    /// bottom-left voxel's material is first); [`VoxelSnapshot::material`] indexes this list. Empty in
+    /// recordings made before materials were recorded (every voxel then counts as one material).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub materials: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub springs: Option<Vec<SpringSegment>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -265,28 +265,42 @@ fn cli_still_equals_the_same_frame_of_the_sequence() {
     assert!(a == b, "the still at 0.5 s differs from frame 15");
 }
 
-/// A run recorded once renders exactly like the live run (snapshots round-trip bit-exactly).
+/// A run recorded once renders exactly like the live run (snapshots round-trip bit-exactly), materials
+/// included: the two-material robot's recording names its materials and its replay is hatched the same.
 #[test]
 fn cli_renders_a_recording_like_the_live_run() {
-    let dir = scratch_dir();
-    let record = dir.path().join("biped.jsonl");
-    let biped = fixture("biped");
-    let sim = vsr2d(&["simulate", biped.to_str().unwrap(), "--duration", "1", "--record", record.to_str().unwrap()]);
-    assert!(sim.status.success(), "stderr: {}", String::from_utf8_lossy(&sim.stderr));
+    for (name, size) in [("biped", "160x90"), ("two-material", "320x180")] {
+        let dir = scratch_dir();
+        let record = dir.path().join(format!("{name}.jsonl"));
+        let path = fixture(name);
+        let sim = vsr2d(&["simulate", path.to_str().unwrap(), "--duration", "1", "--record", record.to_str().unwrap()]);
+        assert!(sim.status.success(), "stderr: {}", String::from_utf8_lossy(&sim.stderr));
+        let first = fs::read_to_string(&record).unwrap().lines().next().unwrap().to_owned();
+        if name == "two-material" {
+            assert!(first.contains(r#""materials":["h: 25 Hz, all","s: 5 Hz, E+C"]"#), "{first}");
+            assert_eq!(first.matches(r#""material":1"#).count(), 4, "the top row is material 1");
+        } else {
+            assert!(first.contains(r##""materials":["#"]"##) && !first.contains(r#""material":"#), "{first}");
+        }
 
-    let (live, recorded) = (dir.path().join("live"), dir.path().join("recorded"));
-    let size = ["--size", "160x90"];
-    let live_args = ["render", biped.to_str().unwrap(), "--duration", "1", "--frames", live.to_str().unwrap()];
-    let a = vsr2d(&[&live_args[..], &size].concat());
-    let b = vsr2d(
-        &[&["render", "--from", record.to_str().unwrap(), "--frames", recorded.to_str().unwrap()][..], &size].concat(),
-    );
-    assert!(a.status.success() && b.status.success(), "stderr: {}", String::from_utf8_lossy(&b.stderr));
-    let names = entries(&live);
-    assert_eq!(names.len(), 31);
-    assert_eq!(entries(&recorded), names);
-    for name in &names {
-        assert!(fs::read(live.join(name)).unwrap() == fs::read(recorded.join(name)).unwrap(), "{name} differs");
+        let (live, recorded) = (dir.path().join("live"), dir.path().join("recorded"));
+        let size = ["--size", size];
+        let live_args = ["render", path.to_str().unwrap(), "--duration", "1", "--frames", live.to_str().unwrap()];
+        let a = vsr2d(&[&live_args[..], &size].concat());
+        let b = vsr2d(
+            &[&["render", "--from", record.to_str().unwrap(), "--frames", recorded.to_str().unwrap()][..], &size]
+                .concat(),
+        );
+        assert!(a.status.success() && b.status.success(), "stderr: {}", String::from_utf8_lossy(&b.stderr));
+        let names = entries(&live);
+        assert_eq!(names.len(), 31);
+        assert_eq!(entries(&recorded), names);
+        for frame in &names {
+            assert!(
+                fs::read(live.join(frame)).unwrap() == fs::read(recorded.join(frame)).unwrap(),
+                "{name}: {frame} differs"
+            );
+        }
     }
 }
 

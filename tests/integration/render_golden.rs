@@ -92,6 +92,7 @@ fn voxel(cell: [u32; 2], p: Pose) -> VoxelSnapshot {
         raw_control: 0.0,
         sensors,
         touching: p.touching,
+        material: 0,
     }
 }
 
@@ -159,6 +160,7 @@ fn robot(id: usize, voxels: Vec<VoxelSnapshot>, detail: bool) -> VoxelRobotSnaps
         center,
         bbox,
         voxels,
+        materials: vec![],
         springs,
         ropes,
         welds,
@@ -461,6 +463,123 @@ fn golden_text_overlay() {
     assert!(dark_cols(34, 48).is_empty());
     assert!(img.pixels().map(|p| p[0]).min().unwrap() < 20);
     assert!(img.pixels().all(|p| p[0] == p[1] && p[1] == p[2] && p[3] == 255), "text must be gray-scale on white");
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Materials
+
+/// A 4×2 robot standing at x = 30 m: a hard bottom row (material 0) under a soft top row (material 1),
+/// breathing a little so the hatch is seen over several fills.
+fn two_material_snapshot() -> Snapshot {
+    let cells: Vec<[u32; 2]> = (0..2).flat_map(|y| (0..4).map(move |x| [x, y])).collect();
+    let mut robot = lattice_robot(0, Vec2::new(30.0, 0.0), &cells, false, |i, p| match i {
+        1 | 4 => p,
+        2 => p.area(0.85),
+        7 => p.area(1.2).angle(0.05),
+        _ => p.area(1.05),
+    });
+    robot.label = "two-material".into();
+    robot.materials = vec!["h: 25 Hz, all".into(), "s: 5 Hz, E+C".into()];
+    for v in &mut robot.voxels {
+        v.material = v.cell[1];
+    }
+    snapshot(2.0, vec![robot])
+}
+
+/// Pixels inside voxel `v` (its rest square shrunk by a quarter on each side) that are not its plain fill.
+fn off_fill_pixels(img: &RgbaImage, tf: &ViewTransform, v: &VoxelSnapshot) -> usize {
+    let fill = rgb(img, tf.to_pixel(v.center).0, tf.to_pixel(v.center).1);
+    let (a, b) = (tf.to_pixel(v.center - Vec2::new(0.75, 0.75)), tf.to_pixel(v.center + Vec2::new(0.75, 0.75)));
+    let (x0, x1, y0, y1) = (a.0.min(b.0) as u32, a.0.max(b.0) as u32, a.1.min(b.1) as u32, a.1.max(b.1) as u32);
+    (x0..=x1)
+        .flat_map(|x| (y0..=y1).map(move |y| (x, y)))
+        .filter(|&(x, y)| {
+            let p = img.get_pixel(x, y);
+            p.0[..3].iter().zip(fill.iter()).any(|(a, b)| a.abs_diff(*b) > 30)
+        })
+        .count()
+}
+
+#[test]
+fn golden_two_materials_hatched_with_a_key() {
+    let snap = two_material_snapshot();
+    let (img, tf) = render_one(&snap, 480, 270, RenderOptions::default());
+    assert_golden(SUITE, "materials_two", &img, GoldenOptions::default());
+
+    // The soft row (material 1) is hatched, the hard row (material 0) is its plain fill. Voxels 1 and 4 are
+    // at rest: the centre pixel of 4 may sit on a hatch line, so the fill is read off the hard voxel 1.
+    let r = robot_of(&snap, 0);
+    let (hard, soft) = (&r.voxels[1], &r.voxels[5]);
+    assert_eq!(off_fill_pixels(&img, &tf, hard), 0, "the first material is plain");
+    let hatched = off_fill_pixels(&img, &tf, soft);
+    assert!(hatched > 60, "the second material is hatched: {hatched} pixels off the fill");
+
+    // Turned off, the robot looks like a one-material robot: exactly the image of the same snapshot with
+    // every voxel of material 0 — which is also what a one-material robot looks like with the option on.
+    let off = RenderOptions { materials: false, ..RenderOptions::default() };
+    let (img_off, _) = render_one(&snap, 480, 270, off.clone());
+    let mut single = snap.clone();
+    let robot = robot_mut(&mut single, 0);
+    robot.materials = vec!["#".into()];
+    robot.voxels.iter_mut().for_each(|v| v.material = 0);
+    let (single_on, _) = render_one(&single, 480, 270, RenderOptions::default());
+    let (single_off, _) = render_one(&single, 480, 270, off);
+    assert!(img_off == single_on && single_on == single_off, "materials off ≠ one material");
+    // A recording from before materials were recorded (no names, every index 0) looks the same too.
+    robot_mut(&mut single, 0).materials.clear();
+    assert!(render_one(&single, 480, 270, RenderOptions::default()).0 == single_on);
+
+    // The key: top-right, left of the colour key (there is no room under it above the robot), clear of
+    // the robot; its text is dark.
+    let top = tf.to_pixel(r.bbox.max).1;
+    let key_pixels = img
+        .enumerate_pixels()
+        .filter(|(x, y, p)| *x > 120 && f64::from(*y) < top - 3.0 && img_off.get_pixel(*x, *y) != *p)
+        .collect::<Vec<_>>();
+    assert!(key_pixels.len() > 100, "no material key: {} pixels", key_pixels.len());
+    assert!(key_pixels.iter().any(|(_, _, p)| p.0[..3].iter().all(|&c| c < 60)), "key text not dark");
+    let (right, bottom) = key_pixels.iter().fold((0, 0), |(r, b), (x, y, _)| (r.max(*x), b.max(*y)));
+    assert!(right < 480 - 100 && f64::from(bottom) + 2.0 < top, "key reaches x = {right}, y = {bottom}");
+    // The overlay (top-left) is untouched.
+    assert!(img
+        .enumerate_pixels()
+        .filter(|(x, y, _)| *x < 120 && *y < 50)
+        .all(|(x, y, p)| img_off.get_pixel(x, y) == p));
+}
+
+#[test]
+fn material_hatches_cycle_after_the_plain_first() {
+    use vsr2d::render::{material_hatch, Hatch};
+    let seq: Vec<Hatch> = (0..8).map(material_hatch).collect();
+    assert_eq!(
+        seq,
+        [
+            Hatch::Plain,
+            Hatch::Rising,
+            Hatch::Falling,
+            Hatch::Cross,
+            Hatch::Rising,
+            Hatch::Falling,
+            Hatch::Cross,
+            Hatch::Rising
+        ]
+    );
+}
+
+#[test]
+fn snapshots_without_materials_still_load_and_new_ones_round_trip() {
+    let snap = two_material_snapshot();
+    let json = serde_json::to_string(&snap).unwrap();
+    assert_eq!(serde_json::from_str::<Snapshot>(&json).unwrap(), snap);
+    assert!(json.contains(r#""materials":["h: 25 Hz, all","s: 5 Hz, E+C"]"#));
+    // Material 0 is not written; an old recording (no "material", no "materials") loads as material 0.
+    let mut old = snap.clone();
+    let robot = robot_mut(&mut old, 0);
+    robot.materials.clear();
+    robot.voxels.iter_mut().for_each(|v| v.material = 0);
+    let old_json = serde_json::to_string(&old).unwrap();
+    assert!(!old_json.contains("\"material"), "{old_json}");
+    assert_eq!(serde_json::from_str::<Snapshot>(&old_json).unwrap(), old);
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 //! A robot body: a W × H grid of optional voxel materials, validated to be buildable (spec §6).
 
-use crate::model::voxel::material::Material;
+use crate::geom::compact;
+use crate::model::voxel::material::{ActuationMode, Material};
 
 /// Why a body cannot be built.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -24,6 +25,18 @@ pub struct BodyGrid {
     width: u32,
     height: u32,
     cells: Vec<Option<Material>>,
+    /// Names of materials (e.g. their scenario keys), for snapshots and the renderer's material key.
+    names: Vec<(String, Material)>,
+}
+
+/// A body's distinct materials, for display: each with a name, and each voxel's index into them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Palette {
+    /// In the order the materials first appear in grid order. With several materials each name says
+    /// what sets it apart (`h: 25 Hz, all`).
+    pub names: Vec<String>,
+    /// Per voxel, in grid order: the index of its material in `names`.
+    pub of_voxel: Vec<u32>,
 }
 
 impl BodyGrid {
@@ -33,7 +46,7 @@ impl BodyGrid {
             return Err(BodyGridError::ZeroSize { width, height });
         }
         assert_eq!(cells.len(), (width * height) as usize, "cell count must match the grid size");
-        let body = BodyGrid { width, height, cells };
+        let body = BodyGrid { width, height, cells, names: Vec::new() };
         body.validate()?;
         Ok(body)
     }
@@ -41,6 +54,47 @@ impl BodyGrid {
     /// A full w × h rectangle of one material.
     pub fn filled(width: u32, height: u32, material: Material) -> Result<BodyGrid, BodyGridError> {
         BodyGrid::new(width, height, vec![Some(material); (width * height) as usize])
+    }
+
+    /// Names materials (a scenario names them by their keys); a material may carry several names.
+    pub fn with_material_names(mut self, names: Vec<(String, Material)>) -> Self {
+        self.names = names;
+        self
+    }
+
+    /// The distinct materials (equal parameters are one material) in the order they first appear in
+    /// grid order, named by [`BodyGrid::with_material_names`] (`material N` without a name); with several,
+    /// each name is followed by what sets the material apart.
+    pub fn palette(&self) -> Palette {
+        let mut distinct: Vec<Material> = Vec::new();
+        let of_voxel = self
+            .voxels()
+            .map(|(_, m)| {
+                let i = distinct.iter().position(|d| d == m).unwrap_or_else(|| {
+                    distinct.push(*m);
+                    distinct.len() - 1
+                });
+                u32::try_from(i).unwrap_or(u32::MAX)
+            })
+            .collect();
+        let names = distinct
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let given: Vec<&str> = self.names.iter().filter(|(_, n)| n == m).map(|(s, _)| s.as_str()).collect();
+                let name = if given.is_empty() { format!("material {}", i + 1) } else { given.join("/") };
+                if distinct.len() < 2 {
+                    return name;
+                }
+                let traits = distinguishing_traits(m, &distinct);
+                if traits.is_empty() {
+                    name
+                } else {
+                    format!("{name}: {}", traits.join(", "))
+                }
+            })
+            .collect();
+        Palette { names, of_voxel }
     }
 
     pub fn width(&self) -> u32 {
@@ -101,6 +155,38 @@ impl BodyGrid {
     }
 }
 
+/// Most traits named per material in [`BodyGrid::palette`]: the key stays one short line.
+const MAX_TRAITS: usize = 3;
+
+/// The parameters of `m` that differ among `all`, most telling first (stiffness, scaffolding, …).
+fn distinguishing_traits(m: &Material, all: &[Material]) -> Vec<String> {
+    let differs = |f: &dyn Fn(&Material) -> String| all.iter().any(|o| f(o) != f(m));
+    let traits: [(&dyn Fn(&Material) -> String, &str); 15] = [
+        (&|m| format!("{} Hz", compact(m.spring_hz)), "spring_hz"),
+        (&|m| m.scaffolding.to_string(), "scaffolding"),
+        (
+            &|m| match m.actuation {
+                ActuationMode::Area => "area actuation".into(),
+                ActuationMode::Force => "force actuation".into(),
+            },
+            "actuation",
+        ),
+        (&|m| format!("{} kg", compact(m.mass)), "mass"),
+        (&|m| format!("friction {}", compact(m.friction)), "friction"),
+        (&|m| format!("ρA {}", compact(m.max_area_change)), "max_area_change"),
+        (&|m| format!("{} N", compact(m.max_force)), "max_force"),
+        (&|m| format!("ζ {}", compact(m.damping_ratio)), "damping_ratio"),
+        (&|m| if m.ropes { "ropes".into() } else { "no ropes".into() }, "ropes"),
+        (&|m| m.preset.name().to_string(), "preset"),
+        (&|m| format!("restitution {}", compact(m.restitution)), "restitution"),
+        (&|m| format!("d_l {}", compact(m.linear_damping)), "linear_damping"),
+        (&|m| format!("d_ω {}", compact(m.angular_damping)), "angular_damping"),
+        (&|m| format!("ρ {}", compact(m.mass_side_ratio)), "mass_side_ratio"),
+        (&|m| format!("{} m", compact(m.side)), "side"),
+    ];
+    traits.iter().filter(|(f, _)| differs(*f)).take(MAX_TRAITS).map(|(f, _)| f(m)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,6 +213,26 @@ mod tests {
         let err = grid(&["#.", ".#"]).unwrap_err();
         assert!(matches!(err, BodyGridError::Disconnected { .. }), "{err}");
         assert!(err.to_string().contains("corner"));
+    }
+
+    #[test]
+    fn the_palette_names_materials_in_grid_order_with_what_sets_them_apart() {
+        let hard = Material { spring_hz: 25.0, ..Material::default() };
+        let soft = Material { spring_hz: 5.0, scaffolding: crate::model::voxel::scaffolding::Scaffolding::EC, ..hard };
+        // Top row soft, bottom row hard: the bottom-left voxel comes first in grid order.
+        let cells = vec![Some(hard), Some(hard), Some(soft), Some(soft)];
+        let named = vec![("s".to_string(), soft), ("h".to_string(), hard)];
+        let body = BodyGrid::new(2, 2, cells.clone()).unwrap().with_material_names(named);
+        let p = body.palette();
+        assert_eq!(p.names, ["h: 25 Hz, all", "s: 5 Hz, E+C"]);
+        assert_eq!(p.of_voxel, [0, 0, 1, 1]);
+        // Without names; and one material is just its name.
+        assert_eq!(
+            BodyGrid::new(2, 2, cells).unwrap().palette().names,
+            ["material 1: 25 Hz, all", "material 2: 5 Hz, E+C"]
+        );
+        let one = grid(&["##"]).unwrap().with_material_names(vec![("#".into(), Material::default())]).palette();
+        assert_eq!((one.names, one.of_voxel), (vec!["#".to_string()], vec![0, 0]));
     }
 
     #[test]

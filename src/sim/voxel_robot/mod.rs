@@ -12,7 +12,7 @@ use super::tag::ColliderTag;
 use super::SimError;
 use crate::controller::{Controller, ControllerIo};
 use crate::geom::{Aabb, Vec2};
-use crate::model::voxel::grid::BodyGrid;
+use crate::model::voxel::grid::{BodyGrid, Palette};
 use crate::model::voxel::sensors::{self, SensorReadings, VoxelPose};
 use crate::model::voxel::SpringGroup;
 use crate::snapshot::{
@@ -27,6 +27,8 @@ pub(crate) struct VoxelRobot {
     readings: Vec<SensorReadings>,
     outputs: Vec<f64>,
     touching: Vec<bool>,
+    /// The body's material names and each voxel's index into them (display only: physics reads `robot`).
+    palette: Palette,
 }
 
 /// Which masses of one voxel robot may touch each other (spec §6).
@@ -81,6 +83,7 @@ impl VoxelRobot {
             readings: vec![SensorReadings::default(); n],
             outputs: vec![0.0; n],
             touching: vec![false; n],
+            palette: grid.palette(),
         };
         (body, contact)
     }
@@ -206,6 +209,7 @@ impl SimBody for VoxelRobot {
                     raw_control: r.raw_control[vi],
                     touching: self.touching[vi],
                     sensors,
+                    material: self.palette.of_voxel.get(vi).copied().unwrap_or(0),
                 }
             })
             .collect();
@@ -217,6 +221,7 @@ impl SimBody for VoxelRobot {
             center: r.centre(),
             bbox,
             voxels,
+            materials: self.palette.names.clone(),
             springs: detail.springs.then(|| {
                 (0..r.springs.len())
                     .map(|si| {
