@@ -2,7 +2,7 @@
 //! interface between the physics and everything downstream (metrics, recorders, renderers, reports).
 //!
 //! The modules are layers, each using only those listed before it:
-//! `geom`, `rng` → `model` → `controller` → `snapshot` → `sim` → `task` → `scenario` → `render` → `output`
+//! `geom`, `rng`, `tagged` → `model` → `controller` → `snapshot` → `sim` → `task` → `scenario` → `render` → `output`
 //! → `movie` → `batch` → `evolve` → `report` → `bench` (and the binary's `cli` on top). `pom`, the kinematic
 //! lattice model, stands apart: it uses only `geom` (no engine).
 
@@ -23,4 +23,5 @@ pub mod rng;
 pub mod scenario;
 pub mod sim;
 pub mod snapshot;
+pub mod tagged;
 pub mod task;
