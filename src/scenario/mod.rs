@@ -248,6 +248,11 @@ impl Scenario {
             let mut message = without_rust_type_names(&message);
             if message.contains("unknown field") {
                 message.push_str(" (remove it or fix its spelling; `vsr2d schema` prints every accepted field)");
+            } else if message.starts_with("invalid type") || message.starts_with("invalid value") {
+                message
+                    .push_str(" (write a value of the expected type here; `vsr2d schema` prints every field's type)");
+            } else if message.starts_with("missing field") {
+                message.push_str(" (add it; `vsr2d schema` prints which fields are required)");
             } else if inner.is_syntax() || inner.is_eof() {
                 // serde_json reports some type errors of valid JSON as syntax errors: a number where a
                 // name is expected ("expected value"), an array longer than a fixed-size one ("trailing
@@ -490,6 +495,15 @@ mod tests {
             assert!(!message.starts_with("at `"), "{message}");
         }
         // The whole message names the path once, and says how to fix an unknown field.
+        let e =
+            Scenario::from_json(&robot(r#"{"type": "time_functions", "default": {"type": "sin", "amplitude": null}}"#))
+                .unwrap_err()
+                .to_string();
+        assert!(
+            e.starts_with("`robots[1].controller.default.amplitude`: invalid type: null, expected f64")
+                && e.contains("expected type here"),
+            "{e}"
+        );
         let e = Scenario::from_json(&robot(r#"{"type": "time_functions", "default": {"type": "sin", "amp": 1}}"#))
             .unwrap_err()
             .to_string();
