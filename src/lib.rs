@@ -2,8 +2,8 @@
 //! interface between the physics and everything downstream (metrics, recorders, renderers, reports).
 //!
 //! The modules are layers, each using only those listed before it:
-//! `geom`, `rng` → `model` → `controller` → `snapshot` → `sim` → `task` → `scenario` → `stepping` → `render` → `output`
-//! → `movie` → `batch` → `evolve` → `report` → `bench` (and the binary's `cli` on top). `pom`, the kinematic
+//! `geom`, `rng`, `tagged` → `model` → `controller` → `snapshot` → `sim` → `task` → `scenario` → `stepping` → `render`
+//! → `output` → `movie` → `batch` → `evolve` → `report` → `bench` (and the binary's `cli` on top). `pom`, the kinematic
 //! lattice model, stands apart: it uses only `geom` (no engine).
 
 #![forbid(unsafe_code)]
@@ -24,4 +24,5 @@ pub mod scenario;
 pub mod sim;
 pub mod snapshot;
 pub mod stepping;
+pub mod tagged;
 pub mod task;

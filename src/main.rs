@@ -201,6 +201,11 @@ fn simulate(
     }
     // Without a recording no snapshot is needed: the metrics read the world directly.
     let metrics = if listeners.is_empty() { simulation.evaluate()? } else { simulation.run(&mut listeners)? };
+    if let Some(r) = recorder.take_if(|r| r.closed()) {
+        // `--record /dev/stdout | head`: the recording's reader went away and the run stopped there.
+        // Its metrics are those of a partial run: end quietly (a broken pipe, exit 0) without them.
+        r.finish()?;
+    }
     if let Some((i, name)) = metrics.iter().enumerate().find_map(|(i, m)| m.non_finite().map(|n| (i, n))) {
         // NaN/inf is no result (and not JSON): fail before publishing the recording.
         return Err(anyhow::anyhow!(vsr2d::batch::EvalError::NonFinite { robot: i, metric: name }).into());

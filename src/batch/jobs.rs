@@ -84,14 +84,20 @@ pub struct JobMetrics {
     pub robots: Vec<LocomotionMetrics>,
 }
 
-/// One output line: `{"id": ..., "line": i, "metrics": {...}}` or `{"id": ..., "line": i, "error": "..."}`.
-/// `id` is null when the line had no usable id (malformed JSON, missing or non-scalar id).
+/// One output line: `{"id": ..., "line": i, "scenario_hash": "…", "metrics": {...}}` or
+/// `{"id": ..., "line": i, "scenario_hash": "…", "error": "..."}`. `id` is null when the line had no
+/// usable id (malformed JSON, missing or non-scalar id).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Record {
     pub id: Option<JobId>,
     /// 0-based index of the job's line in the input file (blank lines count).
     pub line: u64,
+    /// [`scenario_hash`] of the job the record was computed from, as 16 hex digits: a resumed batch
+    /// re-evaluates a job whose scenario no longer has this hash. Absent in records written before
+    /// there was a hash (such records are re-evaluated too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario_hash: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metrics: Option<JobMetrics>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -145,8 +151,11 @@ pub struct BatchSummary {
     pub input_lines: u64,
     /// Non-blank lines in this shard.
     pub shard_jobs: u64,
-    /// Jobs skipped because the results file already held their record.
+    /// Jobs skipped because the results file already held their current record.
     pub already_done: u64,
+    /// Records in the results file whose scenario changed since they were written (or that have no
+    /// scenario hash): their jobs were evaluated again, and the records replaced.
+    pub stale: u64,
     /// Records written by this run.
     pub written: u64,
     /// Of `written`, the error records.
@@ -161,6 +170,8 @@ pub struct BatchSummary {
 struct ShardLine {
     line: u64,
     id: Option<JobId>,
+    /// [`scenario_hash`] of the line.
+    hash: u64,
     /// The line that first used this id, when this one repeats it.
     duplicate_of: Option<u64>,
 }
@@ -203,15 +214,63 @@ fn is_blank(line: &[u8]) -> bool {
     line.iter().all(u8::is_ascii_whitespace)
 }
 
-/// The id of a job line, if the line is a JSON object with a string or number `id`.
-fn probe_id(line: &[u8]) -> Option<JobId> {
-    #[derive(Deserialize)]
-    struct Probe {
-        #[serde(default)]
-        id: Option<Value>,
+/// The id of a job line (if the line is a JSON object with a string or number `id`) and its
+/// [`scenario_hash`].
+fn probe(line: &[u8]) -> (Option<JobId>, u64) {
+    match serde_json::from_slice::<Value>(line) {
+        Ok(Value::Object(job)) => {
+            let hash = match job.get("scenario") {
+                Some(scenario) => scenario_hash(scenario),
+                None => fnv1a64(line),
+            };
+            (job.get("id").and_then(JobId::from_value), hash)
+        }
+        _ => (None, fnv1a64(line)),
     }
-    let probe: Probe = serde_json::from_slice(line).ok()?;
-    probe.id.as_ref().and_then(JobId::from_value)
+}
+
+/// The content hash of a job's scenario: 64-bit FNV-1a of its canonical JSON (object keys sorted, no
+/// whitespace, numbers as serde_json prints them), so reformatting a jobs file or reordering keys keeps
+/// it while any change of a value changes it. A line without a `scenario` (malformed, say) is hashed as
+/// its raw bytes instead.
+pub fn scenario_hash(scenario: &Value) -> u64 {
+    /// Serialises a JSON value with the keys of every object in sorted order (whatever the map type
+    /// serde_json was built with).
+    struct Canonical<'a>(&'a Value);
+    impl Serialize for Canonical<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::{SerializeMap, SerializeSeq};
+            match self.0 {
+                Value::Object(map) => {
+                    let mut entries: Vec<_> = map.iter().collect();
+                    entries.sort_by(|a, b| a.0.cmp(b.0));
+                    let mut m = s.serialize_map(Some(entries.len()))?;
+                    for (k, v) in entries {
+                        m.serialize_entry(k, &Canonical(v))?;
+                    }
+                    m.end()
+                }
+                Value::Array(items) => {
+                    let mut seq = s.serialize_seq(Some(items.len()))?;
+                    for v in items {
+                        seq.serialize_element(&Canonical(v))?;
+                    }
+                    seq.end()
+                }
+                other => other.serialize(s),
+            }
+        }
+    }
+    fnv1a64(&serde_json::to_vec(&Canonical(scenario)).expect("a JSON value always serialises"))
+}
+
+/// FNV-1a, 64 bits: stable across platforms and Rust versions (unlike `std`'s hasher).
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+fn hash_text(hash: u64) -> String {
+    format!("{hash:016x}")
 }
 
 /// First pass: every line's id (duplicates are judged over the whole file, so that every shard agrees
@@ -225,7 +284,7 @@ fn scan_input(path: &Path, shard: (usize, usize)) -> Result<Scan, EvalError> {
     let mut line = 0u64;
     while read_line(&mut reader, &mut buf).map_err(io_err)? {
         if !is_blank(&buf) {
-            let id = probe_id(&buf);
+            let (id, hash) = probe(&buf);
             let duplicate_of = id.as_ref().and_then(|id| match first_use.get(id) {
                 Some(&first) => Some(first),
                 None => {
@@ -234,7 +293,7 @@ fn scan_input(path: &Path, shard: (usize, usize)) -> Result<Scan, EvalError> {
                 }
             });
             if line % shard.1 as u64 == shard.0 as u64 {
-                jobs.push(ShardLine { line, id, duplicate_of });
+                jobs.push(ShardLine { line, id, hash, duplicate_of });
             }
         }
         line += 1;
@@ -256,7 +315,7 @@ fn run_line(job: &ShardLine, text: &[u8], limits: &JobLimits) -> Record {
         Ok(robots) => (Some(JobMetrics { robots }), None),
         Err(e) => (None, Some(e)),
     };
-    Record { id: job.id.clone(), line: job.line, metrics, error }
+    Record { id: job.id.clone(), line: job.line, scenario_hash: Some(hash_text(job.hash)), metrics, error }
 }
 
 fn evaluate_line(job: &ShardLine, text: &[u8], limits: &JobLimits) -> Result<Vec<LocomotionMetrics>, String> {
@@ -289,25 +348,48 @@ fn evaluate_line(job: &ShardLine, text: &[u8], limits: &JobLimits) -> Result<Vec
     })
 }
 
-/// Checks an existing results file against this shard's jobs; returns the lines already done, the
-/// length of the valid prefix, and whether a partial last line must go.
+/// What an existing results file holds for this shard (see [`check_existing`]).
+#[derive(Debug, Default)]
+struct Existing {
+    /// The jobs whose records stay where they are: the file up to `keep_end`.
+    done: HashSet<u64>,
+    /// Where the file is cut: the end of its last complete record, or the start of its first stale one.
+    keep_end: u64,
+    /// Current records after a stale one (by input line, without their newline): written again in input
+    /// order, not evaluated again.
+    rewrite: HashMap<u64, Vec<u8>>,
+    /// Records whose scenario hash is not the job's (changed scenario, or no hash): evaluated again.
+    stale: u64,
+    /// Whether a partial last line (an interrupted write) goes.
+    dropped_partial_line: bool,
+}
+
+/// Checks an existing results file against this shard's jobs: which records stay, where the file is
+/// cut, which records after the cut are rewritten and how many are stale.
 ///
 /// The file is resumed only if it is recognisably ours: every complete line is a record of a job of
 /// this input and shard (same line index, same id, at most once), and an unterminated last line (an
 /// interrupted write) is the beginning of the record this run would write next,
 /// `{"id":<id>,"line":<i>,"…`. Anything else — someone's notes, a scenario, one line without a final
 /// newline — is refused before the file is opened for writing.
-fn check_existing(path: &Path, jobs: &[ShardLine]) -> Result<(HashSet<u64>, u64, bool), EvalError> {
+///
+/// A record whose `scenario_hash` is not the job's [`scenario_hash`] (the scenario changed under the
+/// same id and line, or the record predates the hash) is stale: its job runs again. Records stay in
+/// input order, so the file is cut at the first stale record; the current records after it are
+/// written again, in place, as the run reaches them.
+fn check_existing(path: &Path, jobs: &[ShardLine]) -> Result<Existing, EvalError> {
     let resume_err = |reason: String| EvalError::Resume { path: path.to_path_buf(), reason };
     let io_err = |source| EvalError::Output { path: path.to_path_buf(), source };
     let file = match File::open(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((HashSet::new(), 0, false)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Existing::default()),
         Err(e) => return Err(io_err(e)),
     };
-    let ids: HashMap<u64, &Option<JobId>> = jobs.iter().map(|j| (j.line, &j.id)).collect();
+    let by_line: HashMap<u64, &ShardLine> = jobs.iter().map(|j| (j.line, j)).collect();
     let mut reader = BufReader::new(file);
-    let mut done = HashSet::new();
+    let mut existing = Existing::default();
+    let mut seen = HashSet::new();
+    let mut cut: Option<u64> = None;
     let mut buf = Vec::new();
     let mut valid_end = 0u64;
     let mut offset = 0u64;
@@ -320,6 +402,7 @@ fn check_existing(path: &Path, jobs: &[ShardLine]) -> Result<(HashSet<u64>, u64,
             break;
         }
         number += 1;
+        let start = offset;
         offset += n as u64;
         if buf.last() != Some(&b'\n') {
             // Unterminated: only possible as the last line (or a line longer than any record).
@@ -335,34 +418,45 @@ fn check_existing(path: &Path, jobs: &[ShardLine]) -> Result<(HashSet<u64>, u64,
         if record.metrics.is_some() == record.error.is_some() {
             return Err(resume_err(format!("its line {number} is not a result record (needs `metrics` or `error`)")));
         }
-        match ids.get(&record.line) {
+        let job = match by_line.get(&record.line) {
             None => {
                 return Err(resume_err(format!(
                     "its line {number} is the result of input line {}, which is not a job of this shard",
                     record.line
                 )))
             }
-            Some(&id) if *id != record.id => {
+            Some(&job) if job.id != record.id => {
                 let show = |id: &Option<JobId>| id.as_ref().map_or("null".to_string(), |i| i.to_string());
                 return Err(resume_err(format!(
                     "its line {number} gives id {} for input line {}, which has id {}",
                     show(&record.id),
                     record.line,
-                    show(id)
+                    show(&job.id)
                 )));
             }
-            Some(_) => {}
-        }
-        if !done.insert(record.line) {
+            Some(&job) => job,
+        };
+        if !seen.insert(record.line) {
             return Err(resume_err(format!("input line {} has two results (its line {number})", record.line)));
         }
         valid_end = offset;
+        if record.scenario_hash.as_deref() != Some(hash_text(job.hash).as_str()) {
+            existing.stale += 1;
+            cut.get_or_insert(start);
+        } else if cut.is_some() {
+            buf.pop();
+            existing.rewrite.insert(record.line, std::mem::take(&mut buf));
+        } else {
+            existing.done.insert(record.line);
+        }
     }
     if let Some((number, bytes)) = &partial {
-        // Records are written in input order: an interrupted write is the first job not done yet.
-        let next = jobs.iter().find(|j| !done.contains(&j.line));
+        // Records are written in input order: an interrupted write is the first job without a record.
+        let next = jobs.iter().find(|j| !seen.contains(&j.line));
         let ours = next.is_some_and(|job| {
-            let head = Record { id: job.id.clone(), line: job.line, metrics: None, error: None }.to_line();
+            // Without the hash, so that a record interrupted by an older version is recognised too.
+            let head = Record { id: job.id.clone(), line: job.line, scenario_hash: None, metrics: None, error: None }
+                .to_line();
             let head = format!("{},\"", head.trim_end_matches('}'));
             let n = bytes.len().min(head.len());
             bytes[..n] == head.as_bytes()[..n]
@@ -373,7 +467,9 @@ fn check_existing(path: &Path, jobs: &[ShardLine]) -> Result<(HashSet<u64>, u64,
             )));
         }
     }
-    Ok((done, valid_end, partial.is_some()))
+    existing.keep_end = cut.unwrap_or(valid_end);
+    existing.dropped_partial_line = partial.is_some();
+    Ok(existing)
 }
 
 /// Whether two paths name the same file (same device and inode: also catches hard links and
@@ -395,11 +491,17 @@ struct OrderedWriter {
     out: BufWriter<File>,
     path: PathBuf,
     next: u64,
-    pending: BTreeMap<u64, Record>,
+    pending: BTreeMap<u64, Ready>,
     last_sync: Instant,
     written: u64,
     errors: u64,
     progress: ProgressBar,
+}
+
+/// A record ready to be written: computed by this run, or a current record kept from the results file.
+enum Ready {
+    Fresh(Record),
+    Kept(Vec<u8>),
 }
 
 /// How often the results are forced to disk (a flush alone already survives a killed process).
@@ -410,20 +512,25 @@ impl OrderedWriter {
         EvalError::Output { path: self.path.clone(), source }
     }
 
-    fn push(&mut self, seq: u64, record: Record) -> Result<(), EvalError> {
-        self.pending.insert(seq, record);
+    fn push(&mut self, seq: u64, ready: Ready) -> Result<(), EvalError> {
+        self.pending.insert(seq, ready);
         let mut wrote = false;
-        while let Some(record) = self.pending.remove(&self.next) {
-            let mut line = record.to_line();
-            line.push('\n');
-            self.out.write_all(line.as_bytes()).map_err(|e| self.io_err(e))?;
+        while let Some(ready) = self.pending.remove(&self.next) {
+            let mut line = match &ready {
+                Ready::Fresh(record) => record.to_line().into_bytes(),
+                Ready::Kept(bytes) => bytes.clone(),
+            };
+            line.push(b'\n');
+            self.out.write_all(&line).map_err(|e| self.io_err(e))?;
             self.next += 1;
-            self.written += 1;
-            if record.error.is_some() {
-                self.errors += 1;
-                self.progress.set_message(format!("{} failed", self.errors));
+            if let Ready::Fresh(record) = &ready {
+                self.written += 1;
+                if record.error.is_some() {
+                    self.errors += 1;
+                    self.progress.set_message(format!("{} failed", self.errors));
+                }
+                self.progress.inc(1);
             }
-            self.progress.inc(1);
             wrote = true;
         }
         if wrote {
@@ -467,7 +574,8 @@ pub fn run_batch_with(options: BatchOptions, limits: JobLimits) -> Result<BatchS
         return Err(EvalError::SameFile { path: options.output.clone() });
     }
     let scan = scan_input(&options.input, shard)?;
-    let (done, valid_end, dropped_partial_line) = check_existing(&options.output, &scan.jobs)?;
+    let Existing { done, keep_end, mut rewrite, stale, dropped_partial_line } =
+        check_existing(&options.output, &scan.jobs)?;
     // Everything that can fail is tried before the results file is created or touched.
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.jobs)
@@ -483,11 +591,11 @@ pub fn run_batch_with(options: BatchOptions, limits: JobLimits) -> Result<BatchS
         .truncate(false)
         .open(&options.output)
         .map_err(out_err)?;
-    file.set_len(valid_end).map_err(out_err)?;
+    file.set_len(keep_end).map_err(out_err)?;
     file.seek(SeekFrom::End(0)).map_err(out_err)?;
 
     let shard_jobs = scan.jobs.len() as u64;
-    let already_done = done.len() as u64;
+    let already_done = (done.len() + rewrite.len()) as u64;
     let target = if options.progress { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
     let progress = ProgressBar::with_draw_target(Some(shard_jobs), target);
     progress.set_style(
@@ -518,6 +626,10 @@ pub fn run_batch_with(options: BatchOptions, limits: JobLimits) -> Result<BatchS
     let mut line = 0u64;
     let mut buf = Vec::new();
     for (seq, job) in scan.jobs.into_iter().filter(|j| !done.contains(&j.line)).enumerate() {
+        if let Some(kept) = rewrite.remove(&job.line) {
+            writer.push(seq as u64, Ready::Kept(kept))?;
+            continue;
+        }
         loop {
             if !read_line(&mut reader, &mut buf).map_err(in_err)? {
                 let reason = io::Error::new(io::ErrorKind::UnexpectedEof, "the file shrank while the batch ran");
@@ -531,7 +643,7 @@ pub fn run_batch_with(options: BatchOptions, limits: JobLimits) -> Result<BatchS
         while in_flight >= window {
             let (s, record) = rx.recv().expect("every job sends its record");
             in_flight -= 1;
-            writer.push(s, record)?;
+            writer.push(s, Ready::Fresh(record))?;
         }
         let text = std::mem::take(&mut buf);
         let tx = tx.clone();
@@ -546,13 +658,14 @@ pub fn run_batch_with(options: BatchOptions, limits: JobLimits) -> Result<BatchS
     while in_flight > 0 {
         let (s, record) = rx.recv().expect("every job sends its record");
         in_flight -= 1;
-        writer.push(s, record)?;
+        writer.push(s, Ready::Fresh(record))?;
     }
     let (written, errors) = writer.finish()?;
     Ok(BatchSummary {
         input_lines: scan.input_lines,
         shard_jobs,
         already_done,
+        stale,
         written,
         errors,
         dropped_partial_line,
@@ -596,9 +709,30 @@ mod tests {
     }
 
     #[test]
+    fn scenario_hashes_ignore_formatting_and_key_order_but_not_values() {
+        // The published FNV-1a 64 values.
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        let hash = |text: &str| scenario_hash(&serde_json::from_str(text).unwrap());
+        let a = hash(r##"{"world": {"dt": 0.01, "duration": 2}, "robots": [{"body": ["#"]}]}"##);
+        assert_eq!(a, hash(r##"{"robots":[{"body":["#"]}],"world":{"duration":2,"dt":0.01}}"##));
+        assert_ne!(a, hash(r##"{"world": {"dt": 0.01, "duration": 3}, "robots": [{"body": ["#"]}]}"##));
+        assert_ne!(a, hash(r##"{"world": {"dt": 0.01, "duration": 2}, "robots": [{"body": ["#", "#"]}]}"##));
+        // Lines with and without a scenario.
+        assert_eq!(probe(br#"{"id": 1, "scenario": {"a": 1}}"#), (Some(JobId::from(1)), hash(r#"{"a": 1}"#)));
+        assert_eq!(probe(b"{not json").1, fnv1a64(b"{not json"));
+    }
+
+    #[test]
     fn records_round_trip_through_their_line() {
-        let r = Record { id: Some(JobId::from(3)), line: 5, metrics: None, error: Some("x".into()) };
-        assert_eq!(r.to_line(), r#"{"id":3,"line":5,"error":"x"}"#);
+        let r = Record {
+            id: Some(JobId::from(3)),
+            line: 5,
+            scenario_hash: Some(hash_text(7)),
+            metrics: None,
+            error: Some("x".into()),
+        };
+        assert_eq!(r.to_line(), r#"{"id":3,"line":5,"scenario_hash":"0000000000000007","error":"x"}"#);
         assert_eq!(serde_json::from_str::<Record>(&r.to_line()).unwrap(), r);
     }
 }

@@ -58,6 +58,15 @@ pub fn run(args: EvalArgs) -> Result<(), Failure> {
         timeout: (args.job_timeout > 0.0).then(|| Duration::from_secs_f64(args.job_timeout)),
     };
     let summary = run_batch_with(options, limits).map_err(|e| super::classified(e.is_input(), e))?;
+    if summary.stale > 0 {
+        // Even under --quiet: what was run differs from what the file held.
+        note(&format!(
+            "note: {} record(s) of {} did not match their job's scenario (changed since, or written before \
+             records carried a scenario hash); evaluated those jobs again",
+            summary.stale,
+            args.output.display()
+        ))?;
+    }
     if !args.quiet {
         if summary.dropped_partial_line {
             note(&format!(

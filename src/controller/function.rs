@@ -15,7 +15,7 @@ fn one() -> f64 {
 ///
 /// `{"type":"sin","amplitude":1,"frequency":1,"phase":0,"offset":0}`,
 /// `{"type":"constant","value":0.5}`, `{"type":"expr","expr":"sin(-2*pi*t + pi*x/w)"}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum TimeFunction {
     /// f(t) = amplitude·sin(2π·frequency·t + phase) + offset.
@@ -36,6 +36,41 @@ pub enum TimeFunction {
     /// An expression over t, x, y (the voxel's cell), w, h (the grid size) and pi, with
     /// + - * / ^, unary minus, parentheses and sin cos tan abs sign sqrt exp ln min max floor.
     Expr { expr: String },
+}
+
+/// What [`TimeFunction`] is read from: the same variants, externally tagged, so that an error inside one
+/// is located at its field (see [`crate::tagged`]).
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+enum TimeFunctionWire {
+    Sin {
+        #[serde(default = "one")]
+        amplitude: f64,
+        #[serde(default = "one")]
+        frequency: f64,
+        #[serde(default)]
+        phase: f64,
+        #[serde(default)]
+        offset: f64,
+    },
+    Constant {
+        value: f64,
+    },
+    Expr {
+        expr: String,
+    },
+}
+
+impl<'de> Deserialize<'de> for TimeFunction {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match crate::tagged::deserialize(d, "type", None)? {
+            TimeFunctionWire::Sin { amplitude, frequency, phase, offset } => {
+                TimeFunction::Sin { amplitude, frequency, phase, offset }
+            }
+            TimeFunctionWire::Constant { value } => TimeFunction::Constant { value },
+            TimeFunctionWire::Expr { expr } => TimeFunction::Expr { expr },
+        })
+    }
 }
 
 /// Why a time function cannot be compiled.

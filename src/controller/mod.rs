@@ -36,13 +36,31 @@ pub use mlp::{mlp_layer_sizes, weight_count, Mlp};
 pub type Cell = [u32; 2];
 
 /// A controller as written in a scenario, tagged by `"type"`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ControllerSpec {
     /// One time function per voxel: a default plus per-cell overrides.
     TimeFunctions(TimeFunctionsSpec),
     /// A centralized multi-layer perceptron over sensor features.
     Mlp(MlpSpec),
+}
+
+/// What [`ControllerSpec`] is read from: the same variants, externally tagged, so that an error inside
+/// one is located at its field (see [`crate::tagged`]).
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum ControllerWire {
+    TimeFunctions(TimeFunctionsSpec),
+    Mlp(MlpSpec),
+}
+
+impl<'de> Deserialize<'de> for ControllerSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match crate::tagged::deserialize(d, "type", None)? {
+            ControllerWire::TimeFunctions(spec) => ControllerSpec::TimeFunctions(spec),
+            ControllerWire::Mlp(spec) => ControllerSpec::Mlp(spec),
+        })
+    }
 }
 
 /// Open-loop control: every voxel follows its own f(t); a voxel with no function gets 0.

@@ -177,9 +177,9 @@ impl Experiment {
     pub fn from_json(text: &str) -> Result<Experiment, EvolveError> {
         let de = &mut serde_json::Deserializer::from_str(text);
         let experiment: Experiment = serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
+            let (path, message) = crate::tagged::locate(&e.path().to_string(), &e.inner().to_string());
             let inner = e.into_inner();
-            let mut message = friendlier(&inner.to_string());
+            let mut message = friendlier(&message);
             if inner.is_syntax() || inner.is_eof() {
                 message.push_str(" (the file is not valid JSON)");
             }

@@ -7,8 +7,9 @@ use crate::rng::SplitMix64;
 use crate::geom::{Polygon, Vec2};
 
 /// Terrain as written in scenario JSON.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields, from = "TerrainWire")]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[schemars(from = "TerrainWire")]
 #[derive(Default)]
 pub enum TerrainSpec {
     /// 2 km of flat ground between two 100 m ramps.
@@ -28,9 +29,11 @@ pub enum TerrainSpec {
 }
 
 /// What [`TerrainSpec`] is read from: serde's `deny_unknown_fields` does not reach the unit variants of
-/// an internally tagged enum (`{"type": "flat", "x": 1}` would pass), so every variant is a struct here.
+/// an internally tagged enum (`{"type": "flat", "x": 1}` would pass), so every variant is a struct here;
+/// externally tagged for serde (see [`crate::tagged`]), internally tagged in the schema as in the JSON.
 #[derive(Deserialize, schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+#[schemars(tag = "type")]
 enum TerrainWire {
     /// 2 km of flat ground between two 100 m ramps.
     Flat {},
@@ -45,6 +48,12 @@ enum TerrainWire {
     },
     /// No terrain at all (free fall, or gravity off).
     None {},
+}
+
+impl<'de> Deserialize<'de> for TerrainSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::tagged::deserialize::<D, TerrainWire>(d, "type", None).map(TerrainSpec::from)
+    }
 }
 
 impl From<TerrainWire> for TerrainSpec {

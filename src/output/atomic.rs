@@ -71,7 +71,12 @@ pub fn target(path: &Path) -> io::Result<Target> {
                 let meta = fs::metadata(&resolved)?;
                 (resolved, meta)
             }
-            Err(_) => return Err(refuse(path, "a symbolic link to nothing")),
+            // `/dev/stdout` → `/proc/self/fd/1` → `pipe:[…]`: a link the kernel follows although no path
+            // names its end. A pipe or a character device behind it is written directly (through the link).
+            Err(_) => match fs::metadata(path) {
+                Ok(meta) if is_direct(&meta) => return Ok(Target::Direct(path.to_path_buf())),
+                _ => return Err(refuse(path, "a symbolic link to nothing")),
+            },
         }
     } else {
         (path.to_path_buf(), meta)
@@ -100,6 +105,20 @@ pub fn target(path: &Path) -> io::Result<Target> {
         }
     }
     Err(refuse(&path, "not a regular file"))
+}
+
+/// Whether a file is a character device or a FIFO (written directly).
+fn is_direct(meta: &fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        meta.file_type().is_char_device() || meta.file_type().is_fifo()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
 }
 
 /// Opens an existing character device or FIFO for writing (no truncation, no replacement).

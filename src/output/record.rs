@@ -29,6 +29,8 @@ pub struct JsonlRecorder {
     path: PathBuf,
     writer: BufWriter<Output>,
     every: u64,
+    /// The destination is a pipe whose reader went away (`--record /dev/stdout | head -c 100`).
+    closed: bool,
 }
 
 impl JsonlRecorder {
@@ -36,12 +38,22 @@ impl JsonlRecorder {
     pub fn create(path: &Path, every: u64) -> Result<JsonlRecorder, RecordError> {
         let file =
             Output::create(path, ".tmp").map_err(|source| RecordError::Write { path: path.to_path_buf(), source })?;
-        Ok(JsonlRecorder { path: path.to_path_buf(), writer: BufWriter::new(file), every: every.max(1) })
+        Ok(JsonlRecorder { path: path.to_path_buf(), writer: BufWriter::new(file), every: every.max(1), closed: false })
     }
 
-    /// Flushes and moves the recording to its final name.
+    /// Whether the recording went to a pipe whose reader has gone (the run was stopped there).
+    pub fn closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Flushes and moves the recording to its final name. After the reader of a pipe went away
+    /// ([`closed`](JsonlRecorder::closed)), an error of kind [`std::io::ErrorKind::BrokenPipe`], which
+    /// the command line ends quietly on, as on any closed pipe.
     pub fn finish(self) -> Result<(), RecordError> {
         let werr = |source| RecordError::Write { path: self.path.clone(), source };
+        if self.closed {
+            return Err(werr(std::io::ErrorKind::BrokenPipe.into()));
+        }
         let file = self.writer.into_inner().map_err(|e| werr(e.into_error()))?;
         file.commit().map_err(werr)?;
         Ok(())
@@ -49,24 +61,32 @@ impl JsonlRecorder {
 }
 
 impl SnapshotListener for JsonlRecorder {
-    /// A write error stops the run at once (the unfinished file is deleted when the recorder drops).
+    /// A write error stops the run at once (the unfinished file is deleted when the recorder drops); a
+    /// pipe closed by its reader stops it too, without an error ([`JsonlRecorder::finish`] reports it).
     fn on_snapshot(&mut self, snapshot: &Arc<Snapshot>) -> Result<Flow, ListenerError> {
+        if self.closed {
+            return Ok(Flow::Stop);
+        }
         if snapshot.step % self.every != 0 {
             return Ok(Flow::Continue);
         }
         let w = &mut self.writer;
-        serde_json::to_writer(&mut *w, &**snapshot)
-            .map_err(std::io::Error::from)
-            .and_then(|_| w.write_all(b"\n"))
-            .map_err(|source| RecordError::Write { path: self.path.clone(), source })?;
-        Ok(Flow::Continue)
+        match serde_json::to_writer(&mut *w, &**snapshot).map_err(std::io::Error::from).and_then(|_| w.write_all(b"\n"))
+        {
+            Ok(()) => Ok(Flow::Continue),
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(Flow::Stop)
+            }
+            Err(source) => Err(RecordError::Write { path: self.path.clone(), source }.into()),
+        }
     }
 }
 
 /// Reads snapshots one line at a time (memory does not grow with the recording).
 pub struct JsonlReader {
     path: PathBuf,
-    lines: std::io::Lines<BufReader<std::fs::File>>,
+    lines: std::io::Lines<Box<dyn BufRead + Send>>,
     line: usize,
 }
 
@@ -74,7 +94,13 @@ impl JsonlReader {
     pub fn open(path: &Path) -> Result<JsonlReader, RecordError> {
         let file =
             std::fs::File::open(path).map_err(|source| RecordError::Read { path: path.to_path_buf(), source })?;
-        Ok(JsonlReader { path: path.to_path_buf(), lines: BufReader::new(file).lines(), line: 0 })
+        Ok(JsonlReader::from_reader(path, BufReader::new(file)))
+    }
+
+    /// Reads a recording from any source (`path` only names it in errors): what the fuzz target and the
+    /// robustness tests feed bytes through.
+    pub fn from_reader(path: &Path, reader: impl BufRead + Send + 'static) -> JsonlReader {
+        JsonlReader { path: path.to_path_buf(), lines: (Box::new(reader) as Box<dyn BufRead + Send>).lines(), line: 0 }
     }
 }
 

@@ -99,8 +99,9 @@ fn yes() -> bool {
 }
 
 /// What to measure.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields, from = "TaskWire")]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[schemars(from = "TaskWire")]
 pub enum TaskSpec {
     /// Distance travelled, average height and control effort (spec §10).
     #[default]
@@ -108,12 +109,20 @@ pub enum TaskSpec {
 }
 
 /// What [`TaskSpec`] is read from: struct variants, so that unknown fields are refused (serde's
-/// `deny_unknown_fields` does not reach unit variants of an internally tagged enum).
+/// `deny_unknown_fields` does not reach unit variants of an internally tagged enum); externally tagged
+/// for serde (see [`crate::tagged`]), internally tagged in the schema as in the JSON.
 #[derive(Deserialize, schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+#[schemars(tag = "type")]
 enum TaskWire {
     /// Distance travelled, average height and control effort (spec §10).
     Locomotion {},
+}
+
+impl<'de> Deserialize<'de> for TaskSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::tagged::deserialize::<D, TaskWire>(d, "type", None).map(TaskSpec::from)
+    }
 }
 
 impl From<TaskWire> for TaskSpec {
@@ -232,11 +241,18 @@ impl Scenario {
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
         let de = &mut serde_json::Deserializer::from_str(text);
         let scenario: Scenario = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
-            let path = e.path().to_string();
+            // An error inside a tagged enum (controller, time function, terrain, task) carries the
+            // path inside it in its message (see crate::tagged): splice it onto the outer one.
+            let (path, message) = crate::tagged::locate(&e.path().to_string(), &e.inner().to_string());
             let inner = e.into_inner();
-            let mut message = without_rust_type_names(&inner.to_string());
+            let mut message = without_rust_type_names(&message);
             if message.contains("unknown field") {
                 message.push_str(" (remove it or fix its spelling; `vsr2d schema` prints every accepted field)");
+            } else if message.starts_with("invalid type") || message.starts_with("invalid value") {
+                message
+                    .push_str(" (write a value of the expected type here; `vsr2d schema` prints every field's type)");
+            } else if message.starts_with("missing field") {
+                message.push_str(" (add it; `vsr2d schema` prints which fields are required)");
             } else if inner.is_syntax() || inner.is_eof() {
                 // serde_json reports some type errors of valid JSON as syntax errors: a number where a
                 // name is expected ("expected value"), an array longer than a fixed-size one ("trailing
@@ -403,6 +419,120 @@ mod tests {
         assert!(objects >= 15, "only {objects} object schemas");
     }
 
+    /// Errors inside tagged enums (controllers, time functions, terrain, task) name the innermost path,
+    /// not the enum: serde buffers their content, and crate::tagged reads it again with path tracking.
+    #[test]
+    fn errors_inside_tagged_enums_name_the_innermost_path() {
+        let robot = |controller: &str| {
+            format!(
+                r###"{{"world": {{"duration": 1}}, "robots": [{{"body": ["##"]}}, {{"body": ["##"], "controller": {controller}}}]}}"###
+            )
+        };
+        let err = |text: &str| match Scenario::from_json(text) {
+            Err(ScenarioError::Json { path, message }) => (path, message),
+            other => panic!("{other:?}"),
+        };
+        for (text, path, says) in [
+            (
+                robot(r#"{"type": "time_functions", "default": {"type": "sin", "amplitude": null}}"#),
+                "robots[1].controller.default.amplitude",
+                "invalid type: null, expected f64",
+            ),
+            (
+                robot(
+                    r#"{"type": "time_functions", "cells": [{"cell": [0, 0], "function": {"type": "sin"}},
+                       {"cell": [1, 0], "function": {"type": "constant", "value": "0.5"}}]}"#,
+                ),
+                "robots[1].controller.cells[1].function.value",
+                "invalid type: string \"0.5\", expected f64",
+            ),
+            (
+                robot(
+                    r#"{"type": "time_functions", "cells": [{"cell": [0, 0], "function": {"type": "expr", "expr": 1}}]}"#,
+                ),
+                "robots[1].controller.cells[0].function.expr",
+                "expected a string",
+            ),
+            (
+                robot(
+                    r#"{"type": "mlp", "weights": [], "sensors": {"cells": [{"cell": [0, 0],
+                       "features": [{"sensor": "touching"}, {"sensor": "pressure"}]}]}}"#,
+                ),
+                "robots[1].controller.sensors.cells[0].features[1].sensor",
+                "unknown variant `pressure`",
+            ),
+            (robot(r#"{"type": "mlp", "weights": [0.5, "x"]}"#), "robots[1].controller.weights[1]", "expected f64"),
+            (
+                robot(r#"{"type": "mlp", "weights": [], "driver": {"type": "sin", "frequency": [1]}}"#),
+                "robots[1].controller.driver.frequency",
+                "expected f64",
+            ),
+            // The tag itself: an unknown value lists the valid ones.
+            (
+                robot(r#"{"type": "pid"}"#),
+                "robots[1].controller.type",
+                "unknown variant `pid`, expected `time_functions` or `mlp`",
+            ),
+            (
+                robot(r#"{"type": "time_functions", "default": {"type": 3}}"#),
+                "robots[1].controller.default.type",
+                "unknown variant `3`, expected one of `sin`, `constant`, `expr`",
+            ),
+            (
+                robot(r#"{"type": "time_functions", "default": {"amplitude": 1}}"#),
+                "robots[1].controller.default",
+                "missing field `type` (expected one of `sin`, `constant`, `expr`)",
+            ),
+            (
+                robot(r#"{"type": "time_functions", "default": {"type": "constant"}}"#),
+                "robots[1].controller.default",
+                "missing field `value`",
+            ),
+            (
+                robot(r#"{"type": "time_functions", "default": {"type": "sin", "amp": 1}}"#),
+                "robots[1].controller.default.amp",
+                "unknown field `amp`",
+            ),
+            (
+                r##"{"world": {"terrain": {"type": "uneven", "seed": -1}}, "robots": [{"body": ["#"]}]}"##.to_string(),
+                "world.terrain.seed",
+                "invalid value: integer `-1`, expected u64",
+            ),
+            (
+                r##"{"world": {"terrain": {"type": "hills"}}, "robots": [{"body": ["#"]}]}"##.to_string(),
+                "world.terrain.type",
+                "expected one of `flat`, `uneven`, `none`",
+            ),
+            (
+                r##"{"task": {"type": "race"}, "robots": [{"body": ["#"]}]}"##.to_string(),
+                "task.type",
+                "expected `locomotion`",
+            ),
+        ] {
+            let (at, message) = err(&text);
+            assert_eq!(at, path, "{message}\n{text}");
+            assert!(message.contains(says), "{at}: {message}");
+            assert!(!message.starts_with("at `"), "{message}");
+        }
+        // The whole message names the path once, and says how to fix an unknown field.
+        let e =
+            Scenario::from_json(&robot(r#"{"type": "time_functions", "default": {"type": "sin", "amplitude": null}}"#))
+                .unwrap_err()
+                .to_string();
+        assert!(
+            e.starts_with("`robots[1].controller.default.amplitude`: invalid type: null, expected f64")
+                && e.contains("expected type here"),
+            "{e}"
+        );
+        let e = Scenario::from_json(&robot(r#"{"type": "time_functions", "default": {"type": "sin", "amp": 1}}"#))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("`robots[1].controller.default.amp`: unknown field `amp`") && e.contains("vsr2d schema"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn trailing_data_unknown_fields_and_valid_json_type_errors_are_refused_clearly() {
         let ok = r##"{"world": {"duration": 1}, "robots": [{"body": ["#"]}]}"##;
@@ -411,9 +541,9 @@ mod tests {
         let e = err(&format!("{ok} {{}}"));
         assert!(e.contains("trailing") && e.contains("exactly one JSON object"), "{e}");
         for (text, path) in [
-            (r##"{"world": {"terrain": {"type": "flat", "x": 1}}, "robots": [{"body": ["#"]}]}"##, "world.terrain"),
-            (r##"{"world": {"terrain": {"type": "none", "x": 1}}, "robots": [{"body": ["#"]}]}"##, "world.terrain"),
-            (r##"{"task": {"type": "locomotion", "x": 1}, "robots": [{"body": ["#"]}]}"##, "task"),
+            (r##"{"world": {"terrain": {"type": "flat", "x": 1}}, "robots": [{"body": ["#"]}]}"##, "world.terrain.x"),
+            (r##"{"world": {"terrain": {"type": "none", "x": 1}}, "robots": [{"body": ["#"]}]}"##, "world.terrain.x"),
+            (r##"{"task": {"type": "locomotion", "x": 1}, "robots": [{"body": ["#"]}]}"##, "task.x"),
         ] {
             let e = err(text);
             assert!(e.contains("unknown field") && e.contains(&format!("`{path}`")), "{e}");

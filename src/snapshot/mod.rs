@@ -38,33 +38,25 @@ impl std::fmt::Display for BodyId {
 
 /// One body of a world, by kind. Serialised with a `"kind"` field; a body without one (recordings
 /// made before there were kinds) is a voxel robot.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", from = "BodyWire")]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum BodySnapshot {
     VoxelRobot(VoxelRobotSnapshot),
 }
 
-/// What a recorded body may look like: tagged, or an untagged voxel robot of an older recording.
+/// What [`BodySnapshot`] is read from: the same variants, externally tagged (see [`crate::tagged`]); a
+/// body without a `"kind"` is a voxel robot of an older recording.
 #[derive(Deserialize)]
-#[serde(untagged)]
+#[serde(rename_all = "snake_case")]
 enum BodyWire {
-    Tagged(TaggedBody),
-    Untagged(VoxelRobotSnapshot),
-}
-
-/// [`BodySnapshot`]'s tagged form, read on its own (the enum's own `Deserialize` goes through
-/// [`BodyWire`]).
-#[derive(Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-enum TaggedBody {
     VoxelRobot(VoxelRobotSnapshot),
 }
 
-impl From<BodyWire> for BodySnapshot {
-    fn from(wire: BodyWire) -> Self {
-        match wire {
-            BodyWire::Tagged(TaggedBody::VoxelRobot(r)) | BodyWire::Untagged(r) => BodySnapshot::VoxelRobot(r),
-        }
+impl<'de> Deserialize<'de> for BodySnapshot {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match crate::tagged::deserialize(d, "kind", Some("voxel_robot"))? {
+            BodyWire::VoxelRobot(r) => BodySnapshot::VoxelRobot(r),
+        })
     }
 }
 

@@ -266,3 +266,109 @@ fn the_eval_command_exits_2_on_bad_input() {
     assert_eq!(run(&[], &dir.path().join("missing.jsonl")).status.code(), Some(2));
     assert!(!out.exists());
 }
+
+/// Replaces input line `index` of a jobs file.
+fn replace_line(input: &Path, index: usize, text: &str) {
+    let old = std::fs::read_to_string(input).unwrap();
+    let mut lines: Vec<&str> = old.lines().collect();
+    lines[index] = text;
+    std::fs::write(input, lines.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn a_changed_scenario_under_the_same_id_and_line_is_evaluated_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write_jobs(dir.path());
+    let out = dir.path().join("results.jsonl");
+    run_batch(options(&input, &out, 2, None)).unwrap();
+    let before = records(&out);
+    assert!(before.iter().all(|r| r.scenario_hash.as_ref().is_some_and(|h| h.len() == 16)));
+
+    // Line 1 (id 1, an early record) gets another scenario under the same id.
+    let mut changed = fixture("tripod.json");
+    changed["world"]["duration"] = json!(0.5);
+    replace_line(&input, 1, &job(json!(1), changed));
+    let summary = run_batch(options(&input, &out, 2, None)).unwrap();
+    assert_eq!((summary.stale, summary.written, summary.already_done), (1, 1, 9), "{summary:?}");
+    let after = records(&out);
+    assert_ne!(after[1].metrics, before[1].metrics, "the stale record was replaced");
+    assert_ne!(after[1].scenario_hash, before[1].scenario_hash);
+    // The other records are the same, still in input order: the file is what a fresh run writes.
+    let fresh = dir.path().join("fresh.jsonl");
+    run_batch(options(&input, &fresh, 1, None)).unwrap();
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), std::fs::read_to_string(&fresh).unwrap());
+
+    // An error record is re-evaluated too once its job changes: line 3 (no robots) gets one.
+    replace_line(&input, 3, &job(json!("no robots"), fixture("worm.json")));
+    let summary = run_batch(options(&input, &out, 2, None)).unwrap();
+    assert_eq!((summary.stale, summary.written, summary.errors), (1, 1, 0), "{summary:?}");
+    assert!(records(&out)[3].metrics.is_some());
+}
+
+#[test]
+fn an_unchanged_scenario_is_not_evaluated_again_even_reformatted() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write_jobs(dir.path());
+    let out = dir.path().join("results.jsonl");
+    run_batch(options(&input, &out, 2, None)).unwrap();
+    let whole = std::fs::read_to_string(&out).unwrap();
+    // The same job with its keys in another order and other whitespace: the same canonical scenario.
+    let scenario = fixture("worm.json");
+    let pretty = serde_json::to_string_pretty(&scenario).unwrap().replace('\n', " ");
+    replace_line(&input, 0, &format!(r#"{{ "scenario" : {pretty} ,  "id": "worm" }}"#));
+    let summary = run_batch(options(&input, &out, 2, None)).unwrap();
+    assert_eq!((summary.stale, summary.written, summary.already_done), (0, 0, 10), "{summary:?}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), whole);
+}
+
+#[test]
+fn records_without_a_scenario_hash_are_evaluated_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write_jobs(dir.path());
+    let out = dir.path().join("results.jsonl");
+    run_batch(options(&input, &out, 2, None)).unwrap();
+    let whole = std::fs::read_to_string(&out).unwrap();
+    // A file written before records carried the hash.
+    let old: Vec<String> = records(&out)
+        .into_iter()
+        .map(|mut r| {
+            r.scenario_hash = None;
+            r.to_line() + "\n"
+        })
+        .collect();
+    std::fs::write(&out, old.concat()).unwrap();
+    let summary = run_batch(options(&input, &out, 2, None)).unwrap();
+    assert_eq!((summary.stale, summary.written, summary.already_done), (10, 10, 0), "{summary:?}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), whole);
+}
+
+#[test]
+fn the_eval_command_says_once_how_many_records_were_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write_jobs(dir.path());
+    let out = dir.path().join("cli.jsonl");
+    let eval = || {
+        Command::new(env!("CARGO_BIN_EXE_vsr2d"))
+            .args(["eval", "--quiet", "--jobs", "2", "--input"])
+            .arg(&input)
+            .arg("--output")
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    assert_eq!(eval().status.code(), Some(0));
+    let mut changed = fixture("biped.json");
+    changed["world"]["duration"] = json!(0.5);
+    replace_line(&input, 5, &job(json!("biped"), changed.clone()));
+    let mut changed = fixture("sensing-biped.json");
+    changed["world"]["gravity"] = json!([0.0, -9.0]);
+    replace_line(&input, 9, &job(json!("sensing"), changed));
+    let run = eval();
+    assert_eq!(run.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(stderr.matches("did not match their job's scenario").count(), 1, "{stderr}");
+    assert!(stderr.contains("note: 2 record(s)"), "{stderr}");
+    // Nothing stale any more: nothing said.
+    let run = eval();
+    assert!(run.stderr.is_empty(), "{}", String::from_utf8_lossy(&run.stderr));
+}

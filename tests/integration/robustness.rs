@@ -463,3 +463,230 @@ fn absurd_command_line_bounds_are_refused_at_once() {
         .unwrap();
     assert_eq!(wait_or_fail(child, Duration::from_secs(60), "--at 1e308").status.code(), Some(0));
 }
+
+// ------------------------------------------------------------------------------------------------
+// Error paths: the innermost field, inside tagged enums too.
+
+/// The JSON path of `path` as serde_path_to_error spells it (`robots[0].controller.cells[2].cell[0]`).
+fn json_path(path: &[PathSeg]) -> String {
+    path.iter().fold(String::new(), |s, seg| match seg {
+        PathSeg::Key(k) if s.is_empty() => k.clone(),
+        PathSeg::Key(k) => format!("{s}.{k}"),
+        PathSeg::Index(i) => format!("{s}[{i}]"),
+    })
+}
+
+/// Every leaf of every fixture given a value of the wrong type is refused at exactly that leaf's path,
+/// also inside controllers, time functions and terrains (internally tagged enums, whose content serde
+/// buffers), e.g. `robots[0].controller.cells[3].function.phase`.
+#[test]
+fn a_wrong_type_anywhere_in_a_fixture_is_reported_at_that_field() {
+    let mut checked = 0;
+    let mut deepest = String::new();
+    for name in FIXTURES {
+        let base: Value = serde_json::from_str(&fixture(name)).unwrap();
+        let mut paths = Vec::new();
+        value_paths(&base, &mut Vec::new(), &mut paths);
+        for path in paths {
+            let wrong = match get_mut(&mut base.clone(), &path) {
+                Value::Number(_) | Value::Bool(_) => Value::from("x"),
+                Value::String(_) => Value::from(1),
+                _ => continue,
+            };
+            let mut value = base.clone();
+            *get_mut(&mut value, &path) = wrong;
+            let want = json_path(&path);
+            match Scenario::from_json(&value.to_string()) {
+                Err(vsr2d::scenario::ScenarioError::Json { path: got, message }) => {
+                    assert_eq!(got, want, "{name}: {message}");
+                }
+                other => panic!("{name}: {want} of the wrong type gave {other:?}"),
+            }
+            if want.len() > deepest.len() {
+                deepest = want;
+            }
+            checked += 1;
+        }
+    }
+    eprintln!("{checked} wrong-typed fields, each reported at its own path (deepest: {deepest})");
+    assert!(checked > 400 && deepest.contains("controller."), "{checked}: {deepest}");
+}
+
+// ------------------------------------------------------------------------------------------------
+// Recordings (`render --from`): the seeded generator over mutated lines.
+
+/// A short recording of each of two fixtures, with every optional content.
+fn recordings(dir: &Path) -> Vec<String> {
+    ["worm.json", "sensing-biped.json"]
+        .iter()
+        .map(|name| {
+            let mut scenario = Scenario::from_json(&fixture(name)).unwrap();
+            scenario.world.duration = 0.1;
+            scenario.world.snapshot = vsr2d::snapshot::SnapshotDetail::ALL;
+            let path = dir.join(format!("{name}.jsonl"));
+            let mut recorder = vsr2d::output::record::JsonlRecorder::create(&path, 2).unwrap();
+            scenario.build().unwrap().run(&mut [&mut recorder as &mut dyn vsr2d::snapshot::SnapshotListener]).unwrap();
+            recorder.finish().unwrap();
+            std::fs::read_to_string(&path).unwrap()
+        })
+        .collect()
+}
+
+/// Raw JSON put into a recording: wrong types, NaN and infinity as strings, numbers beyond f64.
+const HOSTILE_RECORDED: &[&str] = &[
+    "null",
+    "\"NaN\"",
+    "\"inf\"",
+    "\"-Infinity\"",
+    "\"x\"",
+    "[]",
+    "{}",
+    "[1, 2, 3]",
+    "-1",
+    "0",
+    "1e308",
+    "-1e308",
+    "1e400",
+    "-1e400",
+    "1e-320",
+    "18446744073709551616",
+    "true",
+    "{\"kind\": \"wall\"}",
+    "{\"kind\": 1}",
+];
+
+/// One mutated recording (bytes) and what was done.
+fn mutate_recording(rng: &mut SplitMix64, text: &str) -> (Vec<u8>, String) {
+    let pick = |rng: &mut SplitMix64, n: usize| (rng.next_u64() % n.max(1) as u64) as usize;
+    let mut lines: Vec<Vec<u8>> = text.lines().map(|l| l.as_bytes().to_vec()).collect();
+    let mut done = Vec::new();
+    for _ in 0..1 + pick(rng, 2) {
+        if lines.is_empty() {
+            lines.push(Vec::new());
+        }
+        let i = pick(rng, lines.len());
+        match pick(rng, 8) {
+            0..=3 => {
+                // A value anywhere in the line replaced by raw hostile JSON.
+                let Ok(mut value) = serde_json::from_slice::<Value>(&lines[i]) else { continue };
+                let mut paths = Vec::new();
+                value_paths(&value, &mut Vec::new(), &mut paths);
+                let path = paths[pick(rng, paths.len())].clone();
+                *get_mut(&mut value, &path) = Value::from("\u{1}HOSTILE\u{1}");
+                let h = HOSTILE_RECORDED[pick(rng, HOSTILE_RECORDED.len())];
+                lines[i] = value.to_string().replace("\"\\u0001HOSTILE\\u0001\"", h).into_bytes();
+                done.push(format!("line {i}: {path:?} = {h}"));
+            }
+            4 => {
+                let cut = pick(rng, lines[i].len());
+                lines[i].truncate(cut);
+                done.push(format!("line {i} cut at {cut}"));
+            }
+            5 => {
+                let j = pick(rng, lines.len());
+                lines.swap(i, j);
+                done.push(format!("lines {i} and {j} swapped"));
+            }
+            6 => {
+                let at = pick(rng, lines[i].len());
+                lines[i].insert(at, 0xff);
+                done.push(format!("line {i}: invalid UTF-8 at {at}"));
+            }
+            _ => {
+                if pick(rng, 2) == 0 {
+                    lines.truncate(i);
+                    done.push(format!("only the first {i} lines"));
+                } else {
+                    lines.insert(i, b"{\"step\": 0}".to_vec());
+                    done.push(format!("line {i}: a partial snapshot inserted"));
+                }
+            }
+        }
+    }
+    (lines.join(&b'\n'), done.join("; "))
+}
+
+/// 300 mutated recordings through the recording reader (`render --from` reads every line first): an
+/// error naming the file and line, or a recording; never a panic. Every tenth is rendered by the binary:
+/// exit 0, 1 or 2, never a panic's 101, an abort's 134 or a hang.
+#[test]
+fn mutated_recordings_are_errors_never_panics() {
+    const CASES: u64 = 300;
+    let dir = tempfile::tempdir().unwrap();
+    let bases = recordings(dir.path());
+    let mut rng = SplitMix64::new(0xF00D);
+    let (mut refused, mut read) = (0, 0);
+    let mut codes = std::collections::BTreeMap::new();
+    for case in 0..CASES {
+        let (bytes, what) = mutate_recording(&mut rng, &bases[(case % 2) as usize]);
+        let path = dir.path().join(format!("case{case}.jsonl"));
+        std::fs::write(&path, &bytes).unwrap();
+        // The reader alone, from memory (what the fuzz target runs), then as `render --from` opens it.
+        let from_memory = catch_unwind(AssertUnwindSafe(|| {
+            let reader = vsr2d::output::record::JsonlReader::from_reader(&path, std::io::Cursor::new(bytes.clone()));
+            reader.map(|s| s.map(|_| ())).collect::<Result<Vec<()>, _>>().map(|_| ())
+        }))
+        .unwrap_or_else(|_| panic!("case {case} panicked in the reader ({what})"));
+        let opened = catch_unwind(AssertUnwindSafe(|| vsr2d::movie::MovieSource::recording(&path, None).map(|_| ())))
+            .unwrap_or_else(|_| panic!("case {case} panicked opening the recording ({what})"));
+        match (&from_memory, &opened) {
+            (Err(e), Err(_)) => {
+                refused += 1;
+                let e = e.to_string();
+                assert!(e.contains(&format!("case{case}.jsonl")), "case {case} ({what}): {e}");
+            }
+            (Ok(()), _) => read += 1,
+            (Err(e), Ok(())) => panic!("case {case} ({what}): the reader refused ({e}) what render accepted"),
+        }
+        if case % 10 == 0 {
+            let child = bin()
+                .args(["render", "--from", path.to_str().unwrap(), "--size", "64x36", "-q", "--png"])
+                .arg(dir.path().join(format!("case{case}.png")))
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let out = wait_or_fail(child, Duration::from_secs(120), &format!("case {case} ({what})"));
+            let code = out.status.code();
+            *codes.entry(code).or_insert(0) += 1;
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(matches!(code, Some(0..=2)), "case {case} ({what}): exit {code:?}: {stderr}");
+            assert!(!stderr.contains("panicked"), "case {case}: {stderr}");
+            if from_memory.is_err() {
+                assert_eq!(code, Some(2), "case {case} ({what}): {stderr}");
+            }
+        }
+    }
+    eprintln!("{CASES} mutated recordings: {refused} refused, {read} read; rendered: exit codes {codes:?}");
+    assert!(refused > CASES / 2, "the generator must mostly break things: {refused} refused");
+}
+
+// ------------------------------------------------------------------------------------------------
+// A recording into a pipe closed mid-run.
+
+/// `simulate --record /dev/stdout | head -c 100`: the run stops at the next snapshot after the reader
+/// has gone and ends quietly with exit 0, like every closed pipe. The scenario would take hours to run
+/// (10⁵ s simulated): only a prompt stop ends it before the test's cap.
+#[cfg(unix)]
+#[test]
+fn a_recording_into_a_pipe_closed_mid_run_stops_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let worm = dir.path().join("worm.json");
+    std::fs::write(&worm, fixture("worm.json")).unwrap();
+    let child = Command::new("sh")
+        .arg("-c")
+        .arg("{ \"$0\" simulate \"$1\" --duration 100000 --record /dev/stdout; echo \"exit=$?\" >&2; } | head -c 100 > \"$2\"")
+        .arg(env!("CARGO_BIN_EXE_vsr2d"))
+        .arg(&worm)
+        .arg(dir.path().join("head.txt"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = wait_or_fail(child, Duration::from_secs(120), "simulate --record into a closed pipe");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("exit=0"), "{stderr}");
+    assert!(!stderr.contains("error") && !stderr.contains("panicked"), "{stderr}");
+    let head = std::fs::read_to_string(dir.path().join("head.txt")).unwrap();
+    assert!(head.len() == 100 && head.starts_with("{\"step\":0,"), "{head}");
+}
