@@ -128,6 +128,8 @@ impl Scenario {
             world.add_terrain(t);
         }
         let mut next_x = 11.0;
+        // The voxel squares of every robot built so far, [x0, y0, x1, y1].
+        let mut placed: Vec<Vec<[f64; 4]>> = Vec::new();
         let mut labels = Vec::new();
         for (i, spec) in self.robots.iter().enumerate() {
             let body = self.body(i)?;
@@ -155,6 +157,31 @@ impl Scenario {
                     });
                 }
             }
+            // Two robots sharing space at t = 0 would be pushed apart by the solver in one step.
+            let squares: Vec<[f64; 4]> = body
+                .voxels()
+                .map(|(c, _)| {
+                    let (x, y) = (origin.x + c[0] as f64 * l, origin.y + c[1] as f64 * l);
+                    [x, y, x + l, y + l]
+                })
+                .collect();
+            let overlap = |a: &[f64; 4], b: &[f64; 4]| a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+            let clash = placed.iter().enumerate().find_map(|(j, other): (usize, &Vec<[f64; 4]>)| {
+                squares.iter().find_map(|a| other.iter().find(|b| overlap(a, b)).map(|_| (j, *a)))
+            });
+            if let Some((j, square)) = clash {
+                return Err(ScenarioError::Position {
+                    robot: i,
+                    position: [origin.x, origin.y],
+                    requirement: format!(
+                        "its voxel at [{}, {}] m overlaps a voxel of robot {j} at t = 0; move one of them (or drop \
+                         both positions: robots without one stand side by side)",
+                        crate::geom::compact(square[0]),
+                        crate::geom::compact(square[1]),
+                    ),
+                });
+            }
+            placed.push(squares);
             // Robots without a position stand side by side, 2 voxel sides apart.
             next_x = next_x.max(origin.x + bw + 2.0 * l);
             let cells: Vec<[u32; 2]> = body.voxels().map(|(c, _)| c).collect();
@@ -184,5 +211,29 @@ pub fn steps_for(duration: f64, dt: f64, legacy: bool) -> u64 {
         crate::sim::world::legacy_step_count(duration, dt, false)
     } else {
         (duration / dt).round() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::{Scenario, ScenarioError};
+
+    fn build(robots: &str) -> Result<crate::task::Simulation, ScenarioError> {
+        Scenario::from_json(&format!(r#"{{"world": {{"terrain": {{"type": "none"}}}}, "robots": [{robots}]}}"#))?.build()
+    }
+
+    #[test]
+    fn robots_overlapping_at_the_start_are_refused_interlocking_ones_are_not() {
+        // Voxel side 3 m: a 2-wide robot at x = 0 covers [0, 6]; one at x = 3 shares a voxel with it.
+        let e = build(r###"{"body": ["##"], "position": [0, 0]}, {"body": ["##"], "position": [3, 0]}"###)
+            .err()
+            .expect("overlap refused");
+        assert_eq!(e.path(), "robots[1].position");
+        assert!(e.to_string().contains("overlaps a voxel of robot 0"), "{e}");
+        // Two L shapes whose grids overlap but whose voxels only touch.
+        build(r###"{"body": ["#.", "##"], "position": [0, 0]}, {"body": ["##", ".#"], "position": [3, 3]}"###)
+            .expect("interlocking bodies are fine");
+        // Side by side, touching: fine.
+        build(r###"{"body": ["##"], "position": [0, 0]}, {"body": ["##"], "position": [6, 0]}"###).expect("touching");
     }
 }
