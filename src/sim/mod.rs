@@ -2,6 +2,7 @@
 //! of kinds, [`kinds`]), stepped as spec §7 orders it, emitting snapshots to listeners.
 
 mod body;
+mod cell;
 mod contact;
 mod kinds;
 mod tag;
