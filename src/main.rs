@@ -219,8 +219,8 @@ fn simulate(
     }
     match cell_metrics {
         None => cli::outln(&serde_json::to_string_pretty(&serde_json::json!({ "robots": metrics }))?),
-        Some(c) => cli::outln(&serde_json::to_string_pretty(
-            &serde_json::json!({ "robots": metrics, "cells": c.metrics() }),
-        )?),
+        Some(c) => {
+            cli::outln(&serde_json::to_string_pretty(&serde_json::json!({ "robots": metrics, "cells": c.metrics() }))?)
+        }
     }
 }

@@ -73,7 +73,8 @@ pub struct CellSpec {
 
 /// `cell_types.<key>` resolved (following `like`), or the error at its path.
 pub fn resolve_type(types: &BTreeMap<String, CellTypeSpec>, key: &str) -> Result<CellParams, ScenarioError> {
-    let err = |field: &str, message: String| ScenarioError::CellType { key: key.to_string(), field: field.into(), message };
+    let err =
+        |field: &str, message: String| ScenarioError::CellType { key: key.to_string(), field: field.into(), message };
     // The chain of `like`s, from `key` back to its root; a loop is refused.
     let mut chain = vec![key.to_string()];
     let mut at = key;
@@ -88,7 +89,8 @@ pub fn resolve_type(types: &BTreeMap<String, CellTypeSpec>, key: &str) -> Result
         chain.push(parent.to_string());
         at = parent;
     }
-    let preset = chain.iter().rev().filter_map(|k| types[k].preset).next_back().unwrap_or(CellPreset::ScsPaper);
+    // The nearest preset wins: the type's own, else its parent's, …
+    let preset = chain.iter().find_map(|k| types[k].preset).unwrap_or(CellPreset::ScsPaper);
     let mut p = preset.params();
     for k in chain.iter().rev() {
         let t = &types[k];
@@ -137,10 +139,7 @@ pub fn resolve_type(types: &BTreeMap<String, CellTypeSpec>, key: &str) -> Result
 
 /// Checks `cell_types` and `cells`: types resolve, ids unique, positions finite, no two membranes
 /// overlapping at t = 0. Returns each cell's parameters.
-pub fn validate(
-    types: &BTreeMap<String, CellTypeSpec>,
-    cells: &[CellSpec],
-) -> Result<Vec<CellParams>, ScenarioError> {
+pub fn validate(types: &BTreeMap<String, CellTypeSpec>, cells: &[CellSpec]) -> Result<Vec<CellParams>, ScenarioError> {
     for key in types.keys() {
         resolve_type(types, key)?;
     }

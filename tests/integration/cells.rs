@@ -123,7 +123,14 @@ fn cells_recordings_round_trip_and_reruns_are_bit_identical() {
     let dir = tempfile::tempdir().unwrap();
     let run = |name: &str| {
         let path = dir.path().join(name);
-        let out = vsr2d(&["simulate", "fixtures/scenarios/cell-single.json", "--duration", "1", "--record", path.to_str().unwrap()]);
+        let out = vsr2d(&[
+            "simulate",
+            "fixtures/scenarios/cell-single.json",
+            "--duration",
+            "1",
+            "--record",
+            path.to_str().unwrap(),
+        ]);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         (out.stdout, std::fs::read(path).unwrap())
     };

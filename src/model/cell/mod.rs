@@ -274,9 +274,7 @@ pub fn pressure_forces(params: &CellParams, p: &[Vec2], vel: &[Vec2], up: &[Vec2
     };
     let m = params.body_mass();
     let (damping, drag) = (effective_damping(params.damping, m, dt), effective_damping(params.drag, m, dt));
-    let forces = (0..n)
-        .map(|i| normals[i] * force - (vel[i] - mean_v) * damping - mean_v * drag - corr)
-        .collect();
+    let forces = (0..n).map(|i| normals[i] * force - (vel[i] - mean_v) * damping - mean_v * drag - corr).collect();
     PressureForces { area, force, forces }
 }
 

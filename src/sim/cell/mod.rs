@@ -54,8 +54,9 @@ impl Cell {
         for (i, p) in pos.iter().enumerate() {
             // Local +y points radially outward (code).
             let angle = -2.0 * PI * i as f64 / n as f64 + rotation;
-            let handle =
-                physics.bodies.insert(RigidBodyBuilder::dynamic().translation(v(*p)).rotation(angle as Real).can_sleep(false));
+            let handle = physics
+                .bodies
+                .insert(RigidBodyBuilder::dynamic().translation(v(*p)).rotation(angle as Real).can_sleep(false));
             let collider = ColliderBuilder::ball(rb as Real)
                 .density(params.density as Real)
                 .friction(params.friction as Real)
@@ -187,7 +188,12 @@ impl SimBody for Cell {
         }
         let e = self.perimeter_error();
         (e > MAX_PERIMETER_ERROR).then(|| {
-            format!("cell {} membrane perimeter error {:.1} % (> {:.0} %)", self.id, 100.0 * e, 100.0 * MAX_PERIMETER_ERROR)
+            format!(
+                "cell {} membrane perimeter error {:.1} % (> {:.0} %)",
+                self.id,
+                100.0 * e,
+                100.0 * MAX_PERIMETER_ERROR
+            )
         })
     }
 

@@ -41,7 +41,10 @@ fn substep_probe() {
             }
         }
         let c = cell_of(&mut w);
-        eprintln!("substeps {it}: min A/A0 {min_ratio:.4}, end A/A_Ngon {:.5}, max perimeter error {worst:.2e}", c.area / p.polygon_area());
+        eprintln!(
+            "substeps {it}: min A/A0 {min_ratio:.4}, end A/A_Ngon {:.5}, max perimeter error {worst:.2e}",
+            c.area / p.polygon_area()
+        );
     }
 }
 
