@@ -180,6 +180,8 @@ pub fn worm_scenario(w: u32, scaffolding: Scaffolding, dt: f64, duration: f64) -
             self_collisions: true,
             position: None,
         }],
+        cell_types: Default::default(),
+        cells: Vec::new(),
         task: TaskSpec::Locomotion,
     }
 }

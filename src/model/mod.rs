@@ -1,5 +1,6 @@
 //! What is simulated, described without an engine: voxel robots (material, scaffolding, voxel
 //! geometry, body grid, sensors) and terrain. Uses only `geom`.
 
+pub mod cell;
 pub mod terrain;
 pub mod voxel;

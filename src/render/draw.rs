@@ -295,6 +295,7 @@ pub(crate) fn draw_cell(
         draw_ground_ticks(pm, tf, frame, text, sc);
     }
     draw_voxels(pm, tf, frame, opts, sc);
+    draw_soft_cells(pm, tf, frame, sc);
     draw_layers(pm, tf, frame, opts, text, sc);
     let overlay = if opts.text { draw_overlay(pm, cell, opts.progress, text, sc) } else { None };
     let legend = if opts.legend { draw_legend(pm, opts, overlay, text, sc) } else { None };
@@ -370,6 +371,36 @@ fn draw_voxels(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, opts:
         }
     }
     finish(pm, sc, pen, None, Some((style::VOXEL_OUTLINE, style::VOXEL_OUTLINE_PX, false)));
+}
+
+/// Soft cells (`cells.md` §13, first slice): the polygon through the body centres filled by A/A₀ on
+/// [0.75, 1.25], stroked at the bodies' width with round joins, the bodies as thin circles and a line
+/// from the centre to body 0 (the orientation tick).
+fn draw_soft_cells(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, sc: &mut Scratch) {
+    for cell in frame.snapshot.cells() {
+        if cell.bodies.len() < 3 {
+            continue;
+        }
+        let mut pen = sc.pen(tf, pm);
+        pen.polygon(&cell.bodies);
+        finish(pm, sc, pen, Some(style::voxel_fill(cell.area_ratio, style::CELL_AREA_DOMAIN)), None);
+        let mut pen = sc.pen(tf, pm);
+        pen.polygon(&cell.bodies);
+        let width = (2.0 * cell.body_radius * tf.scale).max(1.0) as f32;
+        // Round joins: the membrane is a chain of discs, so its outline has no corners.
+        let saved = std::mem::replace(&mut sc.stroke.line_join, tiny_skia::LineJoin::Round);
+        finish(pm, sc, pen, None, Some((style::CELL_MEMBRANE, width, false)));
+        sc.stroke.line_join = saved;
+        let mut pen = sc.pen(tf, pm);
+        let r_px = (cell.body_radius * tf.scale) as f32;
+        if r_px >= 2.0 {
+            for b in &cell.bodies {
+                pen.circle(*b, r_px);
+            }
+        }
+        pen.segment(cell.center, cell.bodies[0]);
+        finish(pm, sc, pen, None, Some((style::CELL_BODY_OUTLINE, style::CELL_BODY_OUTLINE_PX, false)));
+    }
 }
 
 fn draw_layers(

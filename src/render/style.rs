@@ -26,6 +26,12 @@ impl Rgba {
     }
 }
 
+/// Soft cells (`cells.md` §13): the A/A₀ domain of the fill ramp, the membrane's dark gray, the thin
+/// outline of each membrane body.
+pub const CELL_AREA_DOMAIN: [f64; 2] = [0.75, 1.25];
+pub const CELL_MEMBRANE: Rgba = Rgba::opaque(60, 60, 60);
+pub const CELL_BODY_OUTLINE: Rgba = Rgba::opaque(160, 160, 160);
+pub const CELL_BODY_OUTLINE_PX: f32 = 1.0;
 pub const BACKGROUND: Rgba = Rgba::opaque(255, 255, 255);
 pub const WORLD_GRID: Rgba = Rgba::opaque(220, 220, 220);
 pub const TERRAIN_FILL: Rgba = Rgba::opaque(128, 128, 128);

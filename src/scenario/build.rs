@@ -10,7 +10,7 @@ use crate::model::terrain::{Terrain, TerrainSpec};
 use crate::model::voxel::grid::BodyGrid;
 use crate::model::voxel::grid::BodyGridError;
 use crate::model::voxel::material::MaterialSpec;
-use crate::sim::{RobotOptions, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS};
+use crate::sim::{RobotOptions, World, WorldSettings, CELL_SOLVER_ITERATIONS, DEFAULT_SOLVER_ITERATIONS};
 use crate::task::{Simulation, Task};
 
 impl Scenario {
@@ -89,7 +89,12 @@ impl Scenario {
             dt: self.world.dt,
             gravity: Vec2::new(self.world.gravity[0], self.world.gravity[1]),
             control_interval: self.world.control_interval,
-            solver_iterations: self.world.solver_iterations.unwrap_or(DEFAULT_SOLVER_ITERATIONS),
+            // Cells need more substeps than voxels to keep the ring inextensible (cells.md §8).
+            solver_iterations: self.world.solver_iterations.unwrap_or(if self.cells.is_empty() {
+                DEFAULT_SOLVER_ITERATIONS
+            } else {
+                CELL_SOLVER_ITERATIONS
+            }),
             legacy_first_control: self.world.compat.is_legacy(),
             detail: self.world.snapshot,
             welds: self.world.welds,
@@ -198,8 +203,17 @@ impl Scenario {
             let options = RobotOptions { self_collisions: spec.self_collisions, pin_left_face: false };
             world.add_robot(label, &body, origin, options, controller);
         }
+        let params = super::cells::validate(&self.cell_types, &self.cells)?;
+        for (spec, p) in self.cells.iter().zip(params) {
+            let centre = Vec2::new(spec.position[0], spec.position[1]);
+            world.add_cell(spec.id.clone(), spec.cell_type.clone(), p, centre, spec.rotation);
+            labels.push(spec.id.clone());
+        }
+        // `free` reuses the locomotion listener for the voxel robots; cell metrics are read from snapshots.
         let task = match self.task {
-            TaskSpec::Locomotion => Task::Locomotion { control_interval: self.world.control_interval, legacy },
+            TaskSpec::Locomotion | TaskSpec::Free => {
+                Task::Locomotion { control_interval: self.world.control_interval, legacy }
+            }
         };
         Ok(Simulation { world, steps: self.steps(), task, labels })
     }

@@ -2,6 +2,7 @@
 //! validation, and building a ready-to-run [`Simulation`].
 
 mod build;
+pub mod cells;
 
 use std::collections::BTreeMap;
 
@@ -23,8 +24,15 @@ pub struct Scenario {
     /// Terrain, physics and timing.
     #[serde(default)]
     pub world: WorldSpec,
-    /// The robots, in creation order.
+    /// The voxel robots, in creation order (may be empty when there are `cells`).
+    #[serde(default)]
     pub robots: Vec<RobotSpec>,
+    /// Soft-cell types by name (SCS cells, `cells.md` §10).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub cell_types: BTreeMap<String, cells::CellTypeSpec>,
+    /// Soft cells, built after the robots, in file order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cells: Vec<cells::CellSpec>,
     /// What is measured (only `locomotion` for now).
     #[serde(default)]
     pub task: TaskSpec,
@@ -106,6 +114,9 @@ pub enum TaskSpec {
     /// Distance travelled, average height and control effort (spec §10).
     #[default]
     Locomotion,
+    /// The scene as given: the voxel robots' locomotion metrics plus, per cell, its centre displacement
+    /// and area ratio (`cells.md` §11, first slice).
+    Free,
 }
 
 /// What [`TaskSpec`] is read from: struct variants, so that unknown fields are refused (serde's
@@ -117,6 +128,8 @@ pub enum TaskSpec {
 enum TaskWire {
     /// Distance travelled, average height and control effort (spec §10).
     Locomotion {},
+    /// The scene as given (soft cells).
+    Free {},
 }
 
 impl<'de> Deserialize<'de> for TaskSpec {
@@ -129,6 +142,7 @@ impl From<TaskWire> for TaskSpec {
     fn from(wire: TaskWire) -> Self {
         match wire {
             TaskWire::Locomotion {} => TaskSpec::Locomotion,
+            TaskWire::Free {} => TaskSpec::Free,
         }
     }
 }
@@ -147,8 +161,12 @@ pub enum ScenarioError {
         crate::geom::compact(*.value as f64), crate::geom::compact(*.limit as f64)
     )]
     TooLarge { path: &'static str, what: &'static str, value: u64, limit: u64, hint: &'static str },
-    #[error("the scenario has no robot: add at least one entry to `robots`")]
+    #[error("the scenario has no robot: add at least one entry to `robots` (or to `cells`)")]
     NoRobots,
+    #[error("`cell_types.{key}.{field}`: {message}")]
+    CellType { key: String, field: String, message: String },
+    #[error("`cells[{index}].{field}`: {message}")]
+    Cell { index: usize, field: String, message: String },
     #[error("`robots[{robot}].materials.{key}`: {reason}")]
     Material { robot: usize, key: String, reason: MaterialError },
     #[error("`robots[{robot}].materials`: key {key:?} must be exactly one character, the one used in `body`")]
@@ -295,9 +313,10 @@ impl Scenario {
         if let Some(n) = w.solver_iterations {
             check("solver_iterations", n as f64, (1..=100).contains(&n), "between 1 and 100")?;
         }
-        if self.robots.is_empty() {
+        if self.robots.is_empty() && self.cells.is_empty() {
             return Err(ScenarioError::NoRobots);
         }
+        cells::validate(&self.cell_types, &self.cells)?;
         for (i, robot) in self.robots.iter().enumerate() {
             if let Some(p) = robot.position {
                 if !p.iter().all(|c| c.is_finite() && c.abs() <= MAX_POSITION) {
@@ -365,6 +384,8 @@ impl ScenarioError {
             ScenarioError::Position { robot, .. } => format!("robots[{robot}].position"),
             ScenarioError::TooLarge { path, .. } => path.to_string(),
             ScenarioError::NoRobots => "robots".into(),
+            ScenarioError::CellType { key, field, .. } => format!("cell_types.{key}.{field}"),
+            ScenarioError::Cell { index, field, .. } => format!("cells[{index}].{field}"),
             ScenarioError::Material { robot, key, .. } => format!("robots[{robot}].materials.{key}"),
             ScenarioError::MaterialKey { robot, .. } => format!("robots[{robot}].materials"),
             ScenarioError::BodyRow { robot, row, .. } => format!("robots[{robot}].body[{row}]"),

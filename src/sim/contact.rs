@@ -9,12 +9,15 @@ use super::voxel_robot::VoxelSelfContact;
 /// What the filter knows of one body: its own rule for contacts between its pieces.
 pub(crate) enum SelfContact {
     VoxelRobot(VoxelSelfContact),
+    /// Every pair of a cell's bodies may touch: the ring joints switch off neighbour contacts.
+    Cell,
 }
 
 impl SelfContact {
     fn allows(&self, a: ColliderTag, b: ColliderTag) -> bool {
         match self {
             SelfContact::VoxelRobot(rules) => rules.allows(a, b),
+            SelfContact::Cell => true,
         }
     }
 }

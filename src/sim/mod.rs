@@ -2,12 +2,14 @@
 //! of kinds, [`kinds`]), stepped as spec §7 orders it, emitting snapshots to listeners.
 
 mod body;
+mod cell;
 mod contact;
 mod kinds;
 mod tag;
 pub mod voxel_robot;
 pub mod world;
 
+pub use cell::CELL_SOLVER_ITERATIONS;
 pub use voxel_robot::{spring_joint, RobotOptions, Welds};
 pub use world::{legacy_step_count, PointLoad, SimError, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS};
 

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use rapier2d::prelude::*;
 
+use super::cell::Cell;
 use super::contact::{ContactFilter, SelfContact};
 use super::kinds::BodyRuntime;
 use super::tag::ColliderTag;
@@ -12,6 +13,7 @@ use super::v;
 use super::voxel_robot::{RobotOptions, VoxelRobot, Welds};
 use crate::controller::Controller;
 use crate::geom::{Aabb, Polygon, Vec2 as V2};
+use crate::model::cell::CellParams;
 use crate::model::terrain::Terrain;
 use crate::model::voxel::grid::BodyGrid;
 use crate::model::voxel::sensors::SensorReadings;
@@ -192,6 +194,31 @@ impl World {
         id
     }
 
+    /// Builds a soft cell of `params` centred at `centre`, turned by `rotation` rad; returns its id.
+    pub fn add_cell(
+        &mut self,
+        label: impl Into<String>,
+        type_name: impl Into<String>,
+        params: CellParams,
+        centre: V2,
+        rotation: f64,
+    ) -> BodyId {
+        let id = BodyId(self.bodies.len());
+        let cell = Cell::build(&mut self.physics, id, label.into(), type_name.into(), params, centre, rotation);
+        self.filter.bodies.push(SelfContact::Cell);
+        self.bodies.push(BodyRuntime::Cell(cell));
+        self.touching_step = None;
+        id
+    }
+
+    /// Total linear momentum Σ m·v of cell `id`, kg·m/s (`None` if `id` is not a cell).
+    pub fn cell_momentum(&self, id: BodyId) -> Option<V2> {
+        match self.bodies.get(id.index())? {
+            BodyRuntime::Cell(c) => Some(c.momentum(&self.physics)),
+            BodyRuntime::VoxelRobot(_) => None,
+        }
+    }
+
     /// Adds a free rigid box: a load, not a body of the snapshots (the rope check of spec §4 drops one
     /// on a voxel).
     pub fn add_rigid_box(&mut self, centre: V2, half_extents: V2, mass: f64) {
@@ -234,6 +261,7 @@ impl World {
     pub fn voxel_centre(&self, id: BodyId, vi: usize) -> Option<V2> {
         match self.bodies.get(id.index())? {
             BodyRuntime::VoxelRobot(r) => Some(r.voxel_centre(vi)),
+            BodyRuntime::Cell(_) => None,
         }
     }
 
@@ -295,8 +323,9 @@ impl World {
 
         self.physics.step_with_events(&self.filter, &());
 
-        if forces_applied {
-            for body in &self.bodies {
+        for body in &self.bodies {
+            // Cells set pressure forces every step; voxel robots only when something was applied.
+            if forces_applied || matches!(body, BodyRuntime::Cell(_)) {
                 body.get().reset_forces(&mut self.physics);
             }
         }

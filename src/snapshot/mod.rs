@@ -5,6 +5,7 @@
 //! later, or built by hand in tests without touching the engine. The bodies of a world are a closed set
 //! of kinds ([`BodySnapshot`]): a consumer matches on the kind it draws or measures.
 
+mod cell;
 mod listener;
 mod progress;
 mod voxel;
@@ -15,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::geom::{Aabb, Polygon, Vec2};
 
+pub use cell::CellSnapshot;
 pub use listener::{Flow, ListenerError, SnapshotListener, SnapshotRecorder};
 pub use progress::Progress;
 pub use voxel::{RopeSegment, SpringSegment, VoxelRobotSnapshot, VoxelSnapshot};
@@ -42,6 +44,7 @@ impl std::fmt::Display for BodyId {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum BodySnapshot {
     VoxelRobot(VoxelRobotSnapshot),
+    Cell(CellSnapshot),
 }
 
 /// What [`BodySnapshot`] is read from: the same variants, externally tagged (see [`crate::tagged`]); a
@@ -50,12 +53,14 @@ pub enum BodySnapshot {
 #[serde(rename_all = "snake_case")]
 enum BodyWire {
     VoxelRobot(VoxelRobotSnapshot),
+    Cell(CellSnapshot),
 }
 
 impl<'de> Deserialize<'de> for BodySnapshot {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Ok(match crate::tagged::deserialize(d, "kind", Some("voxel_robot"))? {
             BodyWire::VoxelRobot(r) => BodySnapshot::VoxelRobot(r),
+            BodyWire::Cell(c) => BodySnapshot::Cell(c),
         })
     }
 }
@@ -64,27 +69,38 @@ impl BodySnapshot {
     pub fn id(&self) -> BodyId {
         match self {
             BodySnapshot::VoxelRobot(r) => r.id,
+            BodySnapshot::Cell(c) => c.id,
         }
     }
     pub fn label(&self) -> &str {
         match self {
             BodySnapshot::VoxelRobot(r) => &r.label,
+            BodySnapshot::Cell(c) => &c.label,
         }
     }
     /// The point whose motion a task measures (a voxel robot's mean voxel centre).
     pub fn center(&self) -> Vec2 {
         match self {
             BodySnapshot::VoxelRobot(r) => r.center,
+            BodySnapshot::Cell(c) => c.center,
         }
     }
     pub fn bbox(&self) -> Aabb {
         match self {
             BodySnapshot::VoxelRobot(r) => r.bbox,
+            BodySnapshot::Cell(c) => c.bbox,
         }
     }
     pub fn as_voxel_robot(&self) -> Option<&VoxelRobotSnapshot> {
         match self {
             BodySnapshot::VoxelRobot(r) => Some(r),
+            BodySnapshot::Cell(_) => None,
+        }
+    }
+    pub fn as_cell(&self) -> Option<&CellSnapshot> {
+        match self {
+            BodySnapshot::Cell(c) => Some(c),
+            BodySnapshot::VoxelRobot(_) => None,
         }
     }
 }
@@ -113,6 +129,11 @@ impl Snapshot {
             .iter()
             .filter(|b| ids.is_none_or(|ids| ids.contains(&b.id())))
             .fold(Aabb::EMPTY, |a, b| a.union(b.bbox()))
+    }
+
+    /// The soft cells, in creation order.
+    pub fn cells(&self) -> impl Iterator<Item = &CellSnapshot> {
+        self.bodies.iter().filter_map(BodySnapshot::as_cell)
     }
 
     /// The voxel robots, in creation order.
@@ -152,5 +173,30 @@ mod tests {
         assert_eq!(old.bodies[0].center(), Vec2::new(1.5, 0.5));
         // Written back, a snapshot names its kind.
         assert!(serde_json::to_string(&old).unwrap().contains(r#""bodies":[{"kind":"voxel_robot","id":0"#));
+    }
+
+    #[test]
+    fn cell_snapshots_round_trip_next_to_voxel_robots() {
+        let cell = CellSnapshot {
+            id: BodyId(1),
+            label: "c".into(),
+            cell_type: "soft".into(),
+            center: Vec2::new(0.0, 0.0),
+            bbox: Aabb::from_points([Vec2::new(-1.0, -1.0), Vec2::new(1.0, 1.0)]),
+            body_radius: 0.1,
+            bodies: vec![Vec2::new(0.0, 1.0), Vec2::new(1.0, 0.0), Vec2::new(0.0, -1.0)],
+            area: 1.0,
+            area_ratio: 0.9,
+            pressure_force: 2.0,
+            perimeter_error: 0.0,
+            velocity: Vec2::ZERO,
+        };
+        let snap = Snapshot { step: 0, t: 0.0, bodies: vec![BodySnapshot::Cell(cell)], terrain: None, statics: vec![] };
+        let text = serde_json::to_string(&snap).unwrap();
+        assert!(text.contains(r#""kind":"cell""#));
+        let back: Snapshot = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, snap);
+        assert_eq!(back.cells().count(), 1);
+        assert_eq!(back.voxel_robots().count(), 0);
     }
 }

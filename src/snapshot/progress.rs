@@ -45,11 +45,13 @@ impl Progress for Snapshot {
     fn actuators(&self, body: usize) -> usize {
         match &self.bodies[body] {
             BodySnapshot::VoxelRobot(r) => r.voxels.len(),
+            BodySnapshot::Cell(_) => 0,
         }
     }
     fn grid_cells(&self, body: usize) -> usize {
         match &self.bodies[body] {
             BodySnapshot::VoxelRobot(r) => (r.grid[0] * r.grid[1]) as usize,
+            BodySnapshot::Cell(_) => 0,
         }
     }
     fn controls(&self, body: usize) -> (Vec<f64>, Vec<f64>) {
@@ -57,6 +59,7 @@ impl Progress for Snapshot {
             BodySnapshot::VoxelRobot(r) => {
                 (r.voxels.iter().map(|v| v.control).collect(), r.voxels.iter().map(|v| v.raw_control).collect())
             }
+            BodySnapshot::Cell(_) => (Vec::new(), Vec::new()),
         }
     }
 }

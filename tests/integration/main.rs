@@ -2,6 +2,7 @@
 
 mod cantilever;
 mod cantilever_report;
+mod cells;
 mod cli;
 mod eval;
 mod evolve;

@@ -183,6 +183,7 @@ fn robot_of(snapshot: &Snapshot, i: usize) -> &VoxelRobotSnapshot {
 fn robot_mut(snapshot: &mut Snapshot, i: usize) -> &mut VoxelRobotSnapshot {
     match &mut snapshot.bodies[i] {
         BodySnapshot::VoxelRobot(r) => r,
+        BodySnapshot::Cell(_) => panic!("body {i} is a cell, not a voxel robot"),
     }
 }
 
@@ -933,4 +934,52 @@ fn filmstrip_golden() {
     }
     assert!((0..h).all(|y| img.get_pixel(w + 3, y).0 == [255, 255, 255, 255]), "a white gap between frames");
     assert_golden(SUITE, "filmstrip_moving", &img, GoldenOptions::default());
+}
+
+/// A hand-built soft cell: N = 24 bodies on an ellipse (semi-axes 2.2 × 1.8 m) resting on the ground,
+/// A/A₀ = 0.9.
+fn squashed_cell() -> Snapshot {
+    use vsr2d::snapshot::CellSnapshot;
+    let (n, a, b, c) = (24, 2.2, 1.8, Vec2::new(30.0, 2.0));
+    let bodies: Vec<Vec2> = (0..n)
+        .map(|i| {
+            let t = 2.0 * std::f64::consts::PI * i as f64 / n as f64;
+            Vec2::new(c.x + a * t.sin(), c.y + b * t.cos())
+        })
+        .collect();
+    let r_b = std::f64::consts::PI * 2.0 / n as f64;
+    let bbox = Aabb::from_points(bodies.iter().flat_map(|p| [*p - Vec2::new(r_b, r_b), *p + Vec2::new(r_b, r_b)]));
+    let cell = CellSnapshot {
+        id: BodyId(0),
+        label: "cell".into(),
+        cell_type: "soft".into(),
+        center: c,
+        bbox,
+        body_radius: r_b,
+        bodies,
+        area: 0.9 * std::f64::consts::PI * 4.0,
+        area_ratio: 0.9,
+        pressure_force: 2.2,
+        perimeter_error: 0.0,
+        velocity: Vec2::ZERO,
+    };
+    let mut snap = snapshot(1.0, vec![]);
+    snap.bodies.push(BodySnapshot::Cell(cell));
+    snap
+}
+
+#[test]
+fn cells_golden_squashed_cell() {
+    let snap = squashed_cell();
+    let (img, _) = render_one(&snap, 320, 240, RenderOptions::default());
+    assert_golden(SUITE, "cell_squashed", &img, GoldenOptions::default());
+    let plain = RenderOptions { text: false, legend: false, ground_ticks: false, ..RenderOptions::default() };
+    let (img, tf) = render_one(&snap, 320, 240, plain);
+    // Fill at A/A₀ 0.9 on [0.75, 1.25]: u = 0.3 → (0.4, 0.6, 0) at alpha 0.75, sampled off the tick and the grid lines.
+    let (x, y) = tf.to_pixel(Vec2::new(29.25, 1.25));
+    assert_rgb_near(rgb(&img, x, y), over_white([102.0, 153.0, 0.0]), 2, "cell fill");
+    // The membrane is dark gray (60, 60, 60) at the rightmost body (body N/4).
+    let (mx, my) = tf.to_pixel(Vec2::new(32.2, 2.0));
+    let darkest = (-2..=2).map(|d| *rgb(&img, mx + f64::from(d), my).iter().max().unwrap()).min().unwrap();
+    assert!(darkest <= 80, "membrane not dark: {darkest}");
 }

@@ -380,7 +380,13 @@ impl RepresentationSpec {
                 robot(shape.rows(|_| '#'), materials(&m.material), c)
             }
         };
-        Ok(Scenario { world: base.world.clone(), robots: vec![robot], task: base.task.clone() })
+        Ok(Scenario {
+            world: base.world.clone(),
+            robots: vec![robot],
+            cell_types: Default::default(),
+            cells: Vec::new(),
+            task: base.task.clone(),
+        })
     }
 }
 
