@@ -195,37 +195,23 @@ fn simulate(
     let simulation = scenario.build().with_context(|| format!("scenario {}", path.display())).map_err(input)?;
     // Open the recording before simulating, so an unwritable path fails at once.
     let mut recorder = record.map(|p| JsonlRecorder::create(p, every)).transpose().map_err(input)?;
-    let robots = scenario.robots.len();
-    // Cell metrics come from snapshots; voxel-only runs keep the snapshot-free path.
-    let mut cell_metrics = (!scenario.cells.is_empty()).then(vsr2d::task::free::CellMetricsListener::default);
     let mut listeners: Vec<&mut dyn SnapshotListener> = Vec::new();
     if let Some(r) = recorder.as_mut() {
         listeners.push(r);
     }
-    if let Some(c) = cell_metrics.as_mut() {
-        listeners.push(c);
-    }
-    // Without a recording no snapshot is needed: the metrics read the world directly.
-    let mut metrics = if listeners.is_empty() { simulation.evaluate()? } else { simulation.run(&mut listeners)? };
+    let output = vsr2d::batch::simulate(&scenario, simulation, &mut listeners)?;
     drop(listeners);
-    // The locomotion listener sees every body; cells are reported by their own metrics.
-    metrics.truncate(robots);
     if let Some(r) = recorder.take_if(|r| r.closed()) {
         // `--record /dev/stdout | head`: the recording's reader went away and the run stopped there.
         // Its metrics are those of a partial run: end quietly (a broken pipe, exit 0) without them.
         r.finish()?;
     }
-    if let Some((i, name)) = metrics.iter().enumerate().find_map(|(i, m)| m.non_finite().map(|n| (i, n))) {
+    if let Some((i, name)) = output.robots.iter().enumerate().find_map(|(i, m)| m.non_finite().map(|n| (i, n))) {
         // NaN/inf is no result (and not JSON): fail before publishing the recording.
         return Err(anyhow::anyhow!(vsr2d::batch::EvalError::NonFinite { robot: i, metric: name }).into());
     }
     if let Some(r) = recorder {
         r.finish()?;
     }
-    match cell_metrics {
-        None => cli::outln(&serde_json::to_string_pretty(&serde_json::json!({ "robots": metrics }))?),
-        Some(c) => {
-            cli::outln(&serde_json::to_string_pretty(&serde_json::json!({ "robots": metrics, "cells": c.metrics() }))?)
-        }
-    }
+    cli::outln(&serde_json::to_string_pretty(&output)?)
 }

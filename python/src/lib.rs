@@ -80,15 +80,15 @@ fn eval_error(e: vsr2d::batch::EvalError) -> PyErr {
     PyRuntimeError::new_err(e.to_string())
 }
 
-/// Runs a scenario to the end; returns `{"robots": [...]}` with the same numbers, bit for bit, as
-/// `vsr2d simulate`. Raises ScenarioError for a scenario that cannot be used, RuntimeError for a run
+/// Runs a scenario to the end; returns `{"robots": [...]}` (and `"cells"` when it has soft cells)
+/// with the same numbers, bit for bit, as `vsr2d simulate`. Raises ScenarioError for a scenario that cannot be used, RuntimeError for a run
 /// that fails (unstable).
 #[pyfunction]
 #[pyo3(signature = (scenario, *, allow_large = false))]
 fn evaluate<'py>(py: Python<'py>, scenario: &Bound<'py, PyAny>, allow_large: bool) -> PyResult<Bound<'py, PyAny>> {
     let s = self::scenario(py, scenario, allow_large)?;
-    let metrics = py.detach(|| vsr2d::batch::evaluate(&s)).map_err(eval_error)?;
-    Ok(pythonize(py, &metrics_value(&metrics))?)
+    let output = py.detach(|| vsr2d::batch::simulate_scenario(&s)).map_err(eval_error)?;
+    Ok(pythonize(py, &output)?)
 }
 
 /// Evaluates many scenarios in parallel (`jobs` threads, default: one per core); returns one dict per
@@ -123,8 +123,8 @@ fn evaluate_many<'py>(
             parsed
                 .par_iter()
                 .map(|p| match p {
-                    Ok(s) => match vsr2d::batch::evaluate(s) {
-                        Ok(m) => metrics_value(&m),
+                    Ok(s) => match vsr2d::batch::simulate_scenario(s) {
+                        Ok(m) => serde_json::to_value(m).unwrap_or_default(),
                         Err(e) => serde_json::json!({ "error": e.to_string(), "path": null }),
                     },
                     Err((path, message)) => serde_json::json!({ "error": message, "path": path }),

@@ -83,6 +83,45 @@ impl EvalError {
     }
 }
 
+/// What `vsr2d simulate` reports: every robot's metrics and, in a scenario with cells, every cell's.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SimulateOutput {
+    pub robots: Vec<LocomotionMetrics>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cells: Option<Vec<crate::task::free::CellMetrics>>,
+}
+
+/// Runs `simulation`, built from `scenario`, to the end as `vsr2d simulate` does, with extra
+/// `listeners` (a recorder). Voxel-only runs without listeners take the snapshot-free path; cell
+/// metrics are read from snapshots.
+pub fn simulate(
+    scenario: &Scenario,
+    simulation: crate::task::Simulation,
+    listeners: &mut [&mut dyn crate::snapshot::SnapshotListener],
+) -> Result<SimulateOutput, SimError> {
+    let mut cell_metrics = (!scenario.cells.is_empty()).then(crate::task::free::CellMetricsListener::default);
+    let mut all: Vec<&mut dyn crate::snapshot::SnapshotListener> = Vec::with_capacity(listeners.len() + 1);
+    for l in listeners.iter_mut() {
+        all.push(&mut **l);
+    }
+    if let Some(c) = cell_metrics.as_mut() {
+        all.push(c);
+    }
+    let mut robots = if all.is_empty() { simulation.evaluate()? } else { simulation.run(&mut all)? };
+    drop(all);
+    // The locomotion listener sees every body; cells are reported by their own metrics.
+    robots.truncate(scenario.robots.len());
+    Ok(SimulateOutput { robots, cells: cell_metrics.map(|c| c.metrics()) })
+}
+
+/// [`simulate`] without listeners, refusing non-finite robot metrics: what the Python package's
+/// `evaluate` returns.
+pub fn simulate_scenario(scenario: &Scenario) -> Result<SimulateOutput, EvalError> {
+    let mut out = simulate(scenario, scenario.build()?, &mut [])?;
+    out.robots = finite(out.robots)?;
+    Ok(out)
+}
+
 /// Runs a scenario to the end and returns the metrics of every robot, in creation order.
 ///
 /// This is the lightest path the simulator offers: no snapshot is built at all (the metrics read
