@@ -4,10 +4,14 @@
 
 use serde::Serialize;
 
+/// The look shared by report pages (`{% include "report.css" %}` inside their `<style>`).
+const REPORT_CSS: &str = include_str!("../../templates/report.css");
+
 /// Renders the template `source`, named `name` (e.g. `cantilever.html`), with `context`.
 pub fn render(name: &str, source: &str, context: impl Serialize) -> Result<String, minijinja::Error> {
     let mut env = minijinja::Environment::new();
     env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+    env.add_template("report.css", REPORT_CSS)?;
     env.add_template(name, source)?;
     env.get_template(name)?.render(context)
 }
