@@ -138,7 +138,8 @@ fn evaluate_many<'py>(
 /// The JSON Schema of scenario files (what `vsr2d schema` prints).
 #[pyfunction]
 fn schema(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-    let value = serde_json::to_value(schemars::schema_for!(Scenario)).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let value =
+        serde_json::to_value(schemars::schema_for!(Scenario)).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     Ok(pythonize(py, &value)?)
 }
 
@@ -271,7 +272,11 @@ fn write_video(py: Python<'_>, frames: &Bound<'_, PyAny>, out: PathBuf, fps: u32
         pixmaps.push(pixmap);
     }
     let format = VideoFormat::of(&out).ok_or_else(|| {
-        PyValueError::new_err(format!("{}: unknown video format; the extension chooses it: {}", out.display(), VideoFormat::CHOICES))
+        PyValueError::new_err(format!(
+            "{}: unknown video format; the extension chooses it: {}",
+            out.display(),
+            VideoFormat::CHOICES
+        ))
     })?;
     let first = pixmaps.first().ok_or_else(|| PyValueError::new_err("no frames to write"))?;
     let (width, height) = (first.width(), first.height());
@@ -397,7 +402,12 @@ fn values(obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
 impl Simulation {
     #[new]
     #[pyo3(signature = (scenario, *, sensors = None, allow_large = false))]
-    fn new(py: Python<'_>, scenario: &Bound<'_, PyAny>, sensors: Option<&Bound<'_, PyAny>>, allow_large: bool) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        scenario: &Bound<'_, PyAny>,
+        sensors: Option<&Bound<'_, PyAny>>,
+        allow_large: bool,
+    ) -> PyResult<Self> {
         let s = self::scenario(py, scenario, allow_large)?;
         let layout: Option<SensorLayout> = sensors
             .map(|d| depythonize(d).map_err(|e| invalid(py, "sensors".into(), format!("`sensors`: {e}"))))
@@ -419,7 +429,11 @@ impl Simulation {
     /// Sets one control value per voxel of each robot (clipped to [-1, 1]) and advances to the next
     /// control step. Returns (observation, info); an unstable simulation ends the run with
     /// info["unstable"] saying why.
-    fn step<'py>(&self, py: Python<'py>, actions: &Bound<'py, PyAny>) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyDict>)> {
+    fn step<'py>(
+        &self,
+        py: Python<'py>,
+        actions: &Bound<'py, PyAny>,
+    ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyDict>)> {
         let actions = values(actions)?;
         let mut inner = self.lock();
         let sim = &mut inner.sim;
@@ -456,7 +470,8 @@ impl Simulation {
         let snapshot = inner.sim.snapshot();
         let stale = inner.renderer.as_ref().is_none_or(|r| (r.width(), r.height()) != (width, height));
         if stale {
-            inner.renderer = Some(GridRenderer::new(width, height, 1, 1, RenderOptions::default()).map_err(render_error)?);
+            inner.renderer =
+                Some(GridRenderer::new(width, height, 1, 1, RenderOptions::default()).map_err(render_error)?);
         }
         let label = inner.sim.labels().join(", ");
         let renderer = inner.renderer.as_mut().expect("created above");

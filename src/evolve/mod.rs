@@ -13,8 +13,8 @@ pub mod experiment;
 pub mod operators;
 pub mod represent;
 pub mod rng;
-pub mod study;
 pub mod run;
+pub mod study;
 
 use std::io;
 use std::path::PathBuf;

@@ -233,7 +233,8 @@ mod tests {
     use crate::scenario::{Scenario, ScenarioError};
 
     fn build(robots: &str) -> Result<crate::task::Simulation, ScenarioError> {
-        Scenario::from_json(&format!(r#"{{"world": {{"terrain": {{"type": "none"}}}}, "robots": [{robots}]}}"#))?.build()
+        Scenario::from_json(&format!(r#"{{"world": {{"terrain": {{"type": "none"}}}}, "robots": [{robots}]}}"#))?
+            .build()
     }
 
     #[test]

@@ -379,7 +379,13 @@ impl ScenarioError {
     /// For callers that report it apart from the message (the Python exception).
     pub fn path(&self) -> String {
         match self {
-            ScenarioError::Json { path, .. } => if path == "." { String::new() } else { path.clone() },
+            ScenarioError::Json { path, .. } => {
+                if path == "." {
+                    String::new()
+                } else {
+                    path.clone()
+                }
+            }
             ScenarioError::World { field, .. } => format!("world.{field}"),
             ScenarioError::Position { robot, .. } => format!("robots[{robot}].position"),
             ScenarioError::TooLarge { path, .. } => path.to_string(),
