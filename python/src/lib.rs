@@ -71,6 +71,13 @@ fn scenario(py: Python<'_>, obj: &Bound<'_, PyAny>, allow_large: bool) -> PyResu
     Ok(s)
 }
 
+/// A serde value as Python data shaped like its JSON (fixed-size arrays as lists, not tuples), so it
+/// compares equal to what `json.loads` makes of the command line's output.
+fn to_py<'py>(py: Python<'py>, value: &impl serde::Serialize) -> PyResult<Bound<'py, PyAny>> {
+    let value = serde_json::to_value(value).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    Ok(pythonize(py, &value)?)
+}
+
 /// What `vsr2d simulate` prints: `{"robots": [metrics of each robot]}`.
 fn metrics_value(metrics: &[vsr2d::task::locomotion::LocomotionMetrics]) -> serde_json::Value {
     serde_json::json!({ "robots": metrics })
@@ -88,7 +95,7 @@ fn eval_error(e: vsr2d::batch::EvalError) -> PyErr {
 fn evaluate<'py>(py: Python<'py>, scenario: &Bound<'py, PyAny>, allow_large: bool) -> PyResult<Bound<'py, PyAny>> {
     let s = self::scenario(py, scenario, allow_large)?;
     let output = py.detach(|| vsr2d::batch::simulate_scenario(&s)).map_err(eval_error)?;
-    Ok(pythonize(py, &output)?)
+    to_py(py, &output)
 }
 
 /// Evaluates many scenarios in parallel (`jobs` threads, default: one per core); returns one dict per
@@ -453,13 +460,13 @@ impl Simulation {
 
     /// The task's metrics so far, as `vsr2d simulate` prints them at the end.
     fn metrics<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Ok(pythonize(py, &metrics_value(&self.lock().sim.metrics()))?)
+        to_py(py, &metrics_value(&self.lock().sim.metrics()))
     }
 
     /// The current state as plain data (the format of `vsr2d simulate --record` lines).
     fn snapshot<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let snapshot = self.lock().sim.snapshot();
-        Ok(pythonize(py, &snapshot)?)
+        to_py(py, &snapshot)
     }
 
     /// The current state drawn as an RGB array (height, width, 3); the camera follows the robots
@@ -533,7 +540,7 @@ impl Simulation {
     /// The scenario as a dict (after validation, with every default filled in).
     #[getter]
     fn scenario<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Ok(pythonize(py, self.lock().sim.scenario())?)
+        to_py(py, self.lock().sim.scenario())
     }
 }
 
