@@ -348,12 +348,26 @@ impl GenericJoint {
     #[cfg(feature = "alloc")]
     pub(crate) fn supports_simd_constraints(&self) -> bool {
         #[cfg(feature = "dim2")]
-        let motors_ok =
-            (self.motor_axes.bits() & !self.locked_axes.bits() & JointAxesMask::LIN_AXES.bits())
-                == 0;
+        let motors_ok = {
+            let lin_motors =
+                self.motor_axes.bits() & !self.locked_axes.bits() & JointAxesMask::LIN_AXES.bits();
+            lin_motors == 0 || self.has_simd_coupled_lin_motor()
+        };
         #[cfg(feature = "dim3")]
         let motors_ok = (self.motor_axes.bits() & !self.locked_axes.bits()) == 0;
         motors_ok && (self.limit_axes & self.coupled_axes).is_empty()
+    }
+
+    /// (Patch, dim2.) Is the only linear motor of this joint the distance motor of both coupled
+    /// linear axes (a spring-damper between two anchors), with no linear axis locked? Its single
+    /// row (`motor_linear_coupled`) then has a wide formulation.
+    #[cfg(all(feature = "alloc", feature = "dim2"))]
+    pub(crate) fn has_simd_coupled_lin_motor(&self) -> bool {
+        let lin = JointAxesMask::LIN_AXES.bits();
+        let lin_motors = self.motor_axes.bits() & !self.locked_axes.bits() & lin;
+        self.locked_axes.bits() & lin == 0
+            && self.coupled_axes.bits() & lin == lin
+            && lin_motors == JointAxesMask::LIN_X.bits()
     }
 
     /// The constraint-row layout signature of this joint: joints sharing it emit
@@ -370,7 +384,16 @@ impl GenericJoint {
             let motors = (self.motor_axes.bits() & !self.locked_axes.bits()) as u32;
             let model = (self.motors[crate::math::DIM].model
                 == crate::dynamics::MotorModel::ForceBased) as u32;
-            locked | (limits << 8) | (motors << 16) | (model << 24)
+            // (Patch) likewise for the coupled linear motor's model, and the coupling itself.
+            let lin_model =
+                (self.motors[0].model == crate::dynamics::MotorModel::ForceBased) as u32;
+            let coupled = (self.coupled_axes.bits() & JointAxesMask::LIN_AXES.bits()) as u32;
+            locked
+                | (limits << 8)
+                | (motors << 16)
+                | (model << 24)
+                | (lin_model << 25)
+                | (coupled << 26)
         }
         #[cfg(feature = "dim3")]
         {

@@ -189,6 +189,10 @@ pub struct JointConstraintBuilderSimd {
     /// Like `prev_dof_impulses`, for the 2D angular motor row.
     #[cfg(feature = "dim2")]
     prev_motor_impulse: SimdReal,
+    /// (Patch) The coupled linear (distance) motor of `GenericJoint::has_simd_coupled_lin_motor`,
+    /// shared by the lanes through the row signature, with its per-lane parameters.
+    #[cfg(feature = "dim2")]
+    lin_motor: Option<WideMotor>,
     /// Per-axis `[min, max]` limits of the limited linear axes (unset axes are zero).
     /// The angular axes go through `ang_limits`.
     limits: [[SimdReal; 2]; DIM],
@@ -259,6 +263,11 @@ impl JointConstraintBuilderSimd {
 
         #[cfg(feature = "dim2")]
         let ang_motor = |ii: usize| &joint[ii].data.motors[crate::math::DIM];
+        #[cfg(feature = "dim2")]
+        let lin_motor = joint[0]
+            .data
+            .has_simd_coupled_lin_motor()
+            .then(|| WideMotor::gather(array![|ii| &joint[ii].data.motors[0]]));
 
         let zero2 = [SimdReal::splat(0.0); 2];
         *out_builder = Self {
@@ -285,6 +294,8 @@ impl JointConstraintBuilderSimd {
             motor_max_force: array![|ii| ang_motor(ii).max_force].into(),
             #[cfg(feature = "dim2")]
             prev_motor_impulse: array![|ii| ang_motor(ii).impulse].into(),
+            #[cfg(feature = "dim2")]
+            lin_motor,
             limits: core::array::from_fn(|axis| {
                 if limit_axes & (1 << axis) != 0 {
                     [
@@ -352,6 +363,9 @@ impl JointConstraintBuilderSimd {
         {
             self.prev_motor_impulse =
                 array![|ii| joint[ii].data.motors[crate::math::DIM].impulse].into();
+            if let Some(lin) = &mut self.lin_motor {
+                lin.prev_impulse = array![|ii| joint[ii].data.motors[0].impulse].into();
+            }
         }
     }
 
@@ -450,15 +464,20 @@ impl JointConstraintBuilderSimd {
         });
         #[cfg(feature = "dim3")]
         let ang_motor_params: Option<MotorParameters<SimdReal>> = None;
+        #[cfg(feature = "dim2")]
+        let lin_motor_params = self.lin_motor.as_ref().map(|m| m.params(params.dt));
+        #[cfg(feature = "dim3")]
+        let lin_motor_params: Option<MotorParameters<SimdReal>> = None;
 
         // See the scalar builder: keep impulses across the row rebuild when warm-starting.
         // The SIMD builder emits at most one motor row, one row per locked axis and one per
         // (uncoupled) limited axis; the masks are disjoint.
-        const MAX_WIDE_ROWS: usize = SPATIAL_DIM + 1;
+        const MAX_WIDE_ROWS: usize = SPATIAL_DIM + 2;
         let mut prev_impulses = [SimdReal::splat(0.0); MAX_WIDE_ROWS];
         if warmstart.is_some() && substep_id > 0 {
             let count = ((self.locked_axes | self.limit_axes).count_ones() as usize
-                + ang_motor_params.is_some() as usize)
+                + ang_motor_params.is_some() as usize
+                + lin_motor_params.is_some() as usize)
                 .min(MAX_WIDE_ROWS);
             for (prev, row) in prev_impulses[..count].iter_mut().zip(out_rows.iter()) {
                 *prev = row.impulse;
@@ -478,6 +497,7 @@ impl JointConstraintBuilderSimd {
             &self.ang_limits,
             self.softness,
             ang_motor_params.as_ref(),
+            lin_motor_params.as_ref(),
             out_rows,
         );
 
@@ -489,8 +509,11 @@ impl JointConstraintBuilderSimd {
                         WritebackId::Dof(i) => row.impulse = self.prev_dof_impulses[i] * coeff,
                         WritebackId::Limit(i) => row.impulse = self.prev_limit_impulses[i] * coeff,
                         #[cfg(feature = "dim2")]
-                        WritebackId::Motor(_) => {
-                            row.impulse = self.prev_motor_impulse * coeff;
+                        WritebackId::Motor(i) => {
+                            row.impulse = match (&self.lin_motor, i) {
+                                (Some(lin), 0) => lin.prev_impulse * coeff,
+                                _ => self.prev_motor_impulse * coeff,
+                            };
                         }
                         #[cfg(feature = "dim3")]
                         WritebackId::Motor(_) => {}
@@ -504,6 +527,57 @@ impl JointConstraintBuilderSimd {
                     row.impulse = *prev * coeff;
                 }
             }
+        }
+    }
+}
+
+/// (Patch) One motor's per-lane parameters, gathered at assembly; the motor model is shared by the
+/// lanes (it is part of the row signature).
+#[cfg(feature = "dim2")]
+struct WideMotor {
+    model: crate::dynamics::MotorModel,
+    stiffness: SimdReal,
+    damping: SimdReal,
+    target_pos: SimdReal,
+    target_vel: SimdReal,
+    max_force: SimdReal,
+    prev_impulse: SimdReal,
+}
+
+#[cfg(feature = "dim2")]
+impl WideMotor {
+    fn gather(motors: [&crate::dynamics::JointMotor; SIMD_WIDTH]) -> Self {
+        WideMotor {
+            model: motors[0].model,
+            stiffness: array![|ii| motors[ii].stiffness].into(),
+            damping: array![|ii| motors[ii].damping].into(),
+            target_pos: array![|ii| motors[ii].target_pos].into(),
+            target_vel: array![|ii| motors[ii].target_vel].into(),
+            max_force: array![|ii| motors[ii].max_force].into(),
+            prev_impulse: array![|ii| motors[ii].impulse].into(),
+        }
+    }
+
+    /// `MotorModel::combine_coefficients` + `JointMotor::motor_params`, wide.
+    fn params(&self, dt: Real) -> MotorParameters<SimdReal> {
+        use crate::dynamics::MotorModel;
+        let dt_w = SimdReal::splat(dt);
+        let zero = SimdReal::splat(0.0);
+        let erp_inv_dt =
+            self.stiffness * crate::utils::simd_inv(dt_w * self.stiffness + self.damping);
+        let cfm = crate::utils::simd_inv(dt_w * dt_w * self.stiffness + dt_w * self.damping);
+        let (cfm_coeff, cfm_gain) = match self.model {
+            MotorModel::AccelerationBased => (cfm, zero),
+            MotorModel::ForceBased => (zero, cfm),
+        };
+        MotorParameters {
+            erp_inv_dt,
+            cfm_coeff,
+            cfm_gain,
+            target_pos: self.target_pos,
+            target_vel: self.target_vel,
+            // See `JointMotor::max_impulse`: an infinite max force times a zero dt is NaN.
+            max_impulse: if dt == 0.0 { zero } else { self.max_force * dt_w },
         }
     }
 }

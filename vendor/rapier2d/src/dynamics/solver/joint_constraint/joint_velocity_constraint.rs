@@ -405,6 +405,9 @@ impl JointConstraint<SimdReal, SIMD_WIDTH> {
         // `Some` = emit the (2D) angular motor row. Kept out of 3D until the
         // wide builder gathers per-axis motors.
         ang_motor: Option<&MotorParameters<SimdReal>>,
+        // (Patch) `Some` = emit the coupled linear (distance) motor row, after the angular motor
+        // row and in its orthogonalization group, as the scalar path orders them.
+        lin_motor: Option<&MotorParameters<SimdReal>>,
         out: &mut [Self],
     ) -> usize {
         let dt = SimdReal::splat(params.dt);
@@ -433,8 +436,21 @@ impl JointConstraint<SimdReal, SIMD_WIDTH> {
                 WritebackId::Motor(DIM),
             );
             len += 1;
-            JointConstraintHelper::finalize_constraints(&mut out[..len]);
         }
+        if let Some(motor_params) = lin_motor {
+            out[len] = builder.motor_linear_coupled(
+                params,
+                joint_id,
+                body1,
+                body2,
+                crate::dynamics::JointAxesMask::LIN_AXES.bits(),
+                motor_params,
+                None,
+                WritebackId::Motor(0),
+            );
+            len += 1;
+        }
+        JointConstraintHelper::finalize_constraints(&mut out[..len]);
         let group_start = len;
 
         for i in 0..DIM {

@@ -17,7 +17,7 @@ use crate::dynamics::{
 };
 use parry::math::SIMD_WIDTH;
 
-use super::{GroupJointRanges, JOINT_BATCH, LAYOUT_REF_WORKERS, StagedIslandSolver};
+use super::{GroupJointRanges, StagedIslandSolver};
 
 impl StagedIslandSolver {
     /// Staged joint init: joints are colored (same-color = body-disjoint); within each parallel
@@ -123,7 +123,7 @@ impl StagedIslandSolver {
             self.staged_group_joint_layout.clear();
 
             // Calibrated for LAYOUT_REF_WORKERS, NOT the pool size (see that constant's docs).
-            let min_color_joints = JOINT_BATCH * LAYOUT_REF_WORKERS / 2;
+            let min_color_joints = super::min_color_joints();
             let num_groups = self.groups.len();
 
             // Slot -> group-index table; a joint's group is the max group index over its awake
@@ -345,7 +345,7 @@ impl StagedIslandSolver {
         self.joint_overflow_workspace.clear();
 
         // Calibrated for LAYOUT_REF_WORKERS, NOT the pool size (see that constant's docs).
-        let min_color_joints = JOINT_BATCH * LAYOUT_REF_WORKERS / 2;
+        let min_color_joints = super::min_color_joints();
 
         // Pass 1 (SIMD): parallel colors -> SIMD chunk lanes, cut at row-signature boundaries
         // (stable sort keeps in-color order deterministic); ineligible joints fall back to the

@@ -346,3 +346,15 @@ impl StagedIslandSolver {
         }
     }
 }
+
+/// (Patch) Smallest joint color solved as wide SIMD chunks. With worker threads (`parallel`), a
+/// color must also be worth splitting across workers; on one thread any color that fills the SIMD
+/// lanes gains from them (a small, joint-dense island such as a voxel robot has colors of 10–30
+/// joints, which the worker threshold sent to the scalar overflow).
+fn min_color_joints() -> usize {
+    if cfg!(feature = "parallel") {
+        JOINT_BATCH * LAYOUT_REF_WORKERS / 2
+    } else {
+        crate::math::SIMD_WIDTH
+    }
+}
