@@ -250,7 +250,11 @@ fn malformed_cell_parts_name_their_path() {
         "cells[1].connectors[0].bodies[2]",
         &["out of range", "0 … 99"],
     );
-    refused(&base("", ", 'connectors': [{'type': 'x', 'bodies': [0]}]"), "cells[1].connectors[0].type", &["connector_types"]);
+    refused(
+        &base("", ", 'connectors': [{'type': 'x', 'bodies': [0]}]"),
+        "cells[1].connectors[0].type",
+        &["connector_types"],
+    );
     refused(
         &base("", ", 'muscles': [{'id': 'm', 'kind': 'spring', 'from': 3, 'to': 3}]"),
         "cells[1].muscles[0].to",
@@ -259,8 +263,16 @@ fn malformed_cell_parts_name_their_path() {
     refused(&base(", 'interactions': [{'a': 'm', 'b': 'q', 'strength': 1}]", ""), "interactions[0].b", &["not a key"]);
     refused(&base(", 'links': [{'kind': 'pin', 'a': 'a:25', 'b': 'a:75'}]", ""), "links[0].b", &["different cells"]);
     refused(&base(", 'links': [{'kind': 'pin', 'a': 'a:25', 'b': 'z:75'}]", ""), "links[0].b", &["not a cell id"]);
-    refused(&base(", 'schedule': [{'t': 1, 'connectors': 'b:c9', 'switch': 'off'}]", ""), "schedule[0].connectors", &["selects no connector"]);
-    refused(&base(", 'schedule': [{'t': 1, 'muscle': 'a/m', 'length': 0.5}]", ""), "schedule[0].muscle", &["no muscle"]);
+    refused(
+        &base(", 'schedule': [{'t': 1, 'connectors': 'b:c9', 'switch': 'off'}]", ""),
+        "schedule[0].connectors",
+        &["selects no connector"],
+    );
+    refused(
+        &base(", 'schedule': [{'t': 1, 'muscle': 'a/m', 'length': 0.5}]", ""),
+        "schedule[0].muscle",
+        &["no muscle"],
+    );
     refused(
         &base(", 'chains': [{'id': 'E', 'type': 'soft', 'cells': 3, 'start': [0, 40], 'program': 'builtin:E'}]", ""),
         "chains[0].program",
