@@ -99,7 +99,7 @@ pub fn simulate(
     simulation: crate::task::Simulation,
     listeners: &mut [&mut dyn crate::snapshot::SnapshotListener],
 ) -> Result<SimulateOutput, SimError> {
-    let mut cell_metrics = (!scenario.cells.is_empty()).then(crate::task::free::CellMetricsListener::default);
+    let mut cell_metrics = scenario.has_cells().then(crate::task::free::CellMetricsListener::default);
     let mut all: Vec<&mut dyn crate::snapshot::SnapshotListener> = Vec::with_capacity(listeners.len() + 1);
     for l in listeners.iter_mut() {
         all.push(&mut **l);

@@ -182,6 +182,11 @@ pub fn worm_scenario(w: u32, scaffolding: Scaffolding, dt: f64, duration: f64) -
         }],
         cell_types: Default::default(),
         cells: Vec::new(),
+        connector_types: Default::default(),
+        interactions: Vec::new(),
+        links: Vec::new(),
+        chains: Vec::new(),
+        schedule: Vec::new(),
         task: TaskSpec::Locomotion,
     }
 }

@@ -401,6 +401,67 @@ fn draw_soft_cells(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, s
         pen.segment(cell.center, cell.bodies[0]);
         finish(pm, sc, pen, None, Some((style::CELL_BODY_OUTLINE, style::CELL_BODY_OUTLINE_PX, false)));
     }
+    draw_cell_parts(pm, tf, frame, sc);
+}
+
+/// Connectors, active pairs, muscles and pins (`cells.md` §13 items 4–5), over every cell's membrane.
+fn draw_cell_parts(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, sc: &mut Scratch) {
+    use crate::model::cell::connector::ConnectorState;
+    for cell in frame.snapshot.cells() {
+        let r_px = ((cell.body_radius * tf.scale) as f32).max(1.5);
+        // Muscles: zig-zags between their bodies, coloured by current/rest length on the A/A₀ ramp.
+        for m in &cell.muscles {
+            let (a, b) = (m.from_position, m.to_position);
+            let d = b - a;
+            let len = d.length();
+            if !(len > 0.0) || !(m.rest_length > 0.0) {
+                continue;
+            }
+            let n = Vec2::new(-d.y, d.x) * (1.0 / len);
+            let zigs = 12;
+            let amp = cell.body_radius.max(len * 0.03);
+            let mut pen = sc.pen(tf, pm);
+            let mut prev = a;
+            for k in 1..=zigs {
+                let f = k as f64 / zigs as f64;
+                let side = if k == zigs {
+                    0.0
+                } else if k % 2 == 0 {
+                    -1.0
+                } else {
+                    1.0
+                };
+                let q = a + d * f + n * (amp * side);
+                pen.segment(prev, q);
+                prev = q;
+            }
+            let color = style::voxel_fill(m.length / m.rest_length, style::CELL_AREA_DOMAIN);
+            finish(pm, sc, pen, None, Some((Rgba { a: 1.0, ..color }, 2.0, false)));
+        }
+        // Active pairs as red segments.
+        let mut pen = sc.pen(tf, pm);
+        for p in &cell.pairs {
+            pen.segment(p.from, p.to);
+        }
+        finish(pm, sc, pen, None, Some((style::CELL_PAIR, 1.5, false)));
+        // Connector discs by state.
+        for c in &cell.connectors {
+            let (fill, outline) = match c.state {
+                ConnectorState::Active => (style::CONNECTOR_ACTIVE, None),
+                ConnectorState::Passive => (style::CONNECTOR_PASSIVE, Some((style::CONNECTOR_OUTLINE, 1.0, false))),
+                ConnectorState::Inactive => (style::CONNECTOR_TYPES[c.type_index % style::CONNECTOR_TYPES.len()], None),
+            };
+            let mut pen = sc.pen(tf, pm);
+            pen.circle(c.position, r_px);
+            finish(pm, sc, pen, Some(fill), outline);
+        }
+        // Pins (and merge joints) as red dots of radius r_b/2.
+        let mut pen = sc.pen(tf, pm);
+        for l in &cell.links {
+            pen.circle((l.from + l.to) * 0.5, (r_px * 0.5).max(1.5));
+        }
+        finish(pm, sc, pen, Some(style::CELL_PIN), None);
+    }
 }
 
 fn draw_layers(

@@ -32,6 +32,21 @@ pub const CELL_AREA_DOMAIN: [f64; 2] = [0.75, 1.25];
 pub const CELL_MEMBRANE: Rgba = Rgba::opaque(60, 60, 60);
 pub const CELL_BODY_OUTLINE: Rgba = Rgba::opaque(160, 160, 160);
 pub const CELL_BODY_OUTLINE_PX: f32 = 1.0;
+/// Connectors (`cells.md` §13 item 4): active red, passive white with a black outline, inactive in the
+/// type's colour (type order: yellow, blue, orange, magenta, green, the code's palette).
+pub const CONNECTOR_ACTIVE: Rgba = Rgba::opaque(220, 0, 0);
+pub const CONNECTOR_PASSIVE: Rgba = Rgba::opaque(255, 255, 255);
+pub const CONNECTOR_OUTLINE: Rgba = Rgba::opaque(0, 0, 0);
+pub const CONNECTOR_TYPES: [Rgba; 5] = [
+    Rgba::opaque(240, 200, 0),
+    Rgba::opaque(0, 90, 220),
+    Rgba::opaque(255, 140, 0),
+    Rgba::opaque(220, 0, 220),
+    Rgba::opaque(0, 170, 0),
+];
+/// Active pairs as red segments, pins as red dots.
+pub const CELL_PAIR: Rgba = Rgba::opaque(220, 0, 0);
+pub const CELL_PIN: Rgba = Rgba::opaque(220, 0, 0);
 pub const BACKGROUND: Rgba = Rgba::opaque(255, 255, 255);
 pub const WORLD_GRID: Rgba = Rgba::opaque(220, 220, 220);
 pub const TERRAIN_FILL: Rgba = Rgba::opaque(128, 128, 128);

@@ -11,6 +11,7 @@ use crate::model::voxel::grid::BodyGrid;
 use crate::model::voxel::grid::BodyGridError;
 use crate::model::voxel::material::MaterialSpec;
 use crate::sim::{RobotOptions, World, WorldSettings, CELL_SOLVER_ITERATIONS, DEFAULT_SOLVER_ITERATIONS};
+use crate::snapshot::BodyId;
 use crate::task::{Simulation, Task};
 
 impl Scenario {
@@ -90,7 +91,7 @@ impl Scenario {
             gravity: Vec2::new(self.world.gravity[0], self.world.gravity[1]),
             control_interval: self.world.control_interval,
             // Cells need more substeps than voxels to keep the ring inextensible (cells.md §8).
-            solver_iterations: self.world.solver_iterations.unwrap_or(if self.cells.is_empty() {
+            solver_iterations: self.world.solver_iterations.unwrap_or(if !self.has_cells() {
                 DEFAULT_SOLVER_ITERATIONS
             } else {
                 CELL_SOLVER_ITERATIONS
@@ -203,11 +204,24 @@ impl Scenario {
             let options = RobotOptions { self_collisions: spec.self_collisions, pin_left_face: false };
             world.add_robot(label, &body, origin, options, controller);
         }
-        let params = super::cells::validate(&self.cell_types, &self.cells)?;
-        for (spec, p) in self.cells.iter().zip(params) {
-            let centre = Vec2::new(spec.position[0], spec.position[1]);
-            world.add_cell(spec.id.clone(), spec.cell_type.clone(), p, centre, spec.rotation);
-            labels.push(spec.id.clone());
+        let first = world.body_count();
+        let plan = self.cell_plan()?.offset(first);
+        for c in &plan.cells {
+            world.add_cell(c.id.clone(), c.type_name.clone(), c.params, c.position, c.rotation);
+            labels.push(c.id.clone());
+        }
+        if !plan.cells.is_empty() {
+            world.set_connector_types(plan.connector_types, plan.strengths);
+            for c in plan.connectors {
+                world.add_connector(c.name, BodyId(first + c.cell), c.body, c.kind, c.on);
+            }
+            for m in plan.muscles {
+                world.add_muscle(m);
+            }
+            for (kind, (ca, ba), (cb, bb)) in plan.links {
+                world.add_cell_link(kind, (BodyId(first + ca), ba), (BodyId(first + cb), bb));
+            }
+            world.set_cell_schedule(plan.events);
         }
         // `free` reuses the locomotion listener for the voxel robots; cell metrics are read from snapshots.
         let task = match self.task {

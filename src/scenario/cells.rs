@@ -1,4 +1,5 @@
-//! The soft-cell part of a scenario (spec `cells.md` §10, first slice: `cell_types` and `cells`).
+//! The soft-cell part of a scenario (spec `cells.md` §10): `cell_types` and `cells`; connectors, muscles,
+//! links, chains and the schedule are in [`super::cell_parts`].
 
 use std::collections::BTreeMap;
 
@@ -69,6 +70,12 @@ pub struct CellSpec {
     /// Counter-clockwise turn of the ring at build, rad (default 0: body 0 on top).
     #[serde(default)]
     pub rotation: f64,
+    /// Connectors (magnets) on membrane bodies (`cells.md` §4).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub connectors: Vec<super::cell_parts::ConnectorSpec>,
+    /// Muscles between two bodies of this cell (`cells.md` §5).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub muscles: Vec<super::cell_parts::MuscleJson>,
 }
 
 /// `cell_types.<key>` resolved (following `like`), or the error at its path.

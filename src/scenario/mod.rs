@@ -2,6 +2,7 @@
 //! validation, and building a ready-to-run [`Simulation`].
 
 mod build;
+pub mod cell_parts;
 pub mod cells;
 
 use std::collections::BTreeMap;
@@ -33,6 +34,21 @@ pub struct Scenario {
     /// Soft cells, built after the robots, in file order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cells: Vec<cells::CellSpec>,
+    /// Connector (magnet) types by name (`cells.md` §4); their key order is the colour order.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub connector_types: BTreeMap<String, cell_parts::ConnectorTypeSpec>,
+    /// Amplitudes A_ab of pairs of connector types (default √(A_a·A_b)).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub interactions: Vec<cell_parts::InteractionSpec>,
+    /// Permanent joints between cells: `pin` or `merge` (`cells.md` §6).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<cell_parts::LinkSpec>,
+    /// Chains of cells in a line, neighbours pinned (`cells.md` §6), built after `cells`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chains: Vec<cell_parts::ChainSpec>,
+    /// Timed changes: connector switches, muscle commands, pressure, rest area, pushes (`cells.md` §9).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub schedule: Vec<cell_parts::EventSpec>,
     /// What is measured (only `locomotion` for now).
     #[serde(default)]
     pub task: TaskSpec,
@@ -167,6 +183,9 @@ pub enum ScenarioError {
     CellType { key: String, field: String, message: String },
     #[error("`cells[{index}].{field}`: {message}")]
     Cell { index: usize, field: String, message: String },
+    /// Any other cell part (connectors, muscles, links, chains, schedule), with its JSON path.
+    #[error("`{path}`: {message}")]
+    At { path: String, message: String },
     #[error("`robots[{robot}].materials.{key}`: {reason}")]
     Material { robot: usize, key: String, reason: MaterialError },
     #[error("`robots[{robot}].materials`: key {key:?} must be exactly one character, the one used in `body`")]
@@ -291,6 +310,24 @@ impl Scenario {
         Ok(scenario)
     }
 
+    /// The cells, their connectors, muscles, links and schedule, checked and resolved.
+    pub fn cell_plan(&self) -> Result<cell_parts::CellPlan, ScenarioError> {
+        cell_parts::plan(&cell_parts::CellInput {
+            cell_types: &self.cell_types,
+            cells: &self.cells,
+            connector_types: &self.connector_types,
+            interactions: &self.interactions,
+            links: &self.links,
+            chains: &self.chains,
+            schedule: &self.schedule,
+        })
+    }
+
+    /// Whether the scenario has soft cells (its own or in chains).
+    pub fn has_cells(&self) -> bool {
+        !self.cells.is_empty() || !self.chains.is_empty()
+    }
+
     /// Number of steps: round(T/dt), or the released code's `t += dt while t < T` under `legacy-1.0`.
     pub fn steps(&self) -> u64 {
         steps_for(self.world.duration, self.world.dt, self.world.compat.is_legacy())
@@ -313,10 +350,10 @@ impl Scenario {
         if let Some(n) = w.solver_iterations {
             check("solver_iterations", n as f64, (1..=100).contains(&n), "between 1 and 100")?;
         }
-        if self.robots.is_empty() && self.cells.is_empty() {
+        if self.robots.is_empty() && self.cells.is_empty() && self.chains.is_empty() {
             return Err(ScenarioError::NoRobots);
         }
-        cells::validate(&self.cell_types, &self.cells)?;
+        self.cell_plan()?;
         for (i, robot) in self.robots.iter().enumerate() {
             if let Some(p) = robot.position {
                 if !p.iter().all(|c| c.is_finite() && c.abs() <= MAX_POSITION) {
@@ -392,6 +429,7 @@ impl ScenarioError {
             ScenarioError::NoRobots => "robots".into(),
             ScenarioError::CellType { key, field, .. } => format!("cell_types.{key}.{field}"),
             ScenarioError::Cell { index, field, .. } => format!("cells[{index}].{field}"),
+            ScenarioError::At { path, .. } => path.clone(),
             ScenarioError::Material { robot, key, .. } => format!("robots[{robot}].materials.{key}"),
             ScenarioError::MaterialKey { robot, .. } => format!("robots[{robot}].materials"),
             ScenarioError::BodyRow { robot, row, .. } => format!("robots[{robot}].body[{row}]"),

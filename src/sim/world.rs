@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use rapier2d::prelude::*;
 
+use super::cell::system::{BodyRef, CellEvent, CellSystem, ConnectorType, LinkKind, MuscleSpec};
 use super::cell::Cell;
 use super::contact::{ContactFilter, SelfContact};
 use super::kinds::BodyRuntime;
@@ -111,6 +112,8 @@ pub struct World {
     step: u64,
     touching_step: Option<u64>,
     initial_sent: bool,
+    /// Connectors, muscles, links and the schedule of the cells (empty without cells).
+    cells: CellSystem,
 }
 
 impl World {
@@ -130,6 +133,7 @@ impl World {
             step: 0,
             touching_step: None,
             initial_sent: false,
+            cells: CellSystem::default(),
         }
     }
 
@@ -209,6 +213,45 @@ impl World {
         self.bodies.push(BodyRuntime::Cell(cell));
         self.touching_step = None;
         id
+    }
+
+    /// Sets the connector types and A_ab by type index (square); call before adding connectors.
+    pub fn set_connector_types(&mut self, types: Vec<ConnectorType>, strengths: Vec<Vec<f64>>) {
+        self.cells.set_connector_types(types, strengths);
+    }
+
+    /// Adds a connector of type index `kind` on body `body` of cell `cell`; returns its index.
+    pub fn add_connector(
+        &mut self,
+        name: impl Into<String>,
+        cell: BodyId,
+        body: usize,
+        kind: usize,
+        on: bool,
+    ) -> usize {
+        let at = BodyRef { cell, body };
+        self.cells.add_connector(&mut self.physics, &self.bodies, name.into(), at, kind, on)
+    }
+
+    /// Adds a muscle (spec `cells.md` §5); returns its index.
+    pub fn add_muscle(&mut self, spec: MuscleSpec) -> usize {
+        self.cells.add_muscle(&mut self.physics, &self.bodies, spec)
+    }
+
+    /// Joins body `a.1` of cell `a.0` to body `b.1` of cell `b.0` (spec §6).
+    pub fn add_cell_link(&mut self, kind: LinkKind, a: (BodyId, usize), b: (BodyId, usize)) {
+        let (a, b) = (BodyRef { cell: a.0, body: a.1 }, BodyRef { cell: b.0, body: b.1 });
+        self.cells.add_link(&mut self.physics, &self.bodies, kind, a, b);
+    }
+
+    /// The cells' schedule, in file order (spec §9 step 1).
+    pub fn set_cell_schedule(&mut self, events: Vec<CellEvent>) {
+        self.cells.set_schedule(events);
+    }
+
+    /// Active connector pairs that involve cell `id` now.
+    pub fn cell_pairs(&self, id: BodyId) -> usize {
+        self.cells.pairs_of(id)
     }
 
     /// Total linear momentum Σ m·v of cell `id`, kg·m/s (`None` if `id` is not a cell).
@@ -303,6 +346,10 @@ impl World {
     /// listeners ask for next.
     pub fn step(&mut self, listeners: &mut [&mut dyn SnapshotListener]) -> Result<Flow, SimError> {
         let t = self.time();
+        let dt = self.settings.dt;
+        if !self.cells.is_empty() {
+            self.cells.apply_schedule(&mut self.physics, &mut self.bodies, t, dt);
+        }
         let mut forces_applied = false;
         if self.is_control_step() {
             self.control(t)?;
@@ -316,9 +363,11 @@ impl World {
                 forces_applied = true;
             }
         }
-        let dt = self.settings.dt;
         for body in &mut self.bodies {
             body.get_mut().before_step(&mut self.physics, dt);
+        }
+        if !self.cells.is_empty() {
+            self.cells.before_step(&mut self.physics, &self.bodies, t);
         }
 
         self.physics.step_with_events(&self.filter, &());
@@ -416,10 +465,12 @@ impl World {
     pub fn snapshot(&mut self) -> Snapshot {
         self.refresh_touching();
         let detail = self.settings.detail;
+        let mut bodies: Vec<_> = self.bodies.iter().map(|b| b.get().snapshot(detail)).collect();
+        self.cells.decorate(&mut bodies, &self.bodies);
         Snapshot {
             step: self.step,
             t: self.time(),
-            bodies: self.bodies.iter().map(|b| b.get().snapshot(detail)).collect(),
+            bodies,
             terrain: self.terrain.clone(),
             statics: self.statics.clone(),
         }

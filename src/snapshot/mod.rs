@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::geom::{Aabb, Polygon, Vec2};
 
-pub use cell::CellSnapshot;
+pub use cell::{CellConnectorSnapshot, CellLinkSnapshot, CellMuscleSnapshot, CellPairSnapshot, CellSnapshot};
 pub use listener::{Flow, ListenerError, SnapshotListener, SnapshotRecorder};
 pub use progress::Progress;
 pub use voxel::{RopeSegment, SpringSegment, VoxelRobotSnapshot, VoxelSnapshot};
@@ -190,6 +190,10 @@ mod tests {
             pressure_force: 2.0,
             perimeter_error: 0.0,
             velocity: Vec2::ZERO,
+            connectors: vec![],
+            pairs: vec![],
+            muscles: vec![],
+            links: vec![],
         };
         let snap = Snapshot { step: 0, t: 0.0, bodies: vec![BodySnapshot::Cell(cell)], terrain: None, statics: vec![] };
         let text = serde_json::to_string(&snap).unwrap();

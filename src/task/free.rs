@@ -1,5 +1,5 @@
-//! The `free` task's cell metrics (`cells.md` §11, first slice): per cell, from the snapshots, how far
-//! its centre moved and how its area ratio A/A₀ and perimeter error evolved.
+//! The `free` task's cell metrics (`cells.md` §11): per cell, from the snapshots, how far its centre
+//! moved, how its area ratio A/A₀ and perimeter error evolved, and its active connector pairs.
 
 use std::sync::Arc;
 
@@ -28,6 +28,15 @@ pub struct CellMetrics {
     pub pressure_force: f64,
     /// Largest |P − N·s| / (N·s) over the run.
     pub max_perimeter_error: f64,
+    /// Active connector pairs involving this cell at the end, and their largest count over the run.
+    pub active_pairs: usize,
+    pub active_pairs_max: usize,
+}
+
+/// Active pairs involving the cell labelled `label`: those listed on it and those naming it as the other
+/// end.
+fn pairs_of(snapshot: &Snapshot, label: &str, own: usize) -> usize {
+    own + snapshot.cells().flat_map(|c| &c.pairs).filter(|p| p.other_cell == label).count()
 }
 
 /// Accumulates [`CellMetrics`] from every snapshot.
@@ -50,6 +59,7 @@ impl SnapshotListener for CellMetricsListener {
         let n = self.snapshots as f64;
         for (i, c) in snapshot.cells().enumerate() {
             let p: [f64; 2] = [c.center.x, c.center.y];
+            let pairs = pairs_of(snapshot, &c.label, c.pairs.len());
             if first {
                 self.cells.push(CellMetrics {
                     label: c.label.clone(),
@@ -63,6 +73,8 @@ impl SnapshotListener for CellMetricsListener {
                     area_ratio_min: c.area_ratio,
                     pressure_force: c.pressure_force,
                     max_perimeter_error: c.perimeter_error,
+                    active_pairs: pairs,
+                    active_pairs_max: pairs,
                 });
                 continue;
             }
@@ -77,6 +89,8 @@ impl SnapshotListener for CellMetricsListener {
             m.area_ratio_min = m.area_ratio_min.min(c.area_ratio);
             m.pressure_force = c.pressure_force;
             m.max_perimeter_error = m.max_perimeter_error.max(c.perimeter_error);
+            m.active_pairs = pairs;
+            m.active_pairs_max = m.active_pairs_max.max(pairs);
         }
         Ok(Flow::Continue)
     }

@@ -140,3 +140,155 @@ fn cells_recordings_round_trip_and_reruns_are_bit_identical() {
     let snap: vsr2d::snapshot::Snapshot = serde_json::from_str(&first).unwrap();
     assert_eq!(snap.cells().next().unwrap().bodies.len(), 100);
 }
+
+/// Centre distance of the first two cells in each line of a recording, with the time and active pairs.
+fn distances(recording: &[u8]) -> Vec<(f64, f64, usize)> {
+    std::str::from_utf8(recording)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let s: vsr2d::snapshot::Snapshot = serde_json::from_str(l).unwrap();
+            let c: Vec<_> = s.cells().collect();
+            (s.t, (c[0].center - c[1].center).length(), c[0].pairs.len())
+        })
+        .collect()
+}
+
+#[test]
+fn cells_connect_then_separate_after_switch_off_and_push_bit_identically() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str| {
+        let path = dir.path().join(name);
+        let out = vsr2d(&["simulate", "fixtures/scenarios/cells-connect.json", "--record", path.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        (out.stdout, std::fs::read(path).unwrap())
+    };
+    let (a, b) = (run("a.jsonl"), run("b.jsonl"));
+    assert_eq!(a, b, "reruns differ");
+    let d = distances(&a.1);
+    let at = |t: f64| d.iter().find(|x| x.0 >= t - 1e-9).copied().unwrap();
+    // Connectors 3 m apart at t = 0 (< r_a + r_b = 4 m): paired at once, 3 × 3 pairs.
+    assert_eq!(at(0.02).2, 9);
+    // Connected: the centres come from 13 m to about the touching distance 2(R + r_b) = 10.31 m.
+    let connected = at(3.9).1;
+    assert!(connected < 10.5, "centre distance while connected {connected}");
+    // b switched off at t = 4 and pushed at 1 m/s: no pair, and the distance grows.
+    assert_eq!(at(4.5).2, 0);
+    let end = d.last().unwrap().1;
+    assert!(end > connected + 3.0, "after release {end} vs {connected}");
+    let v: serde_json::Value = serde_json::from_slice(&a.0).unwrap();
+    assert_eq!(v["cells"][0]["active_pairs_max"], 9);
+    assert_eq!(v["cells"][1]["active_pairs"], 0);
+}
+
+#[test]
+fn an_idle_muscle_changes_the_area_ratio_by_less_than_one_percent() {
+    // A cell dropped on the ground under gravity (squeezed by its weight), with and without an idle
+    // muscle ℓ = 1 across it.
+    let scenario = |muscles: &str| {
+        json(&format!(
+            "{{'world': {{'dt': 0.02, 'duration': 6, 'gravity': [0, -9.8], 'terrain': {{'type': 'flat'}}}}, \
+             'cell_types': {{'soft': {{'preset': 'scs-paper'}}}}, \
+             'cells': [{{'id': 'a', 'type': 'soft', 'position': [30, 6], 'muscles': [{muscles}]}}], 'task': {{'type': 'free'}}}}"
+        ))
+    };
+    let ratios = |text: String| {
+        let s = Scenario::from_json(&text).unwrap();
+        let out = vsr2d::batch::simulate_scenario(&s).unwrap();
+        let c = &out.cells.unwrap()[0];
+        (c.area_ratio, c.area_ratio_min)
+    };
+    let bare = ratios(scenario(""));
+    let idle = ratios(scenario("{'id': 'm', 'kind': 'spring', 'from': 0, 'to': 50}"));
+    for (x, y) in [(bare.0, idle.0), (bare.1, idle.1)] {
+        assert!((x / y - 1.0).abs() < 0.01, "A/A0 {x} without, {y} with an idle muscle");
+    }
+    // A contracted muscle (ℓ = 0.3 from the start) does deform the cell.
+    let s = scenario("{'id': 'm', 'kind': 'spring', 'from': 0, 'to': 50, 'length': 0.6}");
+    let contracted = ratios(s);
+    assert!(contracted.0 < bare.0 - 0.02, "{contracted:?} vs {bare:?}");
+}
+
+#[test]
+fn muscle_chain_contracts_and_its_pins_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.jsonl");
+    let out = vsr2d(&["simulate", "fixtures/scenarios/cells-muscle-chain.json", "--record", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(path).unwrap();
+    let last: vsr2d::snapshot::Snapshot = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    let cells: Vec<_> = last.cells().collect();
+    assert_eq!(cells.len(), 8);
+    assert_eq!(cells[0].label, "ch.0");
+    // Muscles on the middle four only, contracted to their commanded rest length.
+    for (j, c) in cells.iter().enumerate() {
+        assert_eq!(c.muscles.len(), usize::from((2..6).contains(&j)), "cell {j}");
+        for m in &c.muscles {
+            assert!(m.length < 0.75 * 6.85, "cell {j}: muscle at {} m", m.length);
+        }
+    }
+    // Every pin keeps its two body centres within a body diameter 2·r_b (they start 2·r_b apart).
+    for c in &cells[..7] {
+        let l = &c.links[0];
+        assert!((l.from - l.to).length() < 2.0 * c.body_radius * 1.05, "{}: {}", c.label, (l.from - l.to).length());
+    }
+}
+
+#[test]
+fn malformed_cell_parts_name_their_path() {
+    let base = |extra: &str, cell_extra: &str| {
+        json(&format!(
+            "{{'world': {{'duration': 1, 'gravity': [0, 0], 'terrain': {{'type': 'none'}}}}, \
+             'cell_types': {{'soft': {{}}}}, 'connector_types': {{'m': {{}}}}, \
+             'cells': [{{'id': 'a', 'type': 'soft', 'position': [0, 0]}}, \
+                       {{'id': 'b', 'type': 'soft', 'position': [20, 0]{cell_extra}}}]{extra}}}"
+        ))
+    };
+    Scenario::from_json(&base("", ", 'connectors': [{'type': 'm', 'bodies': [0, 25]}]")).unwrap();
+    refused(
+        &base("", ", 'connectors': [{'type': 'm', 'bodies': [0, 25, 100]}]"),
+        "cells[1].connectors[0].bodies[2]",
+        &["out of range", "0 … 99"],
+    );
+    refused(
+        &base("", ", 'connectors': [{'type': 'x', 'bodies': [0]}]"),
+        "cells[1].connectors[0].type",
+        &["connector_types"],
+    );
+    refused(
+        &base("", ", 'muscles': [{'id': 'm', 'kind': 'spring', 'from': 3, 'to': 3}]"),
+        "cells[1].muscles[0].to",
+        &["different bodies"],
+    );
+    refused(&base(", 'interactions': [{'a': 'm', 'b': 'q', 'strength': 1}]", ""), "interactions[0].b", &["not a key"]);
+    refused(&base(", 'links': [{'kind': 'pin', 'a': 'a:25', 'b': 'a:75'}]", ""), "links[0].b", &["different cells"]);
+    refused(&base(", 'links': [{'kind': 'pin', 'a': 'a:25', 'b': 'z:75'}]", ""), "links[0].b", &["not a cell id"]);
+    refused(
+        &base(", 'schedule': [{'t': 1, 'connectors': 'b:c9', 'switch': 'off'}]", ""),
+        "schedule[0].connectors",
+        &["selects no connector"],
+    );
+    refused(
+        &base(", 'schedule': [{'t': 1, 'muscle': 'a/m', 'length': 0.5}]", ""),
+        "schedule[0].muscle",
+        &["no muscle"],
+    );
+    refused(
+        &base(", 'chains': [{'id': 'E', 'type': 'soft', 'cells': 3, 'start': [0, 40], 'program': 'builtin:E'}]", ""),
+        "chains[0].program",
+        &["not implemented yet"],
+    );
+    refused(
+        &base(", 'chains': [{'id': 'E', 'type': 'soft', 'cells': 3, 'start': [0, 5]}]", ""),
+        "chains[0].start",
+        &["overlaps"],
+    );
+    // Through the CLI: exit code 2 and the path on stderr.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.json");
+    std::fs::write(&path, base("", ", 'connectors': [{'type': 'm', 'bodies': [0, 25, 100]}]")).unwrap();
+    let out = vsr2d(&["simulate", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cells[1].connectors[0].bodies[2]") && !stderr.contains("panicked"), "{stderr}");
+}

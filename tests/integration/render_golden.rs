@@ -962,6 +962,10 @@ fn squashed_cell() -> Snapshot {
         pressure_force: 2.2,
         perimeter_error: 0.0,
         velocity: Vec2::ZERO,
+        connectors: vec![],
+        pairs: vec![],
+        muscles: vec![],
+        links: vec![],
     };
     let mut snap = snapshot(1.0, vec![]);
     snap.bodies.push(BodySnapshot::Cell(cell));

@@ -385,6 +385,11 @@ impl RepresentationSpec {
             robots: vec![robot],
             cell_types: Default::default(),
             cells: Vec::new(),
+            connector_types: Default::default(),
+            interactions: Vec::new(),
+            links: Vec::new(),
+            chains: Vec::new(),
+            schedule: Vec::new(),
             task: base.task.clone(),
         })
     }

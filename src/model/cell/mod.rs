@@ -9,6 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::geom::Vec2;
 
+pub mod connector;
+pub mod muscle;
+
 /// Smallest membrane resolution (spec §2, validation).
 pub const MIN_BODIES: usize = 8;
 
@@ -75,6 +78,13 @@ pub struct CellParams {
     pub rest_area: RestArea,
     pub normals: Normals,
     pub ring: Ring,
+    /// Factor on A₀ set by the schedule (SCS keys scale it by 1.05/0.95, code); 1 at build (ours).
+    #[serde(default = "one")]
+    pub rest_area_scale: f64,
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 impl CellPreset {
@@ -92,6 +102,7 @@ impl CellPreset {
                 rest_area: RestArea::Circle,
                 normals: Normals::Geometric,
                 ring: Ring::Closed,
+                rest_area_scale: 1.0,
             },
             CellPreset::ScsCode => CellParams {
                 bodies: 30,
@@ -105,6 +116,7 @@ impl CellPreset {
                 rest_area: RestArea::Circle,
                 normals: Normals::Scs,
                 ring: Ring::Scs,
+                rest_area_scale: 1.0,
             },
         }
     }
@@ -182,12 +194,13 @@ impl CellParams {
         0.5 * n * self.radius.powi(2) * (2.0 * PI / n).sin()
     }
 
-    /// A₀, m².
+    /// A₀, m² (times the schedule's `rest_area_scale`).
     pub fn rest_area_value(&self) -> f64 {
-        match self.rest_area {
+        let a0 = match self.rest_area {
             RestArea::Circle => PI * self.radius.powi(2),
             RestArea::Polygon => self.polygon_area(),
-        }
+        };
+        a0 * self.rest_area_scale
     }
 
     /// Body centres at build: body 0 on top, indices increasing clockwise, the whole ring turned

@@ -215,6 +215,10 @@ impl SimBody for Cell {
             pressure_force: self.force,
             perimeter_error: self.perimeter_error(),
             velocity: Self::mean(&self.vel),
+            connectors: Vec::new(),
+            pairs: Vec::new(),
+            muscles: Vec::new(),
+            links: Vec::new(),
         })
     }
 
@@ -265,6 +269,8 @@ impl Cell {
         Aabb::from_points([b.min - Vec2::new(r, r), b.max + Vec2::new(r, r)])
     }
 }
+
+pub(crate) mod system;
 
 #[cfg(test)]
 mod tests;
