@@ -5,6 +5,10 @@ use std::sync::Arc;
 
 use rapier2d::prelude::*;
 
+mod fixture;
+
+pub use fixture::{FixtureError, Plate, PlateContact, PlateMotion};
+
 use super::cell::Cell;
 use super::contact::{ContactFilter, SelfContact};
 use super::kinds::BodyRuntime;
