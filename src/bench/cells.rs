@@ -114,6 +114,8 @@ pub struct CellBenchReport {
     pub fit: Option<LinearFit>,
     /// Peak resident memory of the process, MB.
     pub peak_rss_mb: Option<f64>,
+    /// Points that could not be measured because the run became unstable (a finding, not an error).
+    pub unstable: Vec<String>,
 }
 
 /// A benchmark that could not run.
@@ -243,17 +245,23 @@ pub fn run_cell_bench(
         on_row(&row);
         rows.push(row);
     }
+    let mut unstable = Vec::new();
     for &n in &options.resolutions {
-        let row = measure(CellSeries::Resolution, &CellParams { bodies: n, ..base }, 1, options)?;
-        on_row(&row);
-        rows.push(row);
+        match measure(CellSeries::Resolution, &CellParams { bodies: n, ..base }, 1, options) {
+            Ok(row) => {
+                on_row(&row);
+                rows.push(row);
+            }
+            Err(e @ CellBenchError::Sim { .. }) => unstable.push(e.to_string()),
+            Err(e) => return Err(e),
+        }
     }
     let points: Vec<(f64, f64)> = rows
         .iter()
         .filter(|r| r.series == CellSeries::Cells && r.cells >= 10)
         .map(|r| (r.cells as f64, r.ms_per_step))
         .collect();
-    Ok(CellBenchReport { rows, fit: linear_fit(&points), peak_rss_mb: proc_status_mb("VmHWM:") })
+    Ok(CellBenchReport { rows, fit: linear_fit(&points), peak_rss_mb: proc_status_mb("VmHWM:"), unstable })
 }
 
 /// The table's header.

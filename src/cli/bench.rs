@@ -156,6 +156,9 @@ fn run_cells(args: &BenchArgs) -> Result<(), Failure> {
             f.intercept_ms, f.slope_ms_per_cell, f.r2
         ));
     }
+    for u in &report.unstable {
+        print(format!("not measured (unstable): {u}"));
+    }
     if let Some(m) = report.peak_rss_mb {
         print(format!("peak resident memory {m:.0} MB"));
     }

@@ -163,3 +163,31 @@ fn settle_probe() {
         print(&r);
     }
 }
+
+#[test]
+#[ignore = "probe: prints the C 450 force–deflection table against §14 at several substep counts"]
+fn fd_table_probe() {
+    for (n, max) in [(16, 0.4), (64, 0.5), (128, 0.5)] {
+        let spec = ForceDeflectionSpec {
+            levels: (max * 20.0) as usize,
+            max_deflection: max,
+            unload: false,
+            ..ForceDeflectionSpec::default()
+        };
+        match run("c", &params(450.0), CellPreset::ScsPaper.dt(), n, &spec) {
+            Ok(r) => {
+                eprintln!("substeps {n}: max perimeter error {:.3} %", 100.0 * r.max_perimeter_error);
+                print(&r);
+                if max >= 0.4 {
+                    let (k1, k3) = (stiffness(&r, 0.5, 1.5), stiffness(&r, 2.5, 3.5));
+                    eprintln!(
+                        "  k(0.1D) {k1:.1} N/m, k(0.3D) {k3:.1} N/m, ratio {:.2}, k(0.275D) {:.1}",
+                        k3 / k1,
+                        stiffness(&r, 2.5, 3.0)
+                    );
+                }
+            }
+            Err(e) => eprintln!("substeps {n}: {e}"),
+        }
+    }
+}
