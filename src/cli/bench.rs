@@ -35,9 +35,23 @@ pub struct BenchArgs {
     /// Also measure the showcase's rendering and encoding, in frames/s (2 s of video with --quick, else 10 s).
     #[arg(long)]
     pub render: bool,
+    /// Time the soft cells instead (cells.md §15 item 3 b, c): ms per step for 1 … 10 000 scs-paper
+    /// cells (N 100; up to 1000 with --quick) and for one cell at N 10 … 1000, mean ± sd over repeats
+    /// after warm-up steps, with a linear fit. 10 000 cells are a million rigid bodies: several GB.
+    #[arg(long)]
+    pub cells: bool,
+    /// With --cells: the cell counts of the grid series, e.g. `--cell-counts 1,10,100`.
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub cell_counts: Option<Vec<u64>>,
+    /// With --cells: the resolutions N of the single-cell series (even, ≥ 8), e.g. `--cell-resolutions 10,100`.
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u64).range(8..=10_000))]
+    pub cell_resolutions: Option<Vec<u64>>,
 }
 
 pub fn run(args: BenchArgs) -> Result<(), Failure> {
+    if args.cells {
+        return run_cells(&args);
+    }
     let mut options = if args.quick { BenchOptions::quick() } else { BenchOptions::full() };
     if let Some(w) = args.widths {
         // The scaffolding and dt sweeps stay at w = 12 when it is measured, else at the first width.
@@ -111,4 +125,45 @@ pub fn render_table(seconds: f64) -> Result<String, Failure> {
         lines.push(format!("{:>10} {:>7} {:>12.1} {:>19}", format!("{w}x{h}"), render.frames, render.fps, encode));
     }
     Ok(lines.join("\n"))
+}
+
+/// `vsr2d bench --cells`.
+fn run_cells(args: &BenchArgs) -> Result<(), Failure> {
+    use vsr2d::bench::cells::{cell_table_header, cell_table_row, run_cell_bench, CellBenchError, CellBenchOptions};
+    let mut options = if args.quick { CellBenchOptions::quick() } else { CellBenchOptions::full() };
+    if let Some(c) = &args.cell_counts {
+        options.counts = c.iter().map(|&c| c as usize).collect();
+    }
+    if let Some(n) = &args.cell_resolutions {
+        options.resolutions = n.iter().map(|&n| n as usize).collect();
+    }
+    if let Some(r) = args.repeats {
+        options.repeats = r as usize;
+    }
+    let machine = MachineInfo::detect();
+    let header = format!(
+        "{machine}\nsoft cells, scs-paper (N 100, R 5, C 200), dt 1/50 s, gravity 0, {} substeps; square grid 1 m apart, \
+         random initial velocities ≤ 0.5 m/s (seed 1); {} warm-up steps, {} repeats; paper: 0.3 ms per cell per step, goal ≤ 0.1",
+        options.substeps, options.warmup, options.repeats
+    );
+    let classify = |e: CellBenchError| super::classified(matches!(e, CellBenchError::Options(_)), e);
+    let print = |line: String| if args.json { eprintln!("{line}") } else { println!("{line}") };
+    print(format!("{header}\n\n{}", cell_table_header()));
+    let report = run_cell_bench(&options, |r| print(cell_table_row(r))).map_err(classify)?;
+    if let Some(f) = report.fit {
+        print(format!(
+            "linear fit over ≥ 10 cells: ms/step = {:.4} + {:.5}·cells, R² = {:.4}",
+            f.intercept_ms, f.slope_ms_per_cell, f.r2
+        ));
+    }
+    for u in &report.unstable {
+        print(format!("not measured (unstable): {u}"));
+    }
+    if let Some(m) = report.peak_rss_mb {
+        print(format!("peak resident memory {m:.0} MB"));
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    }
+    Ok(())
 }

@@ -225,7 +225,9 @@ impl Scenario {
         }
         // `free` reuses the locomotion listener for the voxel robots; cell metrics are read from snapshots.
         let task = match self.task {
-            TaskSpec::Locomotion | TaskSpec::Free => {
+            // `force_deflection` runs through `task::force_deflection`, which adds its ground and bar; built
+            // here, it is the bare scene.
+            TaskSpec::Locomotion | TaskSpec::Free | TaskSpec::ForceDeflection(_) => {
                 Task::Locomotion { control_interval: self.world.control_interval, legacy }
             }
         };

@@ -4,6 +4,7 @@
 mod build;
 pub mod cell_parts;
 pub mod cells;
+pub mod force_deflection;
 
 use std::collections::BTreeMap;
 
@@ -133,6 +134,8 @@ pub enum TaskSpec {
     /// The scene as given: the voxel robots' locomotion metrics plus, per cell, its centre displacement
     /// and area ratio (`cells.md` §11, first slice).
     Free,
+    /// One cell pressed by a bar, level by level: the force–deflection curve (`cells.md` §11).
+    ForceDeflection(force_deflection::ForceDeflectionSpec),
 }
 
 /// What [`TaskSpec`] is read from: struct variants, so that unknown fields are refused (serde's
@@ -146,6 +149,8 @@ enum TaskWire {
     Locomotion {},
     /// The scene as given (soft cells).
     Free {},
+    /// One cell pressed by a bar, level by level (soft cells).
+    ForceDeflection(force_deflection::ForceDeflectionSpec),
 }
 
 impl<'de> Deserialize<'de> for TaskSpec {
@@ -159,6 +164,7 @@ impl From<TaskWire> for TaskSpec {
         match wire {
             TaskWire::Locomotion {} => TaskSpec::Locomotion,
             TaskWire::Free {} => TaskSpec::Free,
+            TaskWire::ForceDeflection(spec) => TaskSpec::ForceDeflection(spec),
         }
     }
 }
@@ -354,6 +360,24 @@ impl Scenario {
             return Err(ScenarioError::NoRobots);
         }
         self.cell_plan()?;
+        if let TaskSpec::ForceDeflection(spec) = &self.task {
+            spec.validate(w.dt)?;
+            if self.cells.len() != 1 {
+                return Err(ScenarioError::Json {
+                    path: "cells".into(),
+                    message: format!(
+                        "the `force_deflection` task presses exactly one cell, the scenario has {}; keep one entry",
+                        self.cells.len()
+                    ),
+                });
+            }
+            if !self.robots.is_empty() {
+                return Err(ScenarioError::Json {
+                    path: "robots".into(),
+                    message: "the `force_deflection` task has no voxel robots; remove them".into(),
+                });
+            }
+        }
         for (i, robot) in self.robots.iter().enumerate() {
             if let Some(p) = robot.position {
                 if !p.iter().all(|c| c.is_finite() && c.abs() <= MAX_POSITION) {
@@ -571,7 +595,7 @@ mod tests {
             (
                 r##"{"task": {"type": "race"}, "robots": [{"body": ["#"]}]}"##.to_string(),
                 "task.type",
-                "expected `locomotion`",
+                "expected one of `locomotion`, `free`, `force_deflection`",
             ),
         ] {
             let (at, message) = err(&text);

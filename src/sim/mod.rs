@@ -13,6 +13,7 @@ pub use cell::system::{CellAction, CellEvent, ConnectorType, LinkKind, MuscleSpe
 pub use cell::CELL_SOLVER_ITERATIONS;
 pub use voxel_robot::{spring_joint, RobotOptions, Welds};
 pub use world::{legacy_step_count, PointLoad, SimError, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS};
+pub use world::{FixtureError, Plate, PlateContact, PlateMotion};
 
 /// A model-layer vector as the engine's (f32) vector.
 fn v(p: crate::geom::Vec2) -> rapier2d::prelude::Vector {

@@ -6,6 +6,10 @@ use std::sync::Arc;
 use rapier2d::prelude::*;
 
 use super::cell::system::{BodyRef, CellEvent, CellSystem, ConnectorType, LinkKind, MuscleSpec};
+mod fixture;
+
+pub use fixture::{FixtureError, Plate, PlateContact, PlateMotion};
+
 use super::cell::Cell;
 use super::contact::{ContactFilter, SelfContact};
 use super::kinds::BodyRuntime;

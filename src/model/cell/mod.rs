@@ -3,6 +3,8 @@
 //! (`sim::cell`) only moves the bodies; every force it applies is computed here, so the law can be
 //! tested on plain positions.
 
+pub mod stadium;
+
 use std::f64::consts::PI;
 
 use serde::{Deserialize, Serialize};

@@ -103,6 +103,11 @@ impl Cell {
         cell
     }
 
+    /// The engine handle of membrane body `i` (fixtures pin bodies to plates).
+    pub fn body_handle(&self, i: usize) -> Option<RigidBodyHandle> {
+        self.bodies.get(i).copied()
+    }
+
     /// Σ m_i·v_i, kg·m/s.
     pub fn momentum(&self, physics: &PhysicsWorld) -> Vec2 {
         self.bodies.iter().fold(Vec2::ZERO, |s, h| {

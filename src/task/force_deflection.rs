@@ -1,0 +1,334 @@
+//! The `force_deflection` task (spec `cells.md` §11): one cell on a fixed flat ground, its lowest body
+//! (N/2) pinned to it, pressed by a horizontal bar 3·D wide. `load: displacement`: the bar is kinematic
+//! and lowered level by level to δ = k·`max_deflection`·D/`levels` (it moves linearly during the first
+//! `ramp` s of each level), held until `settle` s have passed, then the level is averaged over `average`
+//! s; after the last level it is raised back level by level (unloading). The bar force is the contact
+//! impulses on the bar over a step divided by dt.
+//!
+//! Geometry (ours): the ground's top is y = 0, the cell's centre starts at (0, R + r_b) with body 0 on
+//! top, so body N/2 rests on the ground, where it is pinned by a revolute joint at its centre. h₀ = the
+//! cell's height at t = 0 (highest body centre + r_b), the ground–bar gap at first contact of a rigid
+//! approach; δ = h₀ − h with h the bar's bottom height. The bar starts 1 % of D above the cell. Plates
+//! take the cell's own friction coefficient (combined as the geometric mean, so equal to it).
+
+use std::f64::consts::PI;
+
+use serde::Serialize;
+
+use crate::geom::Vec2;
+use crate::model::cell::stadium::Stadium;
+use crate::model::cell::CellParams;
+use crate::scenario::force_deflection::ForceDeflectionSpec;
+use crate::scenario::{Scenario, ScenarioError, TaskSpec};
+use crate::sim::{FixtureError, PlateMotion, SimError, World, WorldSettings, CELL_SOLVER_ITERATIONS};
+use crate::snapshot::CellSnapshot;
+
+/// Loading or unloading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Load,
+    Unload,
+}
+
+/// What one level measured (means over the averaging window unless said otherwise).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FdLevel {
+    pub phase: Phase,
+    /// The commanded deflection, m.
+    pub target_delta: f64,
+    /// F_bar: vertical contact force on the bar (upward positive), N.
+    pub bar_force: f64,
+    /// δ = h₀ − h at the end of the window, m.
+    pub delta: f64,
+    pub delta_over_d: f64,
+    /// A/A₀.
+    pub area_ratio: f64,
+    /// F = C·(A₀/A − 1), N per body.
+    pub pressure_force: f64,
+    /// Membrane bodies in contact with the bar (mean over the window).
+    pub bodies_on_bar: f64,
+    /// Largest perimeter error in the window.
+    pub perimeter_error: f64,
+    /// Horizontal contact force on the bar, N.
+    pub tangential_force: f64,
+    /// Turn of the direction centre → body 0 since t = 0, rad (counter-clockwise positive).
+    pub rotation: f64,
+    /// The stadium model's F_bar at `delta` (cells.md §14), N.
+    pub model_force: Option<f64>,
+}
+
+/// The task's result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FdResult {
+    pub label: String,
+    pub pressure: f64,
+    pub bodies: usize,
+    pub radius: f64,
+    pub dt: f64,
+    pub substeps: usize,
+    /// h₀, m.
+    pub h0: f64,
+    pub levels: Vec<FdLevel>,
+    /// Largest perimeter error over the whole run.
+    pub max_perimeter_error: f64,
+    pub steps: u64,
+}
+
+impl FdResult {
+    /// The loading levels, in order.
+    pub fn loading(&self) -> impl Iterator<Item = &FdLevel> {
+        self.levels.iter().filter(|l| l.phase == Phase::Load)
+    }
+
+    /// F_bar at deflection `delta` m, interpolated linearly along the loading curve (with (0, 0) as its
+    /// first point); `None` outside it.
+    pub fn force_at(&self, delta: f64) -> Option<f64> {
+        // The bar reaches its levels to within float rounding: a level counts as reached within 1 µm.
+        let mut prev = (0.0, 0.0);
+        for l in self.loading() {
+            if delta <= l.delta + 1e-6 && delta >= prev.0 {
+                let w = if l.delta > prev.0 { ((delta - prev.0) / (l.delta - prev.0)).min(1.0) } else { 1.0 };
+                return Some(prev.1 + w * (l.bar_force - prev.1));
+            }
+            prev = (l.delta, l.bar_force);
+        }
+        None
+    }
+}
+
+/// Why the task could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum FdError {
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
+    #[error("the scenario's task is not `force_deflection`")]
+    NotForceDeflection,
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    #[error(transparent)]
+    Fixture(#[from] FixtureError),
+}
+
+/// Runs the task for the scenario (which must have `"task": {"type": "force_deflection"}`): its single
+/// cell, `world.dt`, `world.solver_iterations` (default [`CELL_SOLVER_ITERATIONS`]).
+pub fn run_scenario(scenario: &Scenario) -> Result<FdResult, FdError> {
+    let TaskSpec::ForceDeflection(spec) = &scenario.task else {
+        return Err(FdError::NotForceDeflection);
+    };
+    spec.validate(scenario.world.dt)?;
+    let params = crate::scenario::cells::validate(&scenario.cell_types, &scenario.cells)?;
+    let (Some(p), Some(cell)) = (params.first(), scenario.cells.first()) else {
+        return Err(ScenarioError::Json { path: "cells".into(), message: "add one cell".into() }.into());
+    };
+    let substeps = scenario.world.solver_iterations.unwrap_or(CELL_SOLVER_ITERATIONS);
+    run(&cell.id, p, scenario.world.dt, substeps, spec)
+}
+
+/// Runs the task for one cell type at time step `dt` with `substeps` solver substeps.
+pub fn run(
+    label: &str,
+    p: &CellParams,
+    dt: f64,
+    substeps: usize,
+    spec: &ForceDeflectionSpec,
+) -> Result<FdResult, FdError> {
+    spec.validate(dt)?;
+    let mut world = World::new(WorldSettings {
+        dt,
+        gravity: Vec2::new(spec.gravity[0], spec.gravity[1]),
+        solver_iterations: substeps.max(1),
+        ..WorldSettings::default()
+    });
+    let (r, rb) = (p.radius, p.body_radius());
+    let d = 2.0 * r;
+    // Ground: a slab 4·D wide whose top is y = 0.
+    let ground = world.add_plate(Vec2::new(0.0, -0.5 * d), Vec2::new(2.0 * d, 0.5 * d), PlateMotion::Fixed, p.friction);
+    let id = world.add_cell(label, "cell", *p, Vec2::new(0.0, r + rb), 0.0);
+    world.pin_cell_body(id, p.bodies / 2, ground)?;
+    let start = cell_state(&mut world)?;
+    let h0 = start.bodies.iter().fold(f64::NEG_INFINITY, |m, b| m.max(b.y)) + rb;
+    let body0_angle = |c: &CellSnapshot| {
+        let u = c.bodies[0] - c.center;
+        u.y.atan2(u.x)
+    };
+    let angle0 = body0_angle(&start);
+    // The bar: 3·D wide, D/20 thick, its bottom at height h.
+    let half_t = d / 40.0;
+    let bar_centre = |h: f64| Vec2::new(0.0, h + half_t);
+    let mut h = h0 + 0.01 * d;
+    let bar = world.add_plate(bar_centre(h), Vec2::new(1.5 * d, half_t), PlateMotion::Kinematic, p.friction);
+
+    let max_delta = spec.max_deflection * d;
+    let n = spec.levels;
+    let mut targets: Vec<(Phase, f64)> = (1..=n).map(|k| (Phase::Load, max_delta * k as f64 / n as f64)).collect();
+    if spec.unload {
+        targets.extend((0..n).rev().map(|k| (Phase::Unload, max_delta * k as f64 / n as f64)));
+    }
+    let steps_of = |t: f64| (t / dt).round() as u64;
+    let (ramp, settle, average) = (steps_of(spec.ramp).max(1), steps_of(spec.settle), steps_of(spec.average).max(1));
+    let model = Stadium::of(p);
+    let mut levels = Vec::with_capacity(targets.len());
+    let mut max_error = start.perimeter_error;
+    for (phase, target) in targets {
+        let (from, to) = (h, h0 - target);
+        let mut sum = Sums::default();
+        for k in 0..settle.max(ramp) + average {
+            h = if k < ramp { from + (to - from) * (k + 1) as f64 / ramp as f64 } else { to };
+            world.move_plate(bar, bar_centre(h))?;
+            world.step(&mut [])?;
+            let c = cell_state(&mut world)?;
+            max_error = max_error.max(c.perimeter_error);
+            if k >= settle.max(ramp) {
+                let contact = world.plate_contact(bar);
+                sum.add(&contact.force, contact.touching.len(), &c);
+            }
+        }
+        let c = cell_state(&mut world)?;
+        let delta = h0 - (world.plate_centre(bar).y - half_t);
+        let m = sum.count as f64;
+        let mut rotation = body0_angle(&c) - angle0;
+        rotation = (rotation + PI).rem_euclid(2.0 * PI) - PI;
+        levels.push(FdLevel {
+            phase,
+            target_delta: target,
+            bar_force: sum.force.y / m,
+            delta,
+            delta_over_d: delta / d,
+            area_ratio: sum.area_ratio / m,
+            pressure_force: sum.pressure_force / m,
+            bodies_on_bar: sum.touching / m,
+            perimeter_error: sum.max_error,
+            tangential_force: sum.force.x / m,
+            rotation,
+            model_force: model.bar_force(delta.max(0.0)),
+        });
+    }
+    Ok(FdResult {
+        label: label.to_string(),
+        pressure: p.pressure,
+        bodies: p.bodies,
+        radius: r,
+        dt,
+        substeps: substeps.max(1),
+        h0,
+        levels,
+        max_perimeter_error: max_error,
+        steps: world.step_index(),
+    })
+}
+
+fn cell_state(world: &mut World) -> Result<CellSnapshot, FdError> {
+    // The world holds exactly the one cell built above.
+    world.snapshot().cells().next().cloned().ok_or(FdError::Fixture(FixtureError::NotACell(crate::snapshot::BodyId(0))))
+}
+
+#[derive(Default)]
+struct Sums {
+    count: usize,
+    force: Vec2,
+    touching: f64,
+    area_ratio: f64,
+    pressure_force: f64,
+    max_error: f64,
+}
+
+impl Sums {
+    fn add(&mut self, force: &Vec2, touching: usize, c: &CellSnapshot) {
+        self.count += 1;
+        self.force = self.force + *force;
+        self.touching += touching as f64;
+        self.area_ratio += c.area_ratio;
+        self.pressure_force += c.pressure_force;
+        self.max_error = self.max_error.max(c.perimeter_error);
+    }
+}
+
+#[cfg(test)]
+mod tests;
+
+/// One row of the substep convergence table (cells.md §8): substeps n against 2n.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SubstepRow {
+    pub substeps: usize,
+    pub doubled: usize,
+    /// Largest perimeter error over the sweep with n substeps (infinite: the run became unstable).
+    pub max_perimeter_error: f64,
+    /// The same with 2n.
+    pub max_perimeter_error_doubled: f64,
+    /// Largest |F_2n − F_n| / F_2n over the loading levels with 0.1 ≤ δ/D ≤ 0.5.
+    pub max_fd_change: f64,
+    /// Both criteria met: perimeter error < 0.5 % and F–δ change < 1 %.
+    pub passes: bool,
+}
+
+/// Runs the force–deflection sweep (loading, `levels` levels to 0.5·D) for every substep count in
+/// `counts` and compares each n with 2n when 2n is in `counts` too.
+pub fn substep_probe_table(
+    p: &CellParams,
+    dt: f64,
+    counts: &[usize],
+    levels: usize,
+) -> Result<Vec<SubstepRow>, FdError> {
+    let spec = ForceDeflectionSpec { levels, unload: false, ..ForceDeflectionSpec::default() };
+    let mut runs = Vec::new();
+    for &n in counts {
+        // An unstable run (perimeter error > 5 %) fails the criterion; it is not an error of the probe.
+        match run("probe", p, dt, n, &spec) {
+            Ok(r) => runs.push((n, Some(r))),
+            Err(FdError::Sim(_)) => runs.push((n, None)),
+            Err(e) => return Err(e),
+        }
+    }
+    let mut rows = Vec::new();
+    for (n, a) in &runs {
+        let Some((_, b)) = runs.iter().find(|(m, _)| *m == 2 * n) else { continue };
+        let (Some(a), Some(b)) = (a, b) else {
+            let err = |r: &Option<FdResult>| r.as_ref().map_or(f64::INFINITY, |r| r.max_perimeter_error);
+            rows.push(SubstepRow {
+                substeps: *n,
+                doubled: 2 * n,
+                max_perimeter_error: err(a),
+                max_perimeter_error_doubled: err(b),
+                max_fd_change: f64::INFINITY,
+                passes: false,
+            });
+            continue;
+        };
+        let change = a
+            .loading()
+            .zip(b.loading())
+            .filter(|(x, _)| x.delta_over_d >= 0.1 - 1e-9 && x.delta_over_d <= 0.5 + 1e-9)
+            .map(|(x, y)| (x.bar_force - y.bar_force).abs() / y.bar_force.abs())
+            .fold(0.0, f64::max);
+        rows.push(SubstepRow {
+            substeps: *n,
+            doubled: 2 * n,
+            max_perimeter_error: a.max_perimeter_error,
+            max_perimeter_error_doubled: b.max_perimeter_error,
+            max_fd_change: change,
+            passes: a.max_perimeter_error < 5e-3 && change < 0.01,
+        });
+    }
+    Ok(rows)
+}
+
+/// The table as text.
+pub fn format_substep_table(rows: &[SubstepRow]) -> String {
+    let mut out = format!(
+        "{:>4} {:>4} {:>16} {:>16} {:>16} {:>6}\n",
+        "n", "2n", "perim. err. n", "perim. err. 2n", "max F–δ change", "pass"
+    );
+    for r in rows {
+        out.push_str(&format!(
+            "{:>4} {:>4} {:>15.3}% {:>15.3}% {:>15.3}% {:>6}\n",
+            r.substeps,
+            r.doubled,
+            100.0 * r.max_perimeter_error,
+            100.0 * r.max_perimeter_error_doubled,
+            100.0 * r.max_fd_change,
+            r.passes
+        ));
+    }
+    out
+}
