@@ -1,101 +1,102 @@
 //! The `force_deflection` task's JSON (spec `cells.md` §11) and its validation.
 
-use serde::{Deserialize, Serialize};
+pub use crate::task::force_deflection::{FdLoad, ForceDeflectionSpec};
 
-use super::ScenarioError;
+use super::{Scenario, ScenarioError, TaskSpec};
+use crate::sim::CELL_SOLVER_ITERATIONS;
+use crate::task::force_deflection::{run, FdError, FdResult};
 
-/// How the cell is loaded.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum FdLoad {
-    /// A kinematic bar lowered level by level (implemented).
-    #[default]
-    Displacement,
-    /// The paper's: a dynamic bar on a vertical prismatic joint under a stepwise force (not implemented
-    /// yet: refused by the validation).
-    Force,
-}
-
-/// `{"type": "force_deflection", …}`: one cell pinned at its lowest body (N/2) to a fixed flat ground,
-/// pressed by a horizontal bar 3·D wide, level by level up to δ = `max_deflection`·D, then unloaded.
-/// The task places the cell itself (centre above the ground, rotation 0): `cells[0].position` and
-/// `rotation` are not used, nor is `world.terrain`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct ForceDeflectionSpec {
-    /// `displacement` (default, kinematic bar) or `force` (not implemented yet).
-    pub load: FdLoad,
-    /// Loading levels, evenly spaced in δ up to `max_deflection`·D (default 10).
-    pub levels: usize,
-    /// Largest deflection as a fraction of D = 2R (default 0.5).
-    pub max_deflection: f64,
-    /// Time each level is held before averaging, s (default 2); the bar moves during its first `ramp` s.
-    pub settle: f64,
-    /// Averaging time after the settling, s (default 0.5).
-    pub average: f64,
-    /// Time the bar takes to move from one level to the next, s, within `settle` (default 0.5, ours).
-    pub ramp: f64,
-    /// Unload level by level back to δ = 0 after the last level (default true).
-    pub unload: bool,
-    /// Gravity during the task, m/s² (default [0, 0], the cell scenes' default, cells.md §1; this task
-    /// does not use `world.gravity`, whose default is the voxel robots' [0, −9.8]).
-    pub gravity: [f64; 2],
-}
-
-impl Default for ForceDeflectionSpec {
-    fn default() -> Self {
-        ForceDeflectionSpec {
-            load: FdLoad::Displacement,
-            levels: 10,
-            max_deflection: 0.5,
-            settle: 2.0,
-            average: 0.5,
-            ramp: 0.5,
-            unload: true,
-            gravity: [0.0, 0.0],
+/// Checks the task against the time step `dt`; errors name `task.<field>` and the fix.
+pub fn validate(spec: &ForceDeflectionSpec, dt: f64) -> Result<(), ScenarioError> {
+    let err = |field: &str, message: String| ScenarioError::Json { path: format!("task.{field}"), message };
+    if spec.load == FdLoad::Force {
+        return Err(err(
+            "load",
+            "`force` (the dynamic bar on a prismatic joint) is not implemented yet; use `displacement`".into(),
+        ));
+    }
+    if !(1..=1000).contains(&spec.levels) {
+        return Err(err("levels", format!("{} levels: use between 1 and 1000", spec.levels)));
+    }
+    let m = spec.max_deflection;
+    if !(m.is_finite() && m > 0.0 && m <= 0.9) {
+        return Err(err("max_deflection", format!("{m}: must be in (0, 0.9] (a fraction of D; 0.5 is the spec's)")));
+    }
+    for (field, value) in [("settle", spec.settle), ("average", spec.average), ("ramp", spec.ramp)] {
+        if !(value.is_finite() && (0.0..=1000.0).contains(&value)) {
+            return Err(err(field, format!("{value}: must be a time in [0, 1000] s")));
         }
     }
+    if spec.average < dt {
+        return Err(err("average", format!("{} s: must last at least one step (dt = {dt} s)", spec.average)));
+    }
+    if spec.ramp > spec.settle {
+        return Err(err(
+            "ramp",
+            format!("{} s: the bar moves within `settle` ({} s); use ramp ≤ settle", spec.ramp, spec.settle),
+        ));
+    }
+    for (i, g) in spec.gravity.iter().enumerate() {
+        if !(g.is_finite() && g.abs() <= super::MAX_GRAVITY) {
+            return Err(err(&format!("gravity[{i}]"), format!("{g}: must be in [-1000, 1000] m/s²")));
+        }
+    }
+    Ok(())
 }
 
-impl ForceDeflectionSpec {
-    /// Checks the task against the time step `dt`; errors name `task.<field>` and the fix.
-    pub fn validate(&self, dt: f64) -> Result<(), ScenarioError> {
-        let err = |field: &str, message: String| ScenarioError::Json { path: format!("task.{field}"), message };
-        if self.load == FdLoad::Force {
-            return Err(err(
-                "load",
-                "`force` (the dynamic bar on a prismatic joint) is not implemented yet; use `displacement`".into(),
-            ));
+/// Why [`run_scenario`] could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum FdRunError {
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
+    #[error("the scenario's task is not `force_deflection`")]
+    NotForceDeflection,
+    #[error(transparent)]
+    Task(#[from] FdError),
+}
+
+/// Runs the task for the scenario (which must have `"task": {"type": "force_deflection"}`): its single
+/// cell, `world.dt`, `world.solver_iterations` (default [`CELL_SOLVER_ITERATIONS`]).
+pub fn run_scenario(scenario: &Scenario) -> Result<FdResult, FdRunError> {
+    let TaskSpec::ForceDeflection(spec) = &scenario.task else {
+        return Err(FdRunError::NotForceDeflection);
+    };
+    validate(spec, scenario.world.dt)?;
+    let params = super::cells::validate(&scenario.cell_types, &scenario.cells)?;
+    let (Some(p), Some(cell)) = (params.first(), scenario.cells.first()) else {
+        return Err(ScenarioError::Json { path: "cells".into(), message: "add one cell".into() }.into());
+    };
+    let substeps = scenario.world.solver_iterations.unwrap_or(CELL_SOLVER_ITERATIONS);
+    Ok(run(&cell.id, p, scenario.world.dt, substeps, spec)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scenario_with_the_task_parses_validates_and_runs() {
+        let text = std::fs::read_to_string("fixtures/scenarios/cells-force-deflection.json").unwrap();
+        let s = Scenario::from_json(&text).unwrap();
+        let TaskSpec::ForceDeflection(spec) = &s.task else { panic!("{:?}", s.task) };
+        assert_eq!(spec.gravity, [0.0, 0.0]);
+        // Bad input is refused with the JSON path and a fix.
+        let with_task = |task: &str| format!("{}\"task\": {task}\n}}\n", &text[..text.find("\"task\"").unwrap()]);
+        Scenario::from_json(&with_task(r#"{"type": "force_deflection"}"#)).unwrap();
+        for (edit, path) in [
+            (r#""levels": 0"#, "task.levels"),
+            (r#""load": "force""#, "task.load"),
+            (r#""max_deflection": 2"#, "task.max_deflection"),
+            (r#""ramp": 5"#, "task.ramp"),
+            (r#""bar": 1"#, "task.bar"),
+        ] {
+            let e = Scenario::from_json(&with_task(&format!(r#"{{"type": "force_deflection", {edit}}}"#))).unwrap_err();
+            assert_eq!(e.path(), path, "{e}");
         }
-        if !(1..=1000).contains(&self.levels) {
-            return Err(err("levels", format!("{} levels: use between 1 and 1000", self.levels)));
-        }
-        let m = self.max_deflection;
-        if !(m.is_finite() && m > 0.0 && m <= 0.9) {
-            return Err(err(
-                "max_deflection",
-                format!("{m}: must be in (0, 0.9] (a fraction of D; 0.5 is the spec's)"),
-            ));
-        }
-        for (field, value) in [("settle", self.settle), ("average", self.average), ("ramp", self.ramp)] {
-            if !(value.is_finite() && (0.0..=1000.0).contains(&value)) {
-                return Err(err(field, format!("{value}: must be a time in [0, 1000] s")));
-            }
-        }
-        if self.average < dt {
-            return Err(err("average", format!("{} s: must last at least one step (dt = {dt} s)", self.average)));
-        }
-        if self.ramp > self.settle {
-            return Err(err(
-                "ramp",
-                format!("{} s: the bar moves within `settle` ({} s); use ramp ≤ settle", self.ramp, self.settle),
-            ));
-        }
-        for (i, g) in self.gravity.iter().enumerate() {
-            if !(g.is_finite() && g.abs() <= super::MAX_GRAVITY) {
-                return Err(err(&format!("gravity[{i}]"), format!("{g}: must be in [-1000, 1000] m/s²")));
-            }
-        }
-        Ok(())
+        let two =
+            text.replacen(r#""cells": ["#, r#""cells": [{ "id": "b", "type": "stiff", "position": [100, 6] },"#, 1);
+        let e = Scenario::from_json(&two).unwrap_err();
+        assert_eq!(e.path(), "cells", "{e}");
+        assert!(e.to_string().contains("exactly one cell"), "{e}");
     }
 }

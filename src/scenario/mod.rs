@@ -361,7 +361,7 @@ impl Scenario {
         }
         self.cell_plan()?;
         if let TaskSpec::ForceDeflection(spec) = &self.task {
-            spec.validate(w.dt)?;
+            force_deflection::validate(spec, w.dt)?;
             if self.cells.len() != 1 {
                 return Err(ScenarioError::Json {
                     path: "cells".into(),
