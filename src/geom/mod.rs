@@ -133,3 +133,57 @@ impl Aabb {
 
 /// A closed polygon, vertices counter-clockwise (the last vertex joins the first).
 pub type Polygon = Vec<Vec2>;
+
+/// The root-mean-square distance between `points` and `target` (same length, paired in order) after
+/// the best rigid motion of `points` (rotation and translation; no reflection, no scale): 2-D
+/// Procrustes, in closed form. Empty input gives 0.
+pub fn rigid_rms(points: &[Vec2], target: &[Vec2]) -> f64 {
+    let n = points.len().min(target.len());
+    if n == 0 {
+        return 0.0;
+    }
+    let mean = |v: &[Vec2]| v[..n].iter().fold(Vec2::ZERO, |s, &p| s + p) * (1.0 / n as f64);
+    let (cp, cq) = (mean(points), mean(target));
+    // The best angle maximises Σ q·R(θ)p = cos θ·Σ p·q + sin θ·Σ p×q.
+    let (mut dot, mut cross) = (0.0, 0.0);
+    for (&p, &q) in points.iter().zip(target).take(n) {
+        let (p, q) = (p - cp, q - cq);
+        dot += p.dot(q);
+        cross += p.cross(q);
+    }
+    let (s, c) = cross.atan2(dot).sin_cos();
+    let sum: f64 = points
+        .iter()
+        .zip(target)
+        .take(n)
+        .map(|(&p, &q)| {
+            let p = p - cp;
+            let turned = Vec2::new(c * p.x - s * p.y, s * p.x + c * p.y);
+            let d = turned - (q - cq);
+            d.dot(d)
+        })
+        .sum();
+    (sum / n as f64).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rigid_rms_ignores_rotation_and_translation_but_not_scale_or_reflection() {
+        let square = [Vec2::new(1.0, 1.0), Vec2::new(-1.0, 1.0), Vec2::new(-1.0, -1.0), Vec2::new(1.0, -1.0)];
+        let (s, c) = 0.7f64.sin_cos();
+        let moved: Vec<Vec2> =
+            square.iter().map(|p| Vec2::new(c * p.x - s * p.y + 3.0, s * p.x + c * p.y - 5.0)).collect();
+        assert!(rigid_rms(&moved, &square) < 1e-12);
+        // Twice the size: every corner is √2 off after the best alignment (the centres coincide).
+        let doubled: Vec<Vec2> = square.iter().map(|&p| p * 2.0).collect();
+        assert!((rigid_rms(&square, &doubled) - 2f64.sqrt()).abs() < 1e-12);
+        // A mirror image of an asymmetric shape cannot be turned onto it.
+        let l = [Vec2::new(0.0, 0.0), Vec2::new(0.0, 2.0), Vec2::new(1.0, 0.0)];
+        let mirrored: Vec<Vec2> = l.iter().map(|p| Vec2::new(-p.x, p.y)).collect();
+        assert!(rigid_rms(&mirrored, &l) > 0.1);
+        assert_eq!(rigid_rms(&[], &[]), 0.0);
+    }
+}

@@ -10,6 +10,7 @@ use super::cells::{resolve_type, CellSpec, CellTypeSpec};
 use super::{ScenarioError, MAX_POSITION};
 use crate::geom::{compact, Vec2};
 use crate::model::cell::connector::{self, ConnectorParams, MU_0};
+use crate::model::cell::fold::{self, Design, Program, Site, SiteKind};
 use crate::model::cell::muscle::MuscleKind;
 use crate::model::cell::{CellParams, CellPreset};
 use crate::sim::{CellAction, CellEvent, ConnectorType, LinkKind, MuscleSpec};
@@ -191,16 +192,26 @@ pub struct ChainSpec {
     /// A key of `cell_types`.
     #[serde(rename = "type")]
     pub cell_type: String,
-    /// Number of cells (≥ 2).
-    pub cells: usize,
+    /// Number of cells (≥ 2); with a `program`, its letter's length (which it defaults to).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cells: Option<usize>,
     /// Centre of cell 0, m.
     pub start: [f64; 2],
     /// Direction θ of the line, rad (0: to the right); every cell is turned by θ.
     #[serde(default)]
     pub direction: f64,
-    /// Folding programs (`builtin:E`, …) are not implemented yet: leave this out.
+    /// A folding program, `builtin:E`, `builtin:P`, `builtin:F` or `builtin:L` (`cells.md` §11; letters
+    /// are reconstructions, not the paper's sequences): adds the attraction sites' connectors, of the
+    /// connector types `fold-bend` (and `fold-straight`, `fold-diagonal` when the design uses them),
+    /// which `connector_types` may define to override the design's values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program: Option<String>,
+    /// Connectors per site face (3, ours).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site_connectors: Option<usize>,
+    /// A key of `cell_types` for the cells where the letter turns (default: `type`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_type: Option<String>,
     /// Muscles given to each cell listed in `muscle_cells`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub muscles: Vec<MuscleJson>,
@@ -279,6 +290,32 @@ pub struct CellPlan {
     pub links: Vec<(LinkKind, (usize, usize), (usize, usize))>,
     /// Cells in actions hold cell indices like `muscles`.
     pub events: Vec<CellEvent>,
+    /// The chains with a folding program.
+    pub folds: Vec<PlannedFold>,
+}
+
+/// A chain with a folding program: its cells are `first .. first + program.cells()` of
+/// [`CellPlan::cells`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedFold {
+    pub chain: String,
+    pub first: usize,
+    pub program: Program,
+    pub sites: Vec<Site>,
+    /// The chain's centre spacing d_c and the cells' diameter D, m.
+    pub pitch: f64,
+    pub diameter: f64,
+    /// Every site connector: which chain cell carries it, its name, the chain cell it attracts.
+    pub connectors: Vec<FoldConnector>,
+}
+
+/// One connector of a folding site.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FoldConnector {
+    pub cell: usize,
+    pub name: String,
+    pub partner: usize,
+    pub kind: SiteKind,
 }
 
 impl CellPlan {
@@ -347,7 +384,6 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
         .collect();
 
     // Connector types, in key order (the colour order), and A_ab.
-    let names: Vec<&String> = input.connector_types.keys().collect();
     let mut connector_types = Vec::new();
     for (name, t) in input.connector_types {
         let path = |f: &str| format!("connector_types.{name}.{f}");
@@ -373,6 +409,40 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
             params: ConnectorParams { strength, radius, near_cap, hidden_mass },
         });
     }
+    // A folding program's site types, unless the scenario defines them.
+    let mut programs: Vec<Option<(Program, Design)>> = Vec::new();
+    for (k, ch) in input.chains.iter().enumerate() {
+        let Some(name) = &ch.program else {
+            programs.push(None);
+            continue;
+        };
+        let path = |f: &str| format!("chains[{k}].{f}");
+        let program = name.strip_prefix("builtin:").and_then(Program::builtin).ok_or_else(|| {
+            let known: Vec<String> = fold::builtin_names().iter().map(|n| format!("builtin:{n}")).collect();
+            at(path("program"), format!("{name:?} is not a folding program; use one of {known:?}"))
+        })?;
+        let count = ch.site_connectors.unwrap_or(3);
+        if !(1..=10).contains(&count) {
+            return Err(at(path("site_connectors"), format!("{count} connectors per site: use 1 … 10")));
+        }
+        let design = Design::builtin(count);
+        for kind in SiteKind::ALL {
+            let Some(d) = design.site(kind) else { continue };
+            if !connector_types.iter().any(|t| t.name == kind.type_name()) {
+                connector_types.push(ConnectorType {
+                    name: kind.type_name().to_string(),
+                    params: ConnectorParams {
+                        strength: d.strength,
+                        radius: d.radius,
+                        near_cap: Some(d.near_cap),
+                        hidden_mass: 0.0,
+                    },
+                });
+            }
+        }
+        programs.push(Some((program, design)));
+    }
+    let names: Vec<&str> = connector_types.iter().map(|t| t.name.as_str()).collect();
     let n = connector_types.len();
     let mut strengths = vec![vec![0.0; n]; n];
     for i in 0..n {
@@ -382,8 +452,8 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
         }
     }
     let type_index = |path: String, name: &str| {
-        names.iter().position(|k| k.as_str() == name).ok_or_else(|| {
-            let known: Vec<&str> = names.iter().map(|k| k.as_str()).collect();
+        names.iter().position(|k| *k == name).ok_or_else(|| {
+            let known = &names;
             at(path, format!("{name:?} is not a key of `connector_types`; use one of {known:?} or add it there"))
         })
     };
@@ -422,25 +492,60 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
 
     // Chains: cells after the scenario's cells.
     let mut chain_cells: Vec<(usize, usize)> = Vec::new();
+    let mut folds: Vec<PlannedFold> = Vec::new();
     let mut links = Vec::new();
     for (k, ch) in input.chains.iter().enumerate() {
         let path = |f: &str| format!("chains[{k}].{f}");
-        if ch.program.is_some() {
-            return Err(at(
-                path("program"),
-                "folding programs are not implemented yet; remove `program` (a plain chain is built without it)",
-            ));
-        }
-        if !input.cell_types.contains_key(&ch.cell_type) {
-            let known: Vec<&str> = input.cell_types.keys().map(String::as_str).collect();
-            return Err(at(
-                path("type"),
-                format!("{:?} is not a key of `cell_types`; use one of {known:?}", ch.cell_type),
-            ));
-        }
+        let known_type = |field: &str, name: &str| {
+            if input.cell_types.contains_key(name) {
+                Ok(())
+            } else {
+                let known: Vec<&str> = input.cell_types.keys().map(String::as_str).collect();
+                Err(at(path(field), format!("{name:?} is not a key of `cell_types`; use one of {known:?}")))
+            }
+        };
+        known_type("type", &ch.cell_type)?;
         let p = resolve_type(input.cell_types, &ch.cell_type)?;
-        if !(2..=10_000).contains(&ch.cells) {
-            return Err(at(path("cells"), format!("{} cells: a chain needs 2 to 10000", ch.cells)));
+        let program = programs[k].as_ref().map(|(program, _)| program);
+        let count = match (ch.cells, program) {
+            (Some(n), Some(pr)) if n != pr.cells() => {
+                return Err(at(
+                    path("cells"),
+                    format!("{n} cells, but letter {} has {}; set `cells` to {} or leave it out", pr.name, pr.cells(), pr.cells()),
+                ))
+            }
+            (_, Some(pr)) => pr.cells(),
+            (Some(n), None) => n,
+            (None, None) => return Err(at(path("cells"), "a chain without `program` needs `cells`, the number of cells")),
+        };
+        if !(2..=10_000).contains(&count) {
+            return Err(at(path("cells"), format!("{count} cells: a chain needs 2 to 10000")));
+        }
+        let turn = match &ch.turn_type {
+            None => None,
+            Some(name) => {
+                if program.is_none() {
+                    return Err(at(path("turn_type"), "belongs to a chain with a `program`; remove it"));
+                }
+                known_type("turn_type", name)?;
+                let t = resolve_type(input.cell_types, name)?;
+                if t.radius != p.radius || t.bodies != p.bodies {
+                    return Err(at(
+                        path("turn_type"),
+                        format!(
+                            "{name:?} has R {} m and N {}, the chain's type R {} m and N {}; a chain's cells share R and N",
+                            compact(t.radius),
+                            t.bodies,
+                            compact(p.radius),
+                            p.bodies
+                        ),
+                    ));
+                }
+                Some(t)
+            }
+        };
+        if ch.site_connectors.is_some() && program.is_none() {
+            return Err(at(path("site_connectors"), "belongs to a chain with a `program`; remove it"));
         }
         if !ch.start.iter().all(|x| x.is_finite() && x.abs() <= MAX_POSITION) {
             return Err(at(path("start"), "both coordinates must be finite and within ±1e5 m"));
@@ -451,23 +556,32 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
         let pitch = 2.0 * (p.radius + p.body_radius());
         let dir = Vec2::new(ch.direction.cos(), ch.direction.sin());
         let first = cells.len();
-        for j in 0..ch.cells {
+        for j in 0..count {
             let id = format!("{}.{j}", ch.id);
             if cells.iter().any(|c| c.id == id) {
                 return Err(at(path("id"), format!("cell id {id:?} of this chain is already taken; rename the chain")));
             }
             let position = Vec2::new(ch.start[0], ch.start[1]) + dir * (pitch * j as f64);
-            cells.push(PlannedCell {
-                id,
-                type_name: ch.cell_type.clone(),
-                params: p,
-                position,
-                rotation: ch.direction,
-            });
+            let (type_name, params) = match (turn, program) {
+                (Some(t), Some(pr)) if pr.is_turn(j) => (ch.turn_type.clone().unwrap_or_default(), t),
+                _ => (ch.cell_type.clone(), p),
+            };
+            cells.push(PlannedCell { id, type_name, params, position, rotation: ch.direction });
             chain_cells.push((k, cells.len() - 1));
         }
+        if let Some((program, design)) = &programs[k] {
+            folds.push(PlannedFold {
+                chain: ch.id.clone(),
+                first,
+                program: program.clone(),
+                sites: program.layout(design),
+                pitch,
+                diameter: 2.0 * p.radius,
+                connectors: Vec::new(),
+            });
+        }
         // Facing bodies: N/4 (on the +θ side after the turn by θ) and 3N/4.
-        for j in 0..ch.cells - 1 {
+        for j in 0..count - 1 {
             links.push((LinkKind::Pin, (first + j, p.bodies / 4), (first + j + 1, 3 * p.bodies / 4)));
         }
     }
@@ -530,6 +644,24 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
         }
     }
 
+    // The folding programs' sites: connector `<kind><partner>.<i>` on each face, switched on at t = 0.
+    for fold in &mut folds {
+        for site in &fold.sites {
+            let kind = type_index(format!("chains.{}.program", fold.chain), site.kind.type_name())?;
+            for (cell, other, angles) in [(site.a, site.b, &site.angles_a), (site.b, site.a, &site.angles_b)] {
+                let ci = fold.first + cell;
+                let prefix = format!("{}{other}.", site_prefix(site.kind));
+                let taken = connectors.iter().filter(|c| c.cell == ci && c.name.starts_with(&prefix)).count();
+                for (m, &angle) in angles.iter().enumerate() {
+                    let name = format!("{prefix}{}", taken + m);
+                    let body = fold::body_at(angle, cells[ci].params.bodies);
+                    fold.connectors.push(FoldConnector { cell, name: name.clone(), partner: other, kind: site.kind });
+                    connectors.push(PlannedConnector { cell: ci, name, body, kind, on: true });
+                }
+            }
+        }
+    }
+
     // Muscles: the cells' own, then the chains'.
     let mut muscles: Vec<MuscleSpec> = Vec::new();
     let mut add_muscle = |path: String, cell: usize, m: &MuscleJson| -> Result<(), ScenarioError> {
@@ -574,12 +706,13 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
     }
     for (k, ch) in input.chains.iter().enumerate() {
         let members: Vec<usize> = chain_cells.iter().filter(|(c, _)| *c == k).map(|(_, i)| *i).collect();
-        let listed: Vec<usize> = ch.muscle_cells.clone().unwrap_or_else(|| (0..ch.cells).collect());
+        let count = members.len();
+        let listed: Vec<usize> = ch.muscle_cells.clone().unwrap_or_else(|| (0..count).collect());
         for (q, &j) in listed.iter().enumerate() {
-            if j >= ch.cells {
+            if j >= count {
                 return Err(at(
                     format!("chains[{k}].muscle_cells[{q}]"),
-                    format!("cell {j} is out of range: the chain has {} cells, 0 … {}", ch.cells, ch.cells - 1),
+                    format!("cell {j} is out of range: the chain has {count} cells, 0 … {}", count - 1),
                 ));
             }
             for (mi, m) in ch.muscles.iter().enumerate() {
@@ -752,5 +885,14 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
             }
         }
     }
-    Ok(CellPlan { cells, connector_types, strengths, connectors, muscles, links, events })
+    Ok(CellPlan { cells, connector_types, strengths, connectors, muscles, links, events, folds })
+}
+
+/// The first letter of a site connector's name.
+fn site_prefix(kind: SiteKind) -> char {
+    match kind {
+        SiteKind::Bend => 'b',
+        SiteKind::Straight => 's',
+        SiteKind::Diagonal => 'd',
+    }
 }

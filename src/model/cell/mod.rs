@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::geom::Vec2;
 
 pub mod connector;
+pub mod fold;
 pub mod muscle;
 
 /// Smallest membrane resolution (spec §2, validation).

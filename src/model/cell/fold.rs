@@ -1,0 +1,290 @@
+//! Self-folding programs (spec `cells.md` §11): a letter is a lattice path of cell centres in units of
+//! the chain pitch; the program says which cells attract (its *sites*) and where on each membrane the
+//! site's connectors sit. The chain is built straight (§6), so a site's direction is taken in the cell's
+//! own frame, where the chain runs along +x: the angle from the chain's heading at that cell to its
+//! partner's target position.
+//!
+//! These are reconstructions, not the paper's sequences: the paper gives no paths, layouts or timing.
+
+use std::f64::consts::{FRAC_PI_2, PI, TAU};
+
+use crate::geom::Vec2;
+
+/// The caption every output about the letters carries.
+pub const RECONSTRUCTION: &str = "reconstruction, not the paper's sequences";
+
+/// The four letters of the paper's Fig. 5, as lattice paths in chain order (spec §11 table).
+const LETTERS: [(&str, &[[i32; 2]]); 4] = [
+    ("E", &[[2, 4], [1, 4], [0, 4], [0, 3], [0, 2], [1, 2], [1, 1], [0, 1], [0, 0], [1, 0], [2, 0]]),
+    ("P", &[[0, 0], [0, 1], [0, 2], [0, 3], [0, 4], [1, 4], [2, 4], [2, 3], [2, 2], [1, 2]]),
+    ("F", &[[2, 4], [1, 4], [0, 4], [0, 3], [0, 2], [0, 1], [0, 0], [1, 0], [1, 1], [1, 2], [2, 2]]),
+    ("L", &[[0, 4], [0, 3], [0, 2], [0, 1], [0, 0], [1, 0], [2, 0]]),
+];
+
+/// Names accepted after `builtin:`.
+pub fn builtin_names() -> Vec<&'static str> {
+    LETTERS.iter().map(|(name, _)| *name).collect()
+}
+
+/// A folding program: the target path and what follows from it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Program {
+    /// `E`, `P`, `F` or `L`.
+    pub name: String,
+    /// Target cell centres in chain order, in units of the pitch; consecutive entries are lattice
+    /// neighbours.
+    pub path: Vec<[i32; 2]>,
+}
+
+impl Program {
+    /// The program called `builtin:<name>`, if there is one.
+    pub fn builtin(name: &str) -> Option<Program> {
+        LETTERS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(n, path)| Program { name: (*n).to_string(), path: path.to_vec() })
+    }
+
+    pub fn cells(&self) -> usize {
+        self.path.len()
+    }
+
+    /// The attracting pairs (i < j): cells that are not chain neighbours but are lattice or diagonal
+    /// neighbours in the target (spec §11). A diagonal pair spans every turn.
+    pub fn sites(&self) -> Vec<(usize, usize)> {
+        let n = self.path.len();
+        let mut out = Vec::new();
+        for i in 0..n {
+            for j in i + 2..n {
+                let (a, b) = (self.path[i], self.path[j]);
+                if (a[0] - b[0]).abs().max((a[1] - b[1]).abs()) == 1 {
+                    out.push((i, j));
+                }
+            }
+        }
+        out
+    }
+
+    /// The chain's heading at cell i in the target, rad: along the segment that arrives at i (the one
+    /// that leaves it for the first cell). A straight chain has heading 0 everywhere.
+    fn heading(&self, i: usize) -> f64 {
+        let (a, b) = if i == 0 { (self.path[0], self.path[1]) } else { (self.path[i - 1], self.path[i]) };
+        f64::from(b[1] - a[1]).atan2(f64::from(b[0] - a[0]))
+    }
+
+    /// Direction from cell `from` to cell `to`'s target position in `from`'s own frame, where the straight
+    /// chain runs along +x (rad, counter-clockwise, in (−π, π]).
+    pub fn site_angle(&self, from: usize, to: usize) -> f64 {
+        let (a, b) = (self.path[from], self.path[to]);
+        let world = f64::from(b[1] - a[1]).atan2(f64::from(b[0] - a[0]));
+        wrap(world - self.heading(from))
+    }
+
+    /// Target centres, m, for a chain of pitch `pitch`.
+    pub fn targets(&self, pitch: f64) -> Vec<Vec2> {
+        self.path.iter().map(|p| Vec2::new(f64::from(p[0]) * pitch, f64::from(p[1]) * pitch)).collect()
+    }
+
+    /// How the chain turns at cell i in the target: +1 left (counter-clockwise), −1 right, 0 straight
+    /// (and at both ends).
+    pub fn turn(&self, i: usize) -> i32 {
+        if i == 0 || i + 1 >= self.path.len() {
+            return 0;
+        }
+        let (a, b, c) = (self.path[i - 1], self.path[i], self.path[i + 1]);
+        let (u, v) = ([b[0] - a[0], b[1] - a[1]], [c[0] - b[0], c[1] - b[1]]);
+        (u[0] * v[1] - u[1] * v[0]).signum()
+    }
+
+    /// Whether cell i is a corner of the target (the chain turns there).
+    pub fn is_turn(&self, i: usize) -> bool {
+        self.turn(i) != 0
+    }
+
+    /// The bend of joint j (between cells j and j + 1): the side its two cells turn to, +1 left, −1
+    /// right, 0 where they turn both ways or not at all.
+    pub fn joint_bend(&self, j: usize) -> i32 {
+        (self.turn(j) + self.turn(j + 1)).signum()
+    }
+
+    /// Every site of the program under `design`, connector angles in each cell's own frame.
+    pub fn layout(&self, design: &Design) -> Vec<Site> {
+        let mut out = Vec::new();
+        let fan = |centre: f64, d: &SiteDesign| -> Vec<f64> {
+            (0..d.count).map(|m| centre + d.spacing * (m as f64 - (d.count as f64 - 1.0) / 2.0)).collect()
+        };
+        // Neighbour sites: the two faces next to joint j attract on the side it bends to (both sides
+        // of a straight joint, which holds it straight).
+        for j in 0..self.cells().saturating_sub(1) {
+            let bend = self.joint_bend(j);
+            let (kind, sides): (SiteKind, &[f64]) =
+                if bend == 0 { (SiteKind::Straight, &[1.0, -1.0]) } else { (SiteKind::Bend, &[1.0]) };
+            let Some(d) = design.site(kind) else { continue };
+            for &side in sides {
+                let side = side * f64::from(if bend == 0 { 1 } else { bend });
+                let a = fan(side * d.angle, d);
+                let b = a.iter().map(|x| PI - x).collect();
+                out.push(Site { kind, a: j, b: j + 1, angles_a: a, angles_b: b });
+            }
+        }
+        if let Some(d) = design.site(SiteKind::Diagonal) {
+            for (i, j) in self.sites() {
+                out.push(Site {
+                    kind: SiteKind::Diagonal,
+                    a: i,
+                    b: j,
+                    angles_a: fan(self.site_angle(i, j), d),
+                    angles_b: fan(self.site_angle(j, i), d),
+                });
+            }
+        }
+        out
+    }
+}
+
+/// What a site joins (each kind is a connector type of its own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SiteKind {
+    /// Chain neighbours at a joint that bends: one side, the inside of the turn.
+    Bend,
+    /// Chain neighbours at a straight joint: both sides.
+    Straight,
+    /// Cells that are lattice or diagonal neighbours in the target but not in the chain.
+    Diagonal,
+}
+
+impl SiteKind {
+    pub const ALL: [SiteKind; 3] = [SiteKind::Bend, SiteKind::Straight, SiteKind::Diagonal];
+
+    /// The connector type's key in `connector_types` (a scenario may define it to override the design).
+    pub fn type_name(self) -> &'static str {
+        match self {
+            SiteKind::Bend => "fold-bend",
+            SiteKind::Straight => "fold-straight",
+            SiteKind::Diagonal => "fold-diagonal",
+        }
+    }
+}
+
+/// One attraction site: connectors on cell `a` at `angles_a` and on cell `b` at `angles_b` (rad,
+/// counter-clockwise from each cell's +x, the straight chain's direction).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Site {
+    pub kind: SiteKind,
+    pub a: usize,
+    pub b: usize,
+    pub angles_a: Vec<f64>,
+    pub angles_b: Vec<f64>,
+}
+
+/// The connectors of one site kind.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SiteDesign {
+    /// Connectors per site face.
+    pub count: usize,
+    /// Angle of the fan's centre from the joint (neighbour sites), rad.
+    pub angle: f64,
+    /// Angle between neighbouring connectors of a face, rad.
+    pub spacing: f64,
+    /// A, N·m²; r_int, m; near cap L, m (`cells.md` §4).
+    pub strength: f64,
+    pub radius: f64,
+    pub near_cap: f64,
+}
+
+/// How a program places its sites: which kinds exist and their connectors.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Design {
+    pub bend: Option<SiteDesign>,
+    pub straight: Option<SiteDesign>,
+    pub diagonal: Option<SiteDesign>,
+}
+
+impl Design {
+    pub fn site(&self, kind: SiteKind) -> Option<&SiteDesign> {
+        match kind {
+            SiteKind::Bend => self.bend.as_ref(),
+            SiteKind::Straight => self.straight.as_ref(),
+            SiteKind::Diagonal => self.diagonal.as_ref(),
+        }
+    }
+
+    /// The design the builtin letters ship with, with `count` connectors per face (the chain's
+    /// `site_connectors`).
+    pub fn builtin(count: usize) -> Design {
+        let deg = PI / 180.0;
+        Design {
+            bend: Some(SiteDesign { count, angle: 70.0 * deg, spacing: 8.0 * deg, strength: 300.0, radius: 4.0, near_cap: 2.0 }),
+            straight: None,
+            diagonal: None,
+        }
+    }
+}
+
+/// The membrane body at angle `angle` (rad, counter-clockwise from the cell's +x) of an N-body ring
+/// whose body 0 is on top and which is numbered clockwise (spec §2).
+pub fn body_at(angle: f64, bodies: usize) -> usize {
+    let n = bodies as f64;
+    let k = ((FRAC_PI_2 - angle) / TAU * n).round();
+    k.rem_euclid(n) as usize
+}
+
+fn wrap(a: f64) -> f64 {
+    let w = a.rem_euclid(TAU);
+    if w > PI {
+        w - TAU
+    } else {
+        w
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_chains_of_lattice_neighbours_without_repeats() {
+        for name in builtin_names() {
+            let p = Program::builtin(name).unwrap();
+            for w in p.path.windows(2) {
+                let d = (w[0][0] - w[1][0]).abs() + (w[0][1] - w[1][1]).abs();
+                assert_eq!(d, 1, "{name}: {:?} → {:?}", w[0], w[1]);
+            }
+            let mut seen = p.path.clone();
+            seen.sort();
+            seen.dedup();
+            assert_eq!(seen.len(), p.path.len(), "{name} visits a lattice point twice");
+        }
+        assert_eq!(Program::builtin("E").unwrap().cells(), 11);
+        assert_eq!(Program::builtin("L").unwrap().cells(), 7);
+        assert!(Program::builtin("Q").is_none());
+    }
+
+    #[test]
+    fn every_turn_is_spanned_by_a_diagonal_site() {
+        for name in builtin_names() {
+            let p = Program::builtin(name).unwrap();
+            let sites = p.sites();
+            for i in (1..p.cells() - 1).filter(|&i| p.is_turn(i)) {
+                assert!(sites.contains(&(i - 1, i + 1)), "{name}: turn at {i} has no site {:?}", (i - 1, i + 1));
+            }
+            assert!(sites.iter().all(|&(i, j)| j >= i + 2), "{name}: a site joins chain neighbours");
+        }
+        // L turns once, at (0,0): its only site is the diagonal (0,1)–(1,0).
+        assert_eq!(Program::builtin("L").unwrap().sites(), vec![(3, 5)]);
+    }
+
+    #[test]
+    fn site_angles_face_the_partner_in_the_straight_chain_frame() {
+        // L: down the stem (heading −y), then right. Cell 3 sees cell 5 ahead and to the left (+45°);
+        // cell 5 (heading +x) sees cell 3 behind and to the left (+135°).
+        let l = Program::builtin("L").unwrap();
+        assert!((l.site_angle(3, 5) - PI / 4.0).abs() < 1e-12);
+        assert!((l.site_angle(5, 3) - 3.0 * PI / 4.0).abs() < 1e-12);
+        // Ahead is the chain's next pin: body N/4 (spec §6); behind is 3N/4; left is the top, body 0.
+        assert_eq!(body_at(0.0, 100), 25);
+        assert_eq!(body_at(PI, 100), 75);
+        assert_eq!(body_at(FRAC_PI_2, 100), 0);
+        assert_eq!(body_at(-FRAC_PI_2, 100), 50);
+    }
+}
