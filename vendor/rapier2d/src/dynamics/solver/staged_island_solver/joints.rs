@@ -29,6 +29,7 @@ impl StagedIslandSolver {
         &mut self,
         active_set_epoch: u32,
         joint_assembly_epoch: u32,
+        joint_motor_epoch: u32,
         warmstart_joints: bool,
         island_bodies: &[RigidBodyHandle],
         bodies: &RigidBodySet,
@@ -54,6 +55,18 @@ impl StagedIslandSolver {
             && self.staged_joint_colors_still_free(impulse_joints, contact_color_masks);
 
         if reusable {
+            // (Patch) Motor-only changes (`ImpulseJointSet::set_motor_position`) keep the layout:
+            // refresh the motors of the cached builders (the same data `generate` gathers).
+            if self.prev_staged_motor_epoch != joint_motor_epoch {
+                let joints = &mut self.joint_constraints;
+                for builder in &mut joints.velocity_constraints_builder {
+                    builder.refresh_motors(impulse_joints);
+                }
+                for builder in &mut joints.simd_velocity_constraints_builder {
+                    builder.refresh_motors(impulse_joints);
+                }
+                self.prev_staged_motor_epoch = joint_motor_epoch;
+            }
             // Recycled coloring/chunk layout/builders: only the warm-start seeds (last step's
             // written-back impulses) go stale, and only matter with joint warm-starting on.
             if warmstart_joints {
@@ -311,6 +324,7 @@ impl StagedIslandSolver {
         // rebuilding every step (niche configuration).
         self.prev_staged_active_set_epoch = active_set_epoch;
         self.prev_staged_assembly_epoch = joint_assembly_epoch;
+        self.prev_staged_motor_epoch = joint_motor_epoch;
         self.prev_staged_joint_indices.clear();
         self.prev_staged_joint_indices
             .extend_from_slice(joint_indices);
