@@ -12,6 +12,9 @@ use crate::dynamics::solver::joint_constraint::{
     joint_uses_angular_axes, soft_frame_angular_degenerate,
 };
 use crate::dynamics::solver::reset_buffer;
+// (Patch) Every builder slot is overwritten whole by `generate` (`*out_builder = Self { .. }`),
+// so the builder buffers are resized without the per-rebuild memset (`reset_buffer_reusing`).
+use crate::dynamics::solver::reset_buffer_reusing;
 use crate::dynamics::{
     JointGraphEdge, JointIndex, MultibodyJointSet, RigidBodyHandle, RigidBodySet,
 };
@@ -251,7 +254,7 @@ impl StagedIslandSolver {
                 // Generate the wide builders and count the wide constraint rows.
                 let num_joint_chunks = self.joint_chunk_lanes.len();
                 unsafe {
-                    reset_buffer(
+                    reset_buffer_reusing(
                         &mut joints.simd_velocity_constraints_builder,
                         num_joint_chunks,
                     );
@@ -281,7 +284,7 @@ impl StagedIslandSolver {
             let num_scalar =
                 num_parallel_scalar + scalar_by_group.iter().map(|v| v.len()).sum::<usize>();
             unsafe {
-                reset_buffer(&mut joints.velocity_constraints_builder, num_scalar);
+                reset_buffer_reusing(&mut joints.velocity_constraints_builder, num_scalar);
             }
             let mut num_rows = 0;
             let mut num_builders = 0;
@@ -423,7 +426,7 @@ impl StagedIslandSolver {
         {
             let num_joint_chunks = self.joint_chunk_lanes.len();
             unsafe {
-                reset_buffer(
+                reset_buffer_reusing(
                     &mut joints.simd_velocity_constraints_builder,
                     num_joint_chunks,
                 );
@@ -483,7 +486,7 @@ impl StagedIslandSolver {
         let mut num_builders = 0;
 
         unsafe {
-            reset_buffer(
+            reset_buffer_reusing(
                 &mut joints.velocity_constraints_builder,
                 self.joint_overflow_workspace.len(),
             );
