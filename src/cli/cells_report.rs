@@ -25,6 +25,10 @@ pub struct CellsReportArgs {
     /// Only these sections, comma-separated: fd, timing, demos, folding (default: all).
     #[arg(long)]
     only: Option<String>,
+    /// Solver substeps of the force–deflection sweep (default: the project's, 16); the convergence table
+    /// shows what doubling them changes.
+    #[arg(long)]
+    substeps: Option<usize>,
     /// Parallel simulations (default: one per core).
     #[arg(long)]
     jobs: Option<usize>,
@@ -38,6 +42,9 @@ pub fn run(args: CellsReportArgs) -> Result<(), Failure> {
         Some(text) => text.parse::<Sections>().map_err(|e| input(anyhow!("--only: {e}")))?,
         None => Sections::ALL,
     };
+    if let Some(n) = args.substeps.filter(|n| !(1..=256).contains(n)) {
+        return Err(input(anyhow!("--substeps {n} is invalid: give 1 to 256")));
+    }
     let preset = if args.preset == "scs-code" { CellPreset::ScsCode } else { CellPreset::ScsPaper };
     // Fail on an unwritable report directory before any simulation.
     std::fs::create_dir_all(&args.output)
@@ -45,7 +52,7 @@ pub fn run(args: CellsReportArgs) -> Result<(), Failure> {
         .map_err(input)?;
     vsr2d::output::check_dir_writable(&args.output).map_err(input)?;
 
-    let options = CellsReportOptions { quick: args.quick, preset, sections };
+    let options = CellsReportOptions { quick: args.quick, preset, sections, substeps: args.substeps };
     let verbose = !args.quiet && std::io::stderr().is_terminal();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs.unwrap_or(0)).build()?;
     let started = std::time::Instant::now();

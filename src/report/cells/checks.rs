@@ -100,7 +100,7 @@ pub fn acceptance(
         Some(fd) => {
             let (n, bad) = fd.ordering();
             if n == 0 {
-                not_measured(&mut c, "fewer than two C ran");
+                not_measured(&mut c, "fewer than two C of the sweep ran to the end (see section 2)");
             } else {
                 let why = if bad.is_empty() {
                     "checked as: at every commanded δ of the loading curves, F_bar rises strictly with C (the same statement for monotone curves)".to_string()

@@ -152,7 +152,10 @@ pub fn render_page(data: &CellsReportData, charts: &[Chart], media: &[Media]) ->
         row(vec!["mode".into(), if run.quick { "--quick".into() } else { "full".into() }]),
         row(vec!["sections run".into(), run.sections.clone()]),
         row(vec!["preset".into(), run.preset.clone()]),
-        row(vec!["time to measure".into(), format!("{} s", sig(run.seconds, 3))]),
+        row(vec![
+            "time of the simulations and benchmark (before charts and videos)".into(),
+            format!("{} s", sig(run.seconds, 3)),
+        ]),
     ];
 
     let fd = data.fd.as_ref().map(|fd| {
@@ -274,6 +277,11 @@ pub fn render_page(data: &CellsReportData, charts: &[Chart], media: &[Media]) ->
             convergence => convergence,
             probe_pressure => short(fd.probe_pressure),
             substeps => fd.substeps,
+            substeps_note => if fd.substeps == crate::sim::CELL_SOLVER_ITERATIONS {
+                "the project's default".to_string()
+            } else {
+                format!("set by --substeps; the project's default is {}", crate::sim::CELL_SOLVER_ITERATIONS)
+            },
             levels => fd.levels,
             step => sig(0.5 * d / fd.levels as f64, 3),
             d => short(d),

@@ -286,7 +286,7 @@ pub fn timing_charts(t: &TimingData) -> Result<Vec<Chart>, PlotError> {
     if let Some(f) = t.report.fit {
         let fit: Vec<(f64, f64)> = (0..=40)
             .map(|k| 10f64.powf(k as f64 / 10.0))
-            .filter(|x| *x >= cells.first().map_or(1.0, |p| p.0) && *x <= cells.last().map_or(1.0, |p| p.0))
+            .filter(|x| *x >= 10.0 && *x <= cells.last().map_or(1.0, |p| p.0))
             .map(|x| (x, f.intercept_ms + f.slope_ms_per_cell * x))
             .filter(|p| p.1 > 0.0)
             .collect();
@@ -375,7 +375,7 @@ pub fn demo_charts(d: &DemoData) -> Result<Vec<Chart>, PlotError> {
         series,
         hlines: Vec::new(),
     })?;
-    push(&mut out, "bounce_flattening.png", title, "A scs-paper cell dropped on flat ground under gravity (0, −9.8) (cell-single.json) at C 50 and C 450; H and W are the height and width of the cell's bounding box.".into(), image);
+    push(&mut out, "bounce_flattening.png", title, "A scs-paper cell dropped on flat ground under gravity (0, −9.8) (cell-single.json) at C 50 and C 450; H and W are the height and width of the cell's bounding box. The peak is the largest value over the run (here the cell lands without rebounding and sags to its static shape).".into(), image);
 
     let c = &d.connect;
     let mut hl = Vec::new();

@@ -22,7 +22,7 @@ use crate::report::chart::PlotError;
 use crate::report::checks::Check;
 use crate::report::csv::{f64_field, opt_f64_field, Csv};
 use crate::report::dir::{DirError, ReportDir};
-use crate::report::study::media::{filmstrip, grid_video, MediaError, VideoOutcome};
+use crate::report::study::media::{filmstrip_camera, grid_video_camera, MediaError, VideoOutcome};
 use crate::task::force_deflection::FdError;
 
 pub const FD_CSV: &str = "fd.csv";
@@ -36,6 +36,8 @@ pub struct CellsReportOptions {
     pub quick: bool,
     pub preset: CellPreset,
     pub sections: Sections,
+    /// Solver substeps of the force–deflection sweep (default: the project's [`crate::sim::CELL_SOLVER_ITERATIONS`]).
+    pub substeps: Option<usize>,
 }
 
 /// A report that could not be made.
@@ -113,7 +115,14 @@ pub fn run(options: &CellsReportOptions, mut progress: impl FnMut(&str)) -> Resu
     let s = options.sections;
     let fd = if s.fd {
         progress("force–deflection sweep");
-        Some(FdOptions::new(options.preset, options.quick).run()?)
+        let mut o = FdOptions::new(options.preset, options.quick);
+        if let Some(n) = options.substeps {
+            o.substeps = n;
+            if options.quick {
+                o.probe_counts = vec![n, 2 * n];
+            }
+        }
+        Some(o.run()?)
     } else {
         None
     };
@@ -198,16 +207,16 @@ fn write_charts(dir: &ReportDir, charts: &[Chart]) -> Result<(), CellsReportErro
     Ok(())
 }
 
-/// Times of a filmstrip: five evenly inside the run, or around `peak` when given.
+/// Times of a filmstrip: five evenly over the run (0 … duration); when `peak` lies inside the run and
+/// away from them, it replaces the nearest one.
 fn strip_times(duration: f64, peak: Option<f64>) -> Vec<f64> {
-    match peak {
-        Some(p) => {
-            let mut v = vec![0.0, 0.5 * p, p, p + 0.5, duration];
-            v.iter_mut().for_each(|t| *t = t.clamp(0.0, duration));
-            v
-        }
-        None => (0..5).map(|i| duration * f64::from(i) / 4.0).collect(),
+    let mut v: Vec<f64> = (0..5).map(|i| duration * f64::from(i) / 4.0).collect();
+    if let Some(p) = peak.filter(|p| *p > 0.0 && *p < 0.95 * duration) {
+        let k = (1..4).min_by(|a, b| (v[*a] - p).abs().total_cmp(&(v[*b] - p).abs())).unwrap_or(1);
+        v[k] = p;
+        v.sort_by(f64::total_cmp);
     }
+    v
 }
 
 fn write_strip(
@@ -217,7 +226,7 @@ fn write_strip(
     scenario: &crate::scenario::Scenario,
     times: &[f64],
 ) -> Result<String, CellsReportError> {
-    let pixmap = filmstrip(label, scenario, times)?;
+    let pixmap = filmstrip_camera(label, scenario, times, true)?;
     let bytes = pixmap
         .encode_png()
         .map_err(|e| DirError::Io { path: dir.path().join(name), source: std::io::Error::other(e) })?;
@@ -231,7 +240,7 @@ fn write_video(
     cells: &[(String, crate::scenario::Scenario)],
 ) -> Result<(Option<String>, String), CellsReportError> {
     let path = dir.staged_path(name)?;
-    match grid_video(&path, cells)? {
+    match grid_video_camera(&path, cells, true)? {
         VideoOutcome::Written { frames, width, height, seconds } => Ok((
             Some(name.to_string()),
             format!("{frames} frames, {width}×{height}, {} s", crate::report::format::short(seconds)),
