@@ -103,7 +103,7 @@ pub fn acceptance(
                 not_measured(&mut c, "fewer than two C of the sweep ran to the end (see section 2)");
             } else {
                 let why = if bad.is_empty() {
-                    "checked as: at every commanded δ of the loading curves, F_bar rises strictly with C (the same statement for monotone curves)".to_string()
+                    "checked as: at every commanded δ of the loading curves, F_bar rises strictly with C between neighbouring C (the same statement for monotone curves); levels where neither curve touches the bar (F = 0) are skipped".to_string()
                 } else {
                     format!("violations: {}", bad.join("; "))
                 };
@@ -194,7 +194,7 @@ pub fn acceptance(
                     Some(b / a),
                     "",
                 ),
-                _ => not_measured(&mut c, "C 4.5 and C 450 are not both in this sweep (--quick runs C 50 and 450)"),
+                _ => not_measured(&mut c, "C 4.5 and C 450 did not both run to 0.3·D in this sweep (--quick runs C 50 and 450 only; a failed run is listed in section 2)"),
             }
         }
         None => not_measured(&mut c, no_fd),

@@ -296,7 +296,7 @@ impl FdData {
     }
 
     /// Levels at which the pressure ordering fails: at a commanded δ, F_bar must rise strictly with C
-    /// (equivalently, at a force, δ falls as C rises), over the loading levels. Returns (levels compared, violations).
+    /// (equivalently, at a force, δ falls as C rises), over the loading levels where at least one of the two curves carries force. Returns (levels compared, violations).
     pub fn ordering(&self) -> (usize, Vec<String>) {
         let mut ok: Vec<&FdRun> = self.runs.iter().filter(|r| r.result.is_some()).collect();
         ok.sort_by(|a, b| a.pressure.total_cmp(&b.pressure));
@@ -305,6 +305,10 @@ impl FdData {
         for w in ok.windows(2) {
             let (a, b) = (w[0].result.as_ref().unwrap(), w[1].result.as_ref().unwrap());
             for (la, lb) in a.loading().zip(b.loading()) {
+                // A level where neither curve carries force (the bar not yet touching) is not a force level.
+                if la.bar_force <= 0.0 && lb.bar_force <= 0.0 {
+                    continue;
+                }
                 compared += 1;
                 if lb.bar_force <= la.bar_force {
                     bad.push(format!(

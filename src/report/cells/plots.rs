@@ -12,7 +12,7 @@ use super::timing::TimingData;
 use crate::bench::cells::CellSeries;
 use crate::report::chart::axes::{log_range, log_ticks};
 use crate::report::chart::draw::draw_legend;
-use crate::report::chart::look::palette;
+use crate::report::chart::look::{palette, ramp_color};
 use crate::report::chart::{label_style, tick_style, title_style, PlotError};
 use crate::report::format::{compact, tick};
 use crate::task::force_deflection::Phase;
@@ -90,7 +90,8 @@ macro_rules! draw_all {
                 .label(h.label.clone())
                 .legend(move |(x, y)| DashedPathElement::new(vec![(x, y), (x + 24, y)], 6, 6, c.stroke_width(2)));
         }
-        draw_legend!($chart, SeriesLabelPosition::UpperLeft);
+        // Log–log data rises to the upper right: the legend goes to the lower right there.
+        draw_legend!($chart, if $spec.log { SeriesLabelPosition::LowerRight } else { SeriesLabelPosition::UpperLeft });
     }};
 }
 
@@ -108,11 +109,6 @@ fn draw(spec: Spec<'_>) -> Result<Option<RgbImage>, PlotError> {
     if spec.log {
         let Some((x0, x1)) = log_range(pts.iter().map(|p| p.0), 1.3) else { return Ok(None) };
         let Some((y0, y1)) = log_range(pts.iter().map(|p| p.1).chain(hl), 1.5) else { return Ok(None) };
-        let y1 = crate::report::chart::axes::legend_headroom(
-            y0,
-            y1,
-            spec.series.iter().filter(|s| s.label.is_some()).count() / 2 + 1,
-        );
         let (xt, yt) = (log_ticks(x0, x1), log_ticks(y0, y1));
         crate::report::chart::render(spec.name, (WIDTH, HEIGHT), |root| {
             let mut chart = ChartBuilder::on(root)
@@ -195,8 +191,10 @@ pub fn fd_charts(fd: &FdData) -> Result<Vec<Chart>, PlotError> {
         let mut series = Vec::new();
         let mut runs: Vec<_> = fd.runs.iter().filter_map(|r| r.result.as_ref().map(|res| (r.pressure, res))).collect();
         runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let n = runs.len();
         for (i, (c, r)) in runs.iter().enumerate() {
-            let color = palette(i);
+            // A sequential ramp: C is ordered, and seven curves outnumber the qualitative palette.
+            let color = ramp_color(if n > 1 { i as f64 / (n - 1) as f64 } else { 0.0 });
             let ok = |p: &(f64, f64)| !log || (p.0 > 0.0 && p.1 > 0.0);
             let load: Vec<(f64, f64)> =
                 std::iter::once((0.0, 0.0)).chain(r.loading().map(|l| (l.delta, l.bar_force))).filter(ok).collect();
@@ -227,8 +225,11 @@ pub fn fd_charts(fd: &FdData) -> Result<Vec<Chart>, PlotError> {
             let model =
                 crate::model::cell::stadium::Stadium::of(&crate::model::cell::CellParams { pressure: *c, ..fd.params });
             let top = r.loading().map(|l| l.delta).fold(0.0, f64::max).max(0.5 * d);
+            // On log axes the model starts at half the first level, where the measured curve starts.
+            let first = if log { 0.5 * r.loading().next().map_or(0.0, |l| l.delta) } else { 0.0 };
             let m: Vec<(f64, f64)> = (1..=100)
                 .map(|k| top * k as f64 / 100.0)
+                .filter(|x| *x >= first)
                 .filter_map(|x| model.bar_force(x).map(|f| (x, f)))
                 .filter(ok)
                 .collect();
