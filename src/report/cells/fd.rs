@@ -326,3 +326,80 @@ impl FdData {
         (compared, bad)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::task::force_deflection::FdLevel;
+
+    fn level(phase: Phase, delta: f64, force: f64) -> FdLevel {
+        FdLevel {
+            phase,
+            target_delta: delta,
+            bar_force: force,
+            delta,
+            delta_over_d: delta / 10.0,
+            area_ratio: 1.0,
+            pressure_force: 0.0,
+            bodies_on_bar: 1.0,
+            perimeter_error: 0.0,
+            tangential_force: 0.0,
+            rotation: 0.0,
+            model_force: Some(force / 2.0),
+        }
+    }
+
+    /// F = k·δ² on levels 1, 2, 3, 4 m (D = 10 m).
+    fn result(k: f64) -> FdResult {
+        let levels = (1..=4).map(|i| level(Phase::Load, i as f64, k * (i * i) as f64)).collect();
+        FdResult {
+            label: "x".into(),
+            pressure: k,
+            bodies: 100,
+            radius: 5.0,
+            dt: 0.02,
+            substeps: 16,
+            h0: 10.0,
+            levels,
+            max_perimeter_error: 0.0,
+            steps: 1,
+        }
+    }
+
+    #[test]
+    fn tangent_is_a_central_difference_and_the_ratio_spans_the_middle_levels() {
+        let r = result(3.0);
+        // (F(3) − F(1)) / 2 = (27 − 3) / 2 = 12 = dF/dδ of 3δ² at δ = 2.
+        assert_eq!(measured_tangent(&r, 2.0, 1.0), Some(12.0));
+        assert_eq!(measured_tangent(&r, 4.0, 1.0), None, "beyond the last level");
+        assert_eq!(model_ratio_range(&r), (Some(2.0), Some(2.0)));
+    }
+
+    #[test]
+    fn the_csv_has_the_spec_header_and_ordering_compares_neighbouring_c() {
+        let run = |c: f64| FdRun::of(c, Normals::Geometric, 16, Ok(result(c)));
+        let mut data = FdData {
+            preset: "scs-paper".into(),
+            params: CellPreset::ScsPaper.params(),
+            dt: 0.02,
+            substeps: 16,
+            levels: 4,
+            spec: FdSpecText { max_deflection: 0.5, settle: 2.0, average: 0.5, ramp: 0.5 },
+            runs: vec![run(50.0), run(450.0)],
+            tangents: Vec::new(),
+            probe_pressure: 450.0,
+            convergence: Vec::new(),
+            ratios: Vec::new(),
+            normals_runs: Vec::new(),
+            stability: Vec::new(),
+            first_unstable: None,
+        };
+        let csv = data.csv();
+        assert_eq!(csv.lines().next().unwrap(), FD_CSV_HEADER.join(","));
+        assert_eq!(csv.lines().count(), 1 + 8);
+        assert_eq!(data.ordering(), (4, Vec::new()));
+        data.runs[1] = run(10.0);
+        data.runs[1].pressure = 450.0; // a stiffer C that gives less force: every level out of order
+        assert_eq!(data.ordering().1.len(), 4);
+    }
+}
