@@ -164,8 +164,16 @@ pub fn acceptance(
                     format!("k(0.3·D) = {} N/m; F_bar / model ∈ [{}, {}]", sig(k, 3), sig(lo, 3), sig(hi, 3)),
                     Some(k),
                     &format!(
-                        "at {} solver substeps; the convergence table shows how the ratio moves with substeps",
-                        fd.substeps
+                        "at {} solver substeps; the convergence table shows how the ratio moves with substeps{}",
+                        fd.substeps,
+                        if fd.preset == "scs-paper" {
+                            String::new()
+                        } else {
+                            format!(
+                                "; preset {} (N {}, R {} m), not the check's N 100, R 5",
+                                fd.preset, fd.params.bodies, fd.params.radius
+                            )
+                        }
                     ),
                 ),
                 _ => not_measured(&mut c, "the C 450 curve did not reach 0.4·D"),
