@@ -53,6 +53,9 @@ enum Command {
     Schema,
     /// Run the cantilever characterization sweeps and write an HTML report with plots and data.
     Cantilever(cli::cantilever::CantileverArgs),
+    /// The soft cells' report: force–deflection against the stadium model, timing, demonstrations and
+    /// the acceptance table (spec cells.md §15).
+    CellsReport(cli::cells_report::CellsReportArgs),
     /// Evaluate a JSONL batch of scenarios in parallel (restartable, shardable; see docs/batch.md).
     Eval(cli::eval::EvalArgs),
     /// Measure simulated voxel steps per second (SVSPS) as in the paper.
@@ -156,6 +159,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Evolve(args) => cli::evolve::run_cli(args),
         Command::Study(args) => cli::study::run(args),
         Command::Cantilever(args) => cli::cantilever::run(args),
+        Command::CellsReport(args) => cli::cells_report::run(args),
         Command::Schema => {
             let schema = schemars::schema_for!(Scenario);
             cli::outln(&serde_json::to_string_pretty(&schema)?)

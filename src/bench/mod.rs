@@ -3,6 +3,7 @@
 
 pub mod cells;
 pub mod render;
+pub mod throughput;
 
 use std::collections::BTreeMap;
 use std::f64::consts::PI;
@@ -141,6 +142,9 @@ pub enum BenchError {
     Sim { w: u32, scaffolding: Scaffolding, dt: f64, source: SimError },
     #[error("invalid benchmark options: {0}")]
     Options(String),
+    /// The throughput benchmark's batch or its temporary files failed.
+    #[error("throughput benchmark: {0}")]
+    Throughput(String),
 }
 
 impl BenchError {

@@ -3,6 +3,7 @@
 use clap::Args;
 
 use vsr2d::bench::render::bench_render;
+use vsr2d::bench::throughput::{run_throughput, throughput_header, throughput_row, ThroughputOptions};
 use vsr2d::bench::{run_bench, table_header, table_row, BenchError, BenchOptions, MachineInfo};
 use vsr2d::movie::MovieError;
 
@@ -13,7 +14,8 @@ pub struct BenchArgs {
     /// 5 s runs and 3 repeats instead of 60 s and 5: a fast, noisier look.
     #[arg(long)]
     pub quick: bool,
-    /// Print a JSON array of rows on stdout (machine information goes to stderr).
+    /// Print a JSON array of rows on stdout (machine information goes to stderr); with --throughput an
+    /// object `{"svsps": [rows], "throughput": [rows]}`.
     #[arg(long)]
     pub json: bool,
     /// Worm widths to measure, e.g. `--widths 3,12` [default: 3,6,12,24,45]; the scaffolding and dt
@@ -32,6 +34,11 @@ pub struct BenchArgs {
     /// Attach the metrics listener (what `eval` pays per step) instead of no listener.
     #[arg(long)]
     pub with_metrics: bool,
+    /// Also measure the multi-core batch throughput of `eval`: simulations per second of the 12×3
+    /// worm on 1, 2, … N worker threads (N = logical CPUs), 4·N jobs of 10 s each (2 s with --quick,
+    /// or --duration), through the same batch runner as `vsr2d eval`; with speed-up and efficiency.
+    #[arg(long)]
+    pub throughput: bool,
     /// Also measure the showcase's rendering and encoding, in frames/s (2 s of video with --quick, else 10 s).
     #[arg(long)]
     pub render: bool,
@@ -81,14 +88,32 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
         options.repeats
     );
     let classify = |e: BenchError| super::classified(e.is_input(), e);
-    if args.json {
+    let rows = if args.json {
         eprintln!("{header}\n\n{}", table_header());
-        let rows = run_bench(&options, |r| eprintln!("{}", table_row(r))).map_err(classify)?;
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        run_bench(&options, |r| eprintln!("{}", table_row(r))).map_err(classify)?
     } else {
         println!("{header}\n");
         println!("{}", table_header());
-        run_bench(&options, |r| println!("{}", table_row(r))).map_err(classify)?;
+        run_bench(&options, |r| println!("{}", table_row(r))).map_err(classify)?
+    };
+    if args.throughput {
+        let duration = args.duration.unwrap_or(if args.quick { 2.0 } else { 10.0 });
+        let throughput = ThroughputOptions::for_this_machine(duration);
+        let print = |line: String| if args.json { eprintln!("{line}") } else { println!("{line}") };
+        print(format!(
+            "\neval throughput: {} jobs of the {w}×3 worm ({duration} s simulated each, dt 1/60, all springs) \
+             through the batch runner of `vsr2d eval`, whole batch timed (parse, simulate, write)\n\n{}",
+            throughput.jobs,
+            throughput_header(),
+            w = throughput.w
+        ));
+        let table = run_throughput(&throughput, |r| print(throughput_row(r))).map_err(classify)?;
+        if args.json {
+            let both = serde_json::json!({ "svsps": rows, "throughput": table });
+            println!("{}", serde_json::to_string_pretty(&both)?);
+        }
+    } else if args.json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
     }
     if args.render {
         render_bench(args.json, if args.quick { 2.0 } else { 10.0 })?;

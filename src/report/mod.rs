@@ -4,6 +4,7 @@
 //! builds its data, checks, charts and page on it.
 
 pub mod cantilever;
+pub mod cells;
 pub mod chart;
 pub mod checks;
 pub mod csv;

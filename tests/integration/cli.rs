@@ -150,3 +150,37 @@ fn compare_exits_by_verdict_and_writes_the_diff() {
     assert_eq!(vsr2d(&["compare", &a, &b, "--tolerance", "10"]).status.code(), Some(0));
     assert_eq!(vsr2d(&["compare", &a, "missing.png"]).status.code(), Some(2));
 }
+
+#[test]
+fn bench_throughput_gives_a_row_per_thread_count() {
+    let out = vsr2d(&[
+        "bench",
+        "--json",
+        "--throughput",
+        "--widths",
+        "3",
+        "--no-sweep",
+        "--repeats",
+        "1",
+        "--duration",
+        "0.1",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "bench --throughput failed: {stderr}");
+    assert!(stderr.contains("eval throughput") && stderr.contains("speed-up"), "the table goes to stderr: {stderr}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["svsps"].as_array().unwrap().len(), 1);
+    let rows = json["throughput"].as_array().unwrap();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads: Vec<u64> = rows.iter().map(|r| r["threads"].as_u64().unwrap()).collect();
+    let expected: Vec<u64> =
+        vsr2d::bench::throughput::default_thread_counts(cpus).into_iter().map(|t| t as u64).collect();
+    assert_eq!(threads, expected);
+    for r in rows {
+        assert_eq!(r["jobs"].as_u64(), Some(4 * cpus as u64));
+        assert_eq!(r["voxels"].as_u64(), Some(36));
+        for key in ["seconds", "sims_per_second", "svsps", "speedup", "efficiency"] {
+            assert!(r[key].as_f64().is_some_and(f64::is_finite), "{key} in {r}");
+        }
+    }
+}

@@ -3,6 +3,7 @@
 mod cantilever;
 mod cantilever_report;
 mod cells;
+mod cells_report;
 mod cli;
 mod eval;
 mod evolve;

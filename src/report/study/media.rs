@@ -46,6 +46,17 @@ pub fn filmstrip_times(duration: f64) -> Vec<f64> {
 
 /// The frames of `scenario` shown at `times`, side by side.
 pub fn filmstrip(label: &str, scenario: &Scenario, times: &[f64]) -> Result<Pixmap, MediaError> {
+    filmstrip_camera(label, scenario, times, false)
+}
+
+/// [`filmstrip`], with one camera framing every body of the scenario when `shared_camera` (otherwise
+/// each body gets its own panel).
+pub fn filmstrip_camera(
+    label: &str,
+    scenario: &Scenario,
+    times: &[f64],
+    shared_camera: bool,
+) -> Result<Pixmap, MediaError> {
     let what = || "the filmstrip".to_string();
     let mut scenario = scenario.clone();
     let last = times.iter().copied().fold(0.0, f64::max);
@@ -54,7 +65,8 @@ pub fn filmstrip(label: &str, scenario: &Scenario, times: &[f64]) -> Result<Pixm
     let options = RenderOptions::default();
     let source = MovieSource::scenario(label, &scenario, &options)
         .map_err(|source| MediaError::Movie { what: what(), source })?;
-    let settings = MovieSettings { width: FRAME_W, height: FRAME_H, fps: FPS, options, ..MovieSettings::default() };
+    let settings =
+        MovieSettings { width: FRAME_W, height: FRAME_H, fps: FPS, options, shared_camera, ..MovieSettings::default() };
     let mut movie = Movie::new(vec![source], &settings).map_err(|source| MediaError::Movie { what: what(), source })?;
     let mut frames = Vec::with_capacity(times.len());
     for t in times {
@@ -74,8 +86,17 @@ pub enum VideoOutcome {
 }
 
 /// Writes the grid video of `cells` ((label, scenario) each) to `path`, at most [`VIDEO_SECONDS`] long.
-#[cfg(feature = "video")]
 pub fn grid_video(path: &Path, cells: &[(String, Scenario)]) -> Result<VideoOutcome, MediaError> {
+    grid_video_camera(path, cells, false)
+}
+
+/// [`grid_video`], with one camera per cell framing all of its scenario's bodies when `shared_camera`.
+#[cfg(feature = "video")]
+pub fn grid_video_camera(
+    path: &Path,
+    cells: &[(String, Scenario)],
+    shared_camera: bool,
+) -> Result<VideoOutcome, MediaError> {
     use crate::output::FrameSink;
     let what = || "the grid video".to_string();
     let options = RenderOptions::default();
@@ -90,7 +111,8 @@ pub fn grid_video(path: &Path, cells: &[(String, Scenario)]) -> Result<VideoOutc
                 .map_err(|source| MediaError::Movie { what: what(), source })?,
         );
     }
-    let settings = MovieSettings { width: VIDEO_W, height: VIDEO_H, fps: FPS, options, ..MovieSettings::default() };
+    let settings =
+        MovieSettings { width: VIDEO_W, height: VIDEO_H, fps: FPS, options, shared_camera, ..MovieSettings::default() };
     let mut movie = Movie::new(sources, &settings).map_err(|source| MediaError::Movie { what: what(), source })?;
     let encoder = crate::output::video::Mp4Encoder::new(path, crate::movie::default_video_settings(VIDEO_W, VIDEO_H))
         .map_err(|e| MediaError::Frames { what: what(), source: FrameError::from(e) })?;
@@ -102,7 +124,11 @@ pub fn grid_video(path: &Path, cells: &[(String, Scenario)]) -> Result<VideoOutc
 
 /// Without the `video` feature there is no encoder.
 #[cfg(not(feature = "video"))]
-pub fn grid_video(_path: &Path, _cells: &[(String, Scenario)]) -> Result<VideoOutcome, MediaError> {
+pub fn grid_video_camera(
+    _path: &Path,
+    _cells: &[(String, Scenario)],
+    _shared_camera: bool,
+) -> Result<VideoOutcome, MediaError> {
     Ok(VideoOutcome::Skipped(
         "no video: this vsr2d was built without the `video` feature (rebuild with default features and the FFmpeg \
          libraries); render a run's best with `vsr2d render DIR/<config>/run-<k>/best.json -o best.gif`"

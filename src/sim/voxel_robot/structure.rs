@@ -401,10 +401,10 @@ impl Robot {
             self.applied[vi] = Some(f);
             for sp in &self.springs[self.voxels[vi].springs.clone()] {
                 let target = voxel::target_length(&mat, sp.def.group, f) as Real;
-                if let Some(joint) = physics.impulse_joints.get_mut(sp.joint, false) {
-                    let (k, c) = (sp.def.stiffness as Real, sp.def.damping as Real);
-                    joint.data.set_motor_position(JointAxis::LinX, target, k, c);
-                }
+                // A motor-target change only: rapier keeps its joint assembly (colouring, chunks, row
+                // builders) and refreshes the motors (vendor/rapier2d/PATCH.md).
+                let (k, c) = (sp.def.stiffness as Real, sp.def.damping as Real);
+                physics.impulse_joints.set_motor_position(sp.joint, JointAxis::LinX, target, k, c);
             }
         }
     }

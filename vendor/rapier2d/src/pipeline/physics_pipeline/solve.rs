@@ -384,6 +384,7 @@ impl PhysicsPipeline {
             let num_threads = 1;
 
             let joint_assembly_epoch = impulse_joints.assembly_epoch;
+            let joint_motor_epoch = impulse_joints.motor_epoch;
             self.staged_solver.init_and_solve(
                 num_threads,
                 island_id,
@@ -397,6 +398,7 @@ impl PhysicsPipeline {
                 impulse_joints.joints_mut(),
                 &self.joint_constraint_indices,
                 joint_assembly_epoch,
+                joint_motor_epoch,
                 multibody_joints,
                 soft_bodies,
                 narrow_phase,

@@ -67,6 +67,11 @@ pub struct ImpulseJointSet {
     /// The solver reuses its joint assembly while this, the joint list, and the island epoch are unchanged.
     #[cfg_attr(feature = "serde-serialize", serde(skip))]
     pub(crate) assembly_epoch: u32,
+    /// (Patch) Bumped by [`Self::set_motor_position`]: a change of motor targets/gains only, which
+    /// leaves the joint assembly (coloring, chunking, row layout) valid. The solver then refreshes
+    /// the motor parameters of its cached builders instead of rebuilding them.
+    #[cfg_attr(feature = "serde-serialize", serde(skip))]
+    pub(crate) motor_epoch: u32,
     /// The `(active_set_epoch, assembly_epoch)` the last [`Self::select_active_interactions`] ran
     /// with: while both are unchanged the selection (and the solver-body ids it stamps) is
     /// identical, so the caller's previous output is reused untouched.
@@ -87,6 +92,7 @@ impl ImpulseJointSet {
             modified_joints: Vec::new(),
             all_joints_modified: false,
             assembly_epoch: 0,
+            motor_epoch: 0,
             selection_epochs: None,
         }
     }
@@ -235,6 +241,55 @@ impl ImpulseJointSet {
     pub fn get(&self, handle: ImpulseJointHandle) -> Option<&ImpulseJoint> {
         let id = self.joint_ids.get(handle.0)?;
         self.joint_graph.graph.edge_weight(*id)
+    }
+
+    /// (Patch) Sets the position motor of `axis` (as [`GenericJoint::set_motor_position`]) without
+    /// invalidating the solver's cached joint assembly, when that is possible: if the motor of this
+    /// axis is already on, only its target and gains change, which the solver picks up by refreshing
+    /// the motor parameters of its cached builders (the row layout, the coloring and the chunking
+    /// stay valid). Otherwise (the motor was off: the row layout changes) this is `get_mut` followed
+    /// by `set_motor_position`. No body is woken up. Returns `false` if `handle` is invalid.
+    ///
+    /// Results are identical to `get_mut(handle, false)` + `set_motor_position`, only cheaper when
+    /// motor targets change every step (actuated springs).
+    pub fn set_motor_position(
+        &mut self,
+        handle: ImpulseJointHandle,
+        axis: crate::dynamics::JointAxis,
+        target_pos: crate::math::Real,
+        stiffness: crate::math::Real,
+        damping: crate::math::Real,
+    ) -> bool {
+        let Some(id) = self.joint_ids.get(handle.0).copied() else {
+            return false;
+        };
+        let Some(joint) = self.joint_graph.graph.edge_weight_mut(id) else {
+            return false;
+        };
+        if joint.data.motor_axes.contains(axis.into()) {
+            let motor = &joint.data.motors[axis as usize];
+            if motor.target_pos != target_pos
+                || motor.target_vel != 0.0
+                || motor.stiffness != stiffness
+                || motor.damping != damping
+            {
+                joint
+                    .data
+                    .set_motor_position(axis, target_pos, stiffness, damping);
+                self.motor_epoch = self.motor_epoch.wrapping_add(1);
+            }
+            true
+        } else {
+            match self.get_mut(handle, false) {
+                Some(joint) => {
+                    joint
+                        .data
+                        .set_motor_position(axis, target_pos, stiffness, damping);
+                    true
+                }
+                None => false,
+            }
+        }
     }
 
     /// Returns a mutable reference to the joint with the given handle.

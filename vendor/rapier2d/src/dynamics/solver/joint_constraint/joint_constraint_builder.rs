@@ -78,6 +78,14 @@ impl JointConstraintBuilder {
         }
     }
 
+    /// (Patch) Re-reads the joint's motors (targets, gains, impulses) into a builder recycled by
+    /// the persistent joint assembly, after a motor-only change
+    /// ([`crate::dynamics::ImpulseJointSet::set_motor_position`]). The motors are copied unchanged
+    /// by [`Self::generate`], so this gives the builder `generate` would.
+    pub fn refresh_motors(&mut self, joints_all: &[crate::dynamics::JointGraphEdge]) {
+        self.joint.motors = joints_all[self.joint_id].weight.data.motors;
+    }
+
     pub fn update(
         &self,
         params: &IntegrationParameters,
@@ -365,6 +373,29 @@ impl JointConstraintBuilderSimd {
                 array![|ii| joint[ii].data.motors[crate::math::DIM].impulse].into();
             if let Some(lin) = &mut self.lin_motor {
                 lin.prev_impulse = array![|ii| joint[ii].data.motors[0].impulse].into();
+            }
+        }
+    }
+
+    /// (Patch) Re-gathers the per-lane motor parameters (targets, gains, impulses) of a builder
+    /// recycled by the persistent joint assembly, after a motor-only change
+    /// ([`crate::dynamics::ImpulseJointSet::set_motor_position`]): the same gathers as
+    /// [`Self::generate`]. The motor axes and models are part of the row signature, so they are
+    /// unchanged.
+    #[cfg_attr(not(feature = "dim2"), allow(unused_variables))]
+    pub fn refresh_motors(&mut self, joints_all: &[crate::dynamics::JointGraphEdge]) {
+        #[cfg(feature = "dim2")]
+        {
+            let joint = array![|ii| &joints_all[self.joint_id[ii]].weight];
+            let ang_motor = |ii: usize| &joint[ii].data.motors[crate::math::DIM];
+            self.motor_stiffness = array![|ii| ang_motor(ii).stiffness].into();
+            self.motor_damping = array![|ii| ang_motor(ii).damping].into();
+            self.motor_target_pos = array![|ii| ang_motor(ii).target_pos].into();
+            self.motor_target_vel = array![|ii| ang_motor(ii).target_vel].into();
+            self.motor_max_force = array![|ii| ang_motor(ii).max_force].into();
+            self.prev_motor_impulse = array![|ii| ang_motor(ii).impulse].into();
+            if self.lin_motor.is_some() {
+                self.lin_motor = Some(WideMotor::gather(array![|ii| &joint[ii].data.motors[0]]));
             }
         }
     }

@@ -44,6 +44,7 @@ impl StagedIslandSolver {
         impulse_joints: &mut [JointGraphEdge],
         joint_indices: &[JointIndex],
         joint_assembly_epoch: u32,
+        joint_motor_epoch: u32,
         multibodies: &mut MultibodyJointSet,
         soft_bodies: &mut SoftBodySet,
         // The narrow phase and colliders: read-only, for the soft-body surface contacts.
@@ -278,6 +279,7 @@ impl StagedIslandSolver {
         self.init_joints(
             islands.active_set_epoch,
             joint_assembly_epoch,
+            joint_motor_epoch,
             base_params.warmstart_joints,
             island_bodies,
             bodies,

@@ -12,6 +12,9 @@ use crate::dynamics::solver::joint_constraint::{
     joint_uses_angular_axes, soft_frame_angular_degenerate,
 };
 use crate::dynamics::solver::reset_buffer;
+// (Patch) Every builder slot is overwritten whole by `generate` (`*out_builder = Self { .. }`),
+// so the builder buffers are resized without the per-rebuild memset (`reset_buffer_reusing`).
+use crate::dynamics::solver::reset_buffer_reusing;
 use crate::dynamics::{
     JointGraphEdge, JointIndex, MultibodyJointSet, RigidBodyHandle, RigidBodySet,
 };
@@ -29,6 +32,7 @@ impl StagedIslandSolver {
         &mut self,
         active_set_epoch: u32,
         joint_assembly_epoch: u32,
+        joint_motor_epoch: u32,
         warmstart_joints: bool,
         island_bodies: &[RigidBodyHandle],
         bodies: &RigidBodySet,
@@ -54,6 +58,18 @@ impl StagedIslandSolver {
             && self.staged_joint_colors_still_free(impulse_joints, contact_color_masks);
 
         if reusable {
+            // (Patch) Motor-only changes (`ImpulseJointSet::set_motor_position`) keep the layout:
+            // refresh the motors of the cached builders (the same data `generate` gathers).
+            if self.prev_staged_motor_epoch != joint_motor_epoch {
+                let joints = &mut self.joint_constraints;
+                for builder in &mut joints.velocity_constraints_builder {
+                    builder.refresh_motors(impulse_joints);
+                }
+                for builder in &mut joints.simd_velocity_constraints_builder {
+                    builder.refresh_motors(impulse_joints);
+                }
+                self.prev_staged_motor_epoch = joint_motor_epoch;
+            }
             // Recycled coloring/chunk layout/builders: only the warm-start seeds (last step's
             // written-back impulses) go stale, and only matter with joint warm-starting on.
             if warmstart_joints {
@@ -238,7 +254,7 @@ impl StagedIslandSolver {
                 // Generate the wide builders and count the wide constraint rows.
                 let num_joint_chunks = self.joint_chunk_lanes.len();
                 unsafe {
-                    reset_buffer(
+                    reset_buffer_reusing(
                         &mut joints.simd_velocity_constraints_builder,
                         num_joint_chunks,
                     );
@@ -268,7 +284,7 @@ impl StagedIslandSolver {
             let num_scalar =
                 num_parallel_scalar + scalar_by_group.iter().map(|v| v.len()).sum::<usize>();
             unsafe {
-                reset_buffer(&mut joints.velocity_constraints_builder, num_scalar);
+                reset_buffer_reusing(&mut joints.velocity_constraints_builder, num_scalar);
             }
             let mut num_rows = 0;
             let mut num_builders = 0;
@@ -311,6 +327,7 @@ impl StagedIslandSolver {
         // rebuilding every step (niche configuration).
         self.prev_staged_active_set_epoch = active_set_epoch;
         self.prev_staged_assembly_epoch = joint_assembly_epoch;
+        self.prev_staged_motor_epoch = joint_motor_epoch;
         self.prev_staged_joint_indices.clear();
         self.prev_staged_joint_indices
             .extend_from_slice(joint_indices);
@@ -409,7 +426,7 @@ impl StagedIslandSolver {
         {
             let num_joint_chunks = self.joint_chunk_lanes.len();
             unsafe {
-                reset_buffer(
+                reset_buffer_reusing(
                     &mut joints.simd_velocity_constraints_builder,
                     num_joint_chunks,
                 );
@@ -469,7 +486,7 @@ impl StagedIslandSolver {
         let mut num_builders = 0;
 
         unsafe {
-            reset_buffer(
+            reset_buffer_reusing(
                 &mut joints.velocity_constraints_builder,
                 self.joint_overflow_workspace.len(),
             );

@@ -285,6 +285,8 @@ pub(crate) struct StagedIslandSolver {
     staged_joints_valid: bool,
     prev_staged_active_set_epoch: u32,
     prev_staged_assembly_epoch: u32,
+    /// (Patch) `ImpulseJointSet::motor_epoch` the cached builders' motors were read at.
+    prev_staged_motor_epoch: u32,
     prev_staged_joint_indices: Vec<JointIndex>,
     /// Group body ranges the cached joint layout was built for; the reuse gate compares them
     /// explicitly because group boundaries can move without an epoch bump (a component split
@@ -334,6 +336,7 @@ impl StagedIslandSolver {
             staged_joints_valid: false,
             prev_staged_active_set_epoch: 0,
             prev_staged_assembly_epoch: 0,
+            prev_staged_motor_epoch: 0,
             prev_staged_joint_indices: Vec::new(),
             prev_staged_group_bodies: Vec::new(),
             staged_group_joint_layout: Vec::new(),
