@@ -89,6 +89,9 @@ pub struct SimulateOutput {
     pub robots: Vec<LocomotionMetrics>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cells: Option<Vec<crate::task::free::CellMetrics>>,
+    /// The `fold` task's chains.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fold: Option<Vec<crate::task::fold::FoldMetrics>>,
 }
 
 /// Runs `simulation`, built from `scenario`, to the end as `vsr2d simulate` does, with extra
@@ -100,18 +103,28 @@ pub fn simulate(
     listeners: &mut [&mut dyn crate::snapshot::SnapshotListener],
 ) -> Result<SimulateOutput, SimError> {
     let mut cell_metrics = scenario.has_cells().then(crate::task::free::CellMetricsListener::default);
-    let mut all: Vec<&mut dyn crate::snapshot::SnapshotListener> = Vec::with_capacity(listeners.len() + 1);
+    let mut fold = match scenario.task {
+        // The scenario was planned to build `simulation`, so planning it again succeeds.
+        crate::scenario::TaskSpec::Fold => {
+            Some(crate::task::fold::FoldListener::new(scenario.fold_goals().unwrap_or_default()))
+        }
+        _ => None,
+    };
+    let mut all: Vec<&mut dyn crate::snapshot::SnapshotListener> = Vec::with_capacity(listeners.len() + 2);
     for l in listeners.iter_mut() {
         all.push(&mut **l);
     }
     if let Some(c) = cell_metrics.as_mut() {
         all.push(c);
     }
+    if let Some(f) = fold.as_mut() {
+        all.push(f);
+    }
     let mut robots = if all.is_empty() { simulation.evaluate()? } else { simulation.run(&mut all)? };
     drop(all);
     // The locomotion listener sees every body; cells are reported by their own metrics.
     robots.truncate(scenario.robots.len());
-    Ok(SimulateOutput { robots, cells: cell_metrics.map(|c| c.metrics()) })
+    Ok(SimulateOutput { robots, cells: cell_metrics.map(|c| c.metrics()), fold: fold.map(|f| f.metrics()) })
 }
 
 /// [`simulate`] without listeners, refusing non-finite robot metrics: what the Python package's

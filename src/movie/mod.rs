@@ -124,12 +124,15 @@ pub fn frame_index_at(t: f64, fps: u32) -> u64 {
 }
 
 /// One input of a movie: a live simulation or a recording. A source with several robots shows one cell
-/// per robot, each camera following its own robot; a single-robot source shows one cell.
+/// per robot, each camera following its own robot; a single-robot source, and a source made of soft
+/// cells only (the cells of a chain or a pair are one scene), shows one cell.
 pub struct MovieSource {
     name: String,
     stream: Stream,
     /// (id, label) of the bodies, in creation order.
     bodies: Vec<(BodyId, String)>,
+    /// Every body is a soft cell.
+    cells_only: bool,
     /// Time of the last snapshot the source will deliver.
     end_t: f64,
     /// The optional content its snapshots carry (a recording carries what it was recorded with).
@@ -154,7 +157,8 @@ impl MovieSource {
     /// A built simulation that has not been stepped yet, run to its `steps`. Its snapshots carry the
     /// detail it was built with.
     pub fn simulation(name: impl Into<String>, sim: Simulation) -> Self {
-        let bodies = sim.labels.iter().cloned().enumerate().map(|(i, l)| (BodyId(i), l)).collect();
+        let bodies: Vec<_> = sim.labels.iter().cloned().enumerate().map(|(i, l)| (BodyId(i), l)).collect();
+        let cells_only = bodies.iter().all(|(id, _)| sim.world.is_cell(*id));
         let end_t = sim.steps as f64 * sim.world.settings().dt;
         let metrics = sim.task.listener();
         let detail = sim.world.settings().detail;
@@ -162,6 +166,7 @@ impl MovieSource {
             name: name.into(),
             stream: Stream::Live { sim: Box::new(sim), metrics, started: false },
             bodies,
+            cells_only,
             end_t,
             detail,
         }
@@ -172,12 +177,16 @@ impl MovieSource {
     pub fn recording(path: impl AsRef<Path>, until: Option<f64>) -> Result<Self, MovieError> {
         let path = path.as_ref();
         let mut bodies = None;
+        let mut cells_only = true;
         let mut detail = None;
         let mut end_t = f64::NEG_INFINITY;
         for snapshot in JsonlReader::open(path)? {
             let s = snapshot?;
             if until.is_some_and(|u| s.t > u + FRAME_TIME_EPS) {
                 break;
+            }
+            if bodies.is_none() {
+                cells_only = s.voxel_robots().next().is_none();
             }
             bodies.get_or_insert_with(|| s.bodies.iter().map(|b| (b.id(), b.label().to_string())).collect());
             detail.get_or_insert_with(|| SnapshotDetail {
@@ -194,6 +203,7 @@ impl MovieSource {
             name: path.display().to_string(),
             stream: Stream::Recorded { reader, until, done: false },
             bodies,
+            cells_only,
             end_t,
             detail: detail.unwrap_or_default(),
         })
@@ -225,7 +235,11 @@ impl MovieSource {
 
     /// How many grid cells the source fills.
     pub fn cell_count(&self) -> usize {
-        self.bodies.len().max(1)
+        if self.cells_only {
+            1
+        } else {
+            self.bodies.len().max(1)
+        }
     }
 }
 
@@ -422,7 +436,7 @@ impl Movie {
         let mut cells = Vec::with_capacity(total);
         let mut feeds = Vec::with_capacity(sources.len());
         for (f, source) in sources.into_iter().enumerate() {
-            let tracks: Vec<Track> = if source.bodies.len() > 1 && !settings.shared_camera {
+            let tracks: Vec<Track> = if source.cell_count() > 1 && !settings.shared_camera {
                 let track = |(j, (id, label)): (usize, &(BodyId, String))| Track {
                     cell: cells.len() + j,
                     bodies: Some(vec![*id]),
@@ -431,7 +445,10 @@ impl Movie {
                 };
                 source.bodies.iter().enumerate().map(track).collect()
             } else {
-                let label = source.bodies.first().map_or_else(|| source.name.clone(), |(_, l)| l.clone());
+                let label = match source.bodies.first() {
+                    Some((_, l)) if !source.cells_only || source.bodies.len() == 1 => l.clone(),
+                    _ => source.name.clone(),
+                };
                 vec![Track { cell: cells.len(), bodies: None, label, pending: Vec::new() }]
             };
             cells.extend((0..tracks.len()).map(|j| (f, j)));

@@ -227,7 +227,7 @@ impl Scenario {
         let task = match self.task {
             // `force_deflection` runs through `task::force_deflection`, which adds its ground and bar; built
             // here, it is the bare scene.
-            TaskSpec::Locomotion | TaskSpec::Free | TaskSpec::ForceDeflection(_) => {
+            TaskSpec::Locomotion | TaskSpec::Free | TaskSpec::ForceDeflection(_) | TaskSpec::Fold => {
                 Task::Locomotion { control_interval: self.world.control_interval, legacy }
             }
         };

@@ -511,12 +511,19 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
             (Some(n), Some(pr)) if n != pr.cells() => {
                 return Err(at(
                     path("cells"),
-                    format!("{n} cells, but letter {} has {}; set `cells` to {} or leave it out", pr.name, pr.cells(), pr.cells()),
+                    format!(
+                        "{n} cells, but letter {} has {}; set `cells` to {} or leave it out",
+                        pr.name,
+                        pr.cells(),
+                        pr.cells()
+                    ),
                 ))
             }
             (_, Some(pr)) => pr.cells(),
             (Some(n), None) => n,
-            (None, None) => return Err(at(path("cells"), "a chain without `program` needs `cells`, the number of cells")),
+            (None, None) => {
+                return Err(at(path("cells"), "a chain without `program` needs `cells`, the number of cells"))
+            }
         };
         if !(2..=10_000).contains(&count) {
             return Err(at(path("cells"), format!("{count} cells: a chain needs 2 to 10000")));
@@ -650,7 +657,7 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
             let kind = type_index(format!("chains.{}.program", fold.chain), site.kind.type_name())?;
             for (cell, other, angles) in [(site.a, site.b, &site.angles_a), (site.b, site.a, &site.angles_b)] {
                 let ci = fold.first + cell;
-                let prefix = format!("{}{other}.", site_prefix(site.kind));
+                let prefix = site.kind.connector_prefix(other);
                 let taken = connectors.iter().filter(|c| c.cell == ci && c.name.starts_with(&prefix)).count();
                 for (m, &angle) in angles.iter().enumerate() {
                     let name = format!("{prefix}{}", taken + m);
@@ -886,13 +893,4 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
         }
     }
     Ok(CellPlan { cells, connector_types, strengths, connectors, muscles, links, events, folds })
-}
-
-/// The first letter of a site connector's name.
-fn site_prefix(kind: SiteKind) -> char {
-    match kind {
-        SiteKind::Bend => 'b',
-        SiteKind::Straight => 's',
-        SiteKind::Diagonal => 'd',
-    }
 }

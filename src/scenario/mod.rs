@@ -136,6 +136,9 @@ pub enum TaskSpec {
     Free,
     /// One cell pressed by a bar, level by level: the force–deflection curve (`cells.md` §11).
     ForceDeflection(force_deflection::ForceDeflectionSpec),
+    /// Chains with a folding program fold for the world's duration (frictionless, gravity-free): the
+    /// `free` metrics plus each chain's error to its letter and its pairs (`cells.md` §11).
+    Fold,
 }
 
 /// What [`TaskSpec`] is read from: struct variants, so that unknown fields are refused (serde's
@@ -151,6 +154,8 @@ enum TaskWire {
     Free {},
     /// One cell pressed by a bar, level by level (soft cells).
     ForceDeflection(force_deflection::ForceDeflectionSpec),
+    /// Programmed chains fold for the world's duration (soft cells).
+    Fold {},
 }
 
 impl<'de> Deserialize<'de> for TaskSpec {
@@ -165,6 +170,7 @@ impl From<TaskWire> for TaskSpec {
             TaskWire::Locomotion {} => TaskSpec::Locomotion,
             TaskWire::Free {} => TaskSpec::Free,
             TaskWire::ForceDeflection(spec) => TaskSpec::ForceDeflection(spec),
+            TaskWire::Fold {} => TaskSpec::Fold,
         }
     }
 }
@@ -359,7 +365,10 @@ impl Scenario {
         if self.robots.is_empty() && self.cells.is_empty() && self.chains.is_empty() {
             return Err(ScenarioError::NoRobots);
         }
-        self.cell_plan()?;
+        let plan = self.cell_plan()?;
+        if self.task == TaskSpec::Fold {
+            self.validate_fold(&plan)?;
+        }
         if let TaskSpec::ForceDeflection(spec) = &self.task {
             force_deflection::validate(spec, w.dt)?;
             if self.cells.len() != 1 {
@@ -388,6 +397,57 @@ impl Scenario {
             self.body(i)?;
         }
         Ok(())
+    }
+
+    /// The `fold` task's conditions (`cells.md` §11: "totally frictionless, gravity free"): a programmed
+    /// chain, no gravity, friction 0 on its cells.
+    fn validate_fold(&self, plan: &cell_parts::CellPlan) -> Result<(), ScenarioError> {
+        let json = |path: &str, message: String| ScenarioError::Json { path: path.into(), message };
+        if plan.folds.is_empty() {
+            return Err(json(
+                "task",
+                "the `fold` task needs a chain with a `program` (e.g. \"program\": \"builtin:L\"); add one or use `free`"
+                    .into(),
+            ));
+        }
+        if self.world.gravity != [0.0, 0.0] {
+            return Err(json(
+                "world.gravity",
+                format!("the `fold` task runs gravity-free; set it to [0, 0] (it is {:?})", self.world.gravity),
+            ));
+        }
+        for fold in &plan.folds {
+            let k = self.chains.iter().position(|c| c.id == fold.chain).unwrap_or(0);
+            for cell in &plan.cells[fold.first..fold.first + fold.program.cells()] {
+                if cell.params.friction != 0.0 {
+                    return Err(json(
+                        &format!("cell_types.{}.friction", cell.type_name),
+                        format!(
+                            "the `fold` task is frictionless and chain `{}` (chains[{k}]) uses this type; set it to 0 (it is {})",
+                            fold.chain, cell.params.friction
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// What the `fold` task measures: one goal per chain with a folding program.
+    pub fn fold_goals(&self) -> Result<Vec<crate::task::fold::FoldGoal>, ScenarioError> {
+        let plan = self.cell_plan()?;
+        Ok(plan
+            .folds
+            .iter()
+            .map(|f| crate::task::fold::FoldGoal {
+                chain: f.chain.clone(),
+                program: f.program.name.clone(),
+                cells: plan.cells[f.first..f.first + f.program.cells()].iter().map(|c| c.id.clone()).collect(),
+                targets: f.program.targets(f.pitch),
+                lattice: f.program.path.clone(),
+                diameter: f.diameter,
+            })
+            .collect())
     }
 
     /// The cost of running this scenario (voxels, steps, terrain points); cheap, nothing is built.

@@ -258,6 +258,11 @@ impl World {
         self.cells.pairs_of(id)
     }
 
+    /// Whether body `id` is a soft cell.
+    pub fn is_cell(&self, id: BodyId) -> bool {
+        matches!(self.bodies.get(id.index()), Some(BodyRuntime::Cell(_)))
+    }
+
     /// Total linear momentum Σ m·v of cell `id`, kg·m/s (`None` if `id` is not a cell).
     pub fn cell_momentum(&self, id: BodyId) -> Option<V2> {
         match self.bodies.get(id.index())? {

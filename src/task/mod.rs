@@ -2,6 +2,7 @@
 //! owns its metrics and runs its world, with snapshots for listeners or on the snapshot-free path.
 
 pub mod cantilever;
+pub mod fold;
 pub mod force_deflection;
 pub mod free;
 pub mod locomotion;

@@ -27,7 +27,8 @@ fn cells_report_quick_fd_names_every_section_and_keeps_the_pressure_ordering() {
     {
         assert!(html.contains(section), "index.html does not name the section {section:?}");
     }
-    assert!(html.contains("self-folding: not available in this build"));
+    assert!(html.contains("reconstruction, not the paper's sequences"));
+    assert!(html.contains("fold_L_filmstrip.png"));
     assert!(html.contains("id=\"verdict\""));
     assert!(html.contains("Substep convergence"));
 
@@ -56,7 +57,7 @@ fn cells_report_quick_fd_names_every_section_and_keeps_the_pressure_ordering() {
         assert!(f450 > f50, "at δ = {d50} m: C 450 gives {f450} N, C 50 {f50} N");
     }
 
-    for png in ["fd_linear.png", "fd_loglog.png"] {
+    for png in ["fd_linear.png", "fd_loglog.png", "fold_error.png", "fold_L_filmstrip.png"] {
         let img = image::open(dir.join(png)).unwrap_or_else(|e| panic!("{png}: {e}")).to_rgb8();
         assert!(img.width() > 100 && img.height() > 100, "{png}");
         let coloured = img.pixels().filter(|p| !(p[0] == p[1] && p[1] == p[2])).count();
@@ -65,7 +66,17 @@ fn cells_report_quick_fd_names_every_section_and_keeps_the_pressure_ordering() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
     assert!(json["timing"].is_null() && json["demos"].is_null(), "--only fd,folding ran other sections");
-    assert_eq!(json["folding"]["available"], false);
+    // --quick folds L only; the straight chain is far from the letter and the fold brings it closer,
+    // gluing no cells the letter keeps apart.
+    let runs = json["folding"]["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    let m = &runs[0]["metrics"];
+    assert_eq!(m["program"], "L");
+    let (initial, last) = (m["initial_rms"].as_f64().unwrap(), m["final_rms"].as_f64().unwrap());
+    assert!(last < 0.6 * initial, "L: RMS error {initial} m straight, {last} m at the end");
+    assert_eq!(m["unintended_pairs"], 0);
+    let fold_csv = std::fs::read_to_string(dir.join("fold.csv")).unwrap();
+    assert!(fold_csv.starts_with("letter,t_s,rms_error_over_d\nL,0,"), "{}", &fold_csv[..60]);
 }
 
 #[test]

@@ -164,6 +164,29 @@ impl SiteKind {
             SiteKind::Diagonal => "fold-diagonal",
         }
     }
+
+    fn prefix(self) -> char {
+        match self {
+            SiteKind::Bend => 'b',
+            SiteKind::Straight => 's',
+            SiteKind::Diagonal => 'd',
+        }
+    }
+
+    /// The prefix of the site connectors of this kind that attract chain cell `partner`.
+    pub fn connector_prefix(self, partner: usize) -> String {
+        format!("{}{partner}.", self.prefix())
+    }
+}
+
+/// What a site connector's name says: its kind and the chain cell it attracts (`b3.0` → bend site
+/// facing cell 3). `None` for any other connector.
+pub fn parse_site_connector(name: &str) -> Option<(SiteKind, usize)> {
+    let mut chars = name.chars();
+    let kind = SiteKind::ALL.into_iter().find(|k| Some(k.prefix()) == chars.next())?;
+    let (partner, index) = chars.as_str().split_once('.')?;
+    index.parse::<usize>().ok()?;
+    Some((kind, partner.parse().ok()?))
 }
 
 /// One attraction site: connectors on cell `a` at `angles_a` and on cell `b` at `angles_b` (rad,
@@ -214,7 +237,14 @@ impl Design {
     pub fn builtin(count: usize) -> Design {
         let deg = PI / 180.0;
         Design {
-            bend: Some(SiteDesign { count, angle: 70.0 * deg, spacing: 8.0 * deg, strength: 300.0, radius: 4.0, near_cap: 2.0 }),
+            bend: Some(SiteDesign {
+                count,
+                angle: 70.0 * deg,
+                spacing: 8.0 * deg,
+                strength: 300.0,
+                radius: 4.0,
+                near_cap: 2.0,
+            }),
             straight: None,
             diagonal: None,
         }
@@ -286,5 +316,16 @@ mod tests {
         assert_eq!(body_at(PI, 100), 75);
         assert_eq!(body_at(FRAC_PI_2, 100), 0);
         assert_eq!(body_at(-FRAC_PI_2, 100), 50);
+    }
+
+    #[test]
+    fn site_connector_names_round_trip() {
+        for kind in SiteKind::ALL {
+            let name = format!("{}7", kind.connector_prefix(12));
+            assert_eq!(parse_site_connector(&name), Some((kind, 12)));
+        }
+        for other in ["c0", "b", "b3", "b3.", "bx.0", "x3.0", "b3.0x"] {
+            assert_eq!(parse_site_connector(other), None, "{other}");
+        }
     }
 }

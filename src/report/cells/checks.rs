@@ -4,7 +4,7 @@
 
 use super::demos::DemoData;
 use super::fd::FdData;
-use super::folding::FoldingSection;
+use super::folding::{FoldingSection, MAX_ERROR_D};
 use super::timing::TimingData;
 use crate::report::checks::{Check, Verdict};
 use crate::report::format::sig;
@@ -446,8 +446,35 @@ pub fn acceptance(
         "all four letters reach RMS centre error ≤ 0.25·D after alignment, with 0 unintended pairs at the end",
     );
     match folding {
-        Some(f) if f.available => not_measured(&mut fold, "fold runs not summarised yet"),
-        Some(_) => not_measured(&mut fold, "self-folding: not available in this build"),
+        Some(f) => {
+            let worst = f.runs.iter().map(|r| r.metrics.final_error).fold(0.0, f64::max);
+            let unintended: usize = f.runs.iter().map(|r| r.metrics.unintended_pairs).sum();
+            let passes = worst <= MAX_ERROR_D && unintended == 0;
+            let measured = f
+                .runs
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{} {}·D, {} unintended",
+                        r.letter,
+                        sig(r.metrics.final_error, 3),
+                        r.metrics.unintended_pairs
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; ");
+            if f.complete() {
+                set(
+                    &mut fold,
+                    passes,
+                    measured,
+                    Some(worst),
+                    "the letters are reconstructions (ours), cells-fold-<letter>.json at 30 s",
+                );
+            } else {
+                not_measured(&mut fold, &format!("--quick folds L only: {measured}"));
+            }
+        }
         None => not_measured(&mut fold, "the folding section was not run (--only)"),
     }
     out.extend([connect, idle, chain, fold, bounce, det]);

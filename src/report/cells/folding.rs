@@ -1,50 +1,91 @@
 //! Section 5 of the cells report (spec `cells.md` §15 item 5, the paper's Fig. 5): the E, P, F, L
-//! self-folding reconstructions. This build has no `fold` task, so the section says so; it is produced by
-//! [`folding_section`] alone, which is where the fold runs, their filmstrips, errors and videos go.
+//! self-folding reconstructions, run from the fixtures `cells-fold-<letter>.json` as they are in this
+//! checkout (`include_str!`), in parallel, through [`crate::batch::simulate`] with the `fold` task's
+//! own listener, which also keeps the error series for the chart.
 
+use rayon::prelude::*;
 use serde::Serialize;
+
+use super::demos::DemoError;
+use crate::model::cell::fold::RECONSTRUCTION;
+use crate::scenario::Scenario;
+use crate::task::fold::{FoldListener, FoldMetrics};
+
+/// The fixtures, as compiled in: (letter, JSON).
+pub const FIXTURES: [(&str, &str); 4] = [
+    ("E", include_str!("../../../fixtures/scenarios/cells-fold-E.json")),
+    ("P", include_str!("../../../fixtures/scenarios/cells-fold-P.json")),
+    ("F", include_str!("../../../fixtures/scenarios/cells-fold-F.json")),
+    ("L", include_str!("../../../fixtures/scenarios/cells-fold-L.json")),
+];
+
+/// The acceptance bound on the final RMS centre error, in units of D (spec §16).
+pub const MAX_ERROR_D: f64 = 0.25;
 
 /// The letters the section covers: all four, or L only with `--quick` (spec §15).
 pub fn letters(quick: bool) -> Vec<&'static str> {
     if quick {
         vec!["L"]
     } else {
-        vec!["E", "P", "F", "L"]
+        FIXTURES.iter().map(|(l, _)| *l).collect()
     }
 }
 
-/// One letter's reconstruction (empty until the `fold` task exists).
+/// The fold fixture of `letter`, parsed.
+pub fn scenario(letter: &str) -> Result<Scenario, DemoError> {
+    let name = format!("fold {letter}");
+    let (_, json) = FIXTURES
+        .iter()
+        .find(|(l, _)| *l == letter)
+        .ok_or_else(|| DemoError::Fixture { name: name.clone(), message: "no such letter".into() })?;
+    Scenario::from_json(json).map_err(|source| DemoError::Scenario { name, source })
+}
+
+/// One letter's reconstruction.
 #[derive(Debug, Clone, Serialize)]
 pub struct FoldRun {
     pub letter: String,
-    /// Final RMS centre error after alignment, in units of D.
-    pub rms_error_d: Option<f64>,
-    pub unintended_pairs: Option<usize>,
-    pub t95: Option<f64>,
-    pub filmstrip: Option<String>,
-    pub video: Option<String>,
+    pub metrics: FoldMetrics,
+    /// Largest membrane perimeter error of the chain's cells over the run.
+    pub max_perimeter_error: f64,
+    /// (t, RMS error / D) every 10 steps.
+    pub series: Vec<(f64, f64)>,
 }
 
 /// What section 5 shows.
 #[derive(Debug, Clone, Serialize)]
 pub struct FoldingSection {
-    pub available: bool,
-    /// The sentence the page shows.
-    pub text: String,
-    pub letters: Vec<String>,
+    pub caption: &'static str,
     pub runs: Vec<FoldRun>,
 }
 
-/// Section 5: today a plain statement that self-folding is not available in this build.
-pub fn folding_section(quick: bool) -> FoldingSection {
-    let letters: Vec<String> = letters(quick).into_iter().map(String::from).collect();
-    FoldingSection {
-        available: false,
-        text: format!(
-            "self-folding: not available in this build (no `fold` task); the letters this run would reconstruct: {}",
-            letters.join(", ")
-        ),
-        letters,
-        runs: Vec::new(),
+impl FoldingSection {
+    /// Folds the letters of `letters(quick)`, in parallel.
+    pub fn run(quick: bool) -> Result<FoldingSection, DemoError> {
+        let runs = letters(quick).into_par_iter().map(run_letter).collect::<Result<Vec<_>, _>>()?;
+        Ok(FoldingSection { caption: RECONSTRUCTION, runs })
     }
+
+    /// Whether every letter of the full set ran.
+    pub fn complete(&self) -> bool {
+        self.runs.len() == FIXTURES.len()
+    }
+}
+
+fn run_letter(letter: &str) -> Result<FoldRun, DemoError> {
+    let name = format!("fold {letter}");
+    let s = scenario(letter)?;
+    let goals = s.fold_goals().map_err(|source| DemoError::Scenario { name: name.clone(), source })?;
+    let sim = s.build().map_err(|source| DemoError::Scenario { name: name.clone(), source })?;
+    let mut listener = FoldListener::new(goals);
+    let out = crate::batch::simulate(&s, sim, &mut [&mut listener])
+        .map_err(|source| DemoError::Sim { name: name.clone(), source })?;
+    let metrics = listener
+        .metrics()
+        .into_iter()
+        .next()
+        .ok_or_else(|| DemoError::Fixture { name, message: "the fixture has no programmed chain".into() })?;
+    let max_perimeter_error = out.cells.iter().flatten().map(|c| c.max_perimeter_error).fold(0.0, f64::max);
+    let series = listener.series()[0].iter().step_by(10).copied().collect();
+    Ok(FoldRun { letter: letter.into(), metrics, max_perimeter_error, series })
 }

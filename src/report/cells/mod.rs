@@ -82,10 +82,12 @@ mod tests {
     }
 
     #[test]
-    fn folding_is_announced_as_unavailable() {
-        let f = folding::folding_section(true);
-        assert!(!f.available);
-        assert!(f.text.starts_with("self-folding: not available in this build"));
-        assert_eq!(f.letters, ["L"]);
+    fn quick_folds_l_only_and_the_full_report_all_four_letters() {
+        assert_eq!(folding::letters(true), ["L"]);
+        assert_eq!(folding::letters(false), ["E", "P", "F", "L"]);
+        for letter in folding::letters(false) {
+            let s = folding::scenario(letter).unwrap();
+            assert_eq!(s.fold_goals().unwrap()[0].program, letter);
+        }
     }
 }

@@ -369,6 +369,35 @@ pub fn render_page(data: &CellsReportData, charts: &[Chart], media: &[Media]) ->
         }
     });
 
+    let folding = data.folding.as_ref().map(|f| {
+        let rows: Vec<Row> = f
+            .runs
+            .iter()
+            .map(|r| {
+                let m = &r.metrics;
+                row(vec![
+                    r.letter.clone(),
+                    m.cells.to_string(),
+                    sig(m.initial_rms / m.diameter, 3),
+                    sig(m.final_error, 3),
+                    sig(m.min_rms / m.diameter, 3),
+                    format!("{} s", sig(m.settle_time, 3)),
+                    m.intended_pairs.to_string(),
+                    format!("{} / {}", m.unintended_pairs, m.unintended_pairs_max),
+                    format!("{} %", sig(100.0 * r.max_perimeter_error, 3)),
+                ])
+            })
+            .collect();
+        minijinja::context! {
+            caption => f.caption,
+            rows => rows,
+            quick => !f.complete(),
+            charts => charts_of(charts, &["fold_error.png"]),
+            media => media.iter().filter(|m| m.demo == "fold").cloned().collect::<Vec<_>>(),
+            csv => super::report::FOLD_CSV,
+        }
+    });
+
     let checks: Vec<minijinja::Value> = data
         .checks
         .iter()
@@ -392,7 +421,7 @@ pub fn render_page(data: &CellsReportData, charts: &[Chart], media: &[Media]) ->
             fd => fd,
             timing => timing,
             demos => demos,
-            folding => data.folding.clone(),
+            folding => folding,
             checks => checks,
             results_json => RESULTS_JSON,
         },

@@ -1,6 +1,6 @@
 //! The cells report's charts, drawn with [`crate::report::chart`] (embedded font, same pixels on every
 //! machine): force–deflection (linear and log–log, model dashed in the same colour), timing (log–log with
-//! the linear fit and the 20 ms line) and the demonstrations' time series.
+//! the linear fit and the 20 ms line), the demonstrations' time series and the folding error.
 
 use image::RgbImage;
 use plotters::element::DashedPathElement;
@@ -8,6 +8,7 @@ use plotters::prelude::*;
 
 use super::demos::DemoData;
 use super::fd::FdData;
+use super::folding::{FoldingSection, MAX_ERROR_D};
 use super::timing::TimingData;
 use crate::bench::cells::CellSeries;
 use crate::report::chart::axes::{log_range, log_ticks};
@@ -427,5 +428,39 @@ pub fn demo_charts(d: &DemoData) -> Result<Vec<Chart>, PlotError> {
         hlines: Vec::new(),
     })?;
     push(&mut out, "chain_angle.png", title, format!("The {}-cell chain of cells-muscle-chain.json; angle between the first link (centre 0 → 1) and the last (centre {} → {}); muscles commanded from t = {} s.", ch.cells, ch.cells.saturating_sub(2), ch.cells.saturating_sub(1), ch.muscle_t.map_or("–".into(), compact)), image);
+    Ok(out)
+}
+
+pub fn fold_charts(f: &FoldingSection) -> Result<Vec<Chart>, PlotError> {
+    let mut out = Vec::new();
+    let series = f
+        .runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| Series {
+            label: Some(format!("{} (final {})", r.letter, compact((r.metrics.final_error * 1e3).round() / 1e3))),
+            color: palette(i),
+            dash: false,
+            width: 2,
+            markers: false,
+            points: r.series.clone(),
+        })
+        .collect();
+    let hlines = vec![HLine {
+        y: MAX_ERROR_D,
+        label: format!("acceptance {}·D", compact(MAX_ERROR_D)),
+        color: RGBColor(120, 120, 120),
+    }];
+    let title = "Self-folding: RMS centre error to the letter against time";
+    let image = draw(Spec {
+        name: "fold_error.png",
+        title,
+        x_desc: "time t (s)",
+        y_desc: "RMS centre error / D",
+        log: false,
+        series,
+        hlines,
+    })?;
+    push(&mut out, "fold_error.png", title, format!("Cell centres against the letter's lattice points after the best rotation and translation (no scale, no reflection), in units of the cell diameter D; frictionless, gravity-free chains built straight (cells-fold-<letter>.json), every site connector on from t = 0. The programs are a {}.", f.caption), image);
     Ok(out)
 }

@@ -11,9 +11,9 @@ use serde::Serialize;
 use super::checks::acceptance;
 use super::demos::{self, DemoData, DemoError};
 use super::fd::{FdData, FdOptions};
-use super::folding::{folding_section, FoldingSection};
+use super::folding::{self, FoldingSection};
 use super::page::{render_page, Media};
-use super::plots::{demo_charts, fd_charts, timing_charts, Chart};
+use super::plots::{demo_charts, fd_charts, fold_charts, timing_charts, Chart};
 use super::timing::TimingData;
 use super::Sections;
 use crate::bench::cells::{CellBenchError, CellSeries};
@@ -28,6 +28,7 @@ use crate::task::force_deflection::FdError;
 pub const FD_CSV: &str = "fd.csv";
 pub const TIMING_CSV: &str = "timing.csv";
 pub const DEMOS_CSV: &str = "demos.csv";
+pub const FOLD_CSV: &str = "fold.csv";
 pub const RESULTS_JSON: &str = "results.json";
 
 /// What to run.
@@ -138,7 +139,12 @@ pub fn run(options: &CellsReportOptions, mut progress: impl FnMut(&str)) -> Resu
     } else {
         None
     };
-    let folding = s.folding.then(|| folding_section(options.quick));
+    let folding = if s.folding {
+        progress("self-folding");
+        Some(FoldingSection::run(options.quick)?)
+    } else {
+        None
+    };
     let checks = acceptance(fd.as_ref(), timing.as_ref(), demos.as_ref(), folding.as_ref());
     Ok(CellsReportData {
         run: RunInfo::here(options, start.elapsed().as_secs_f64()),
@@ -196,6 +202,16 @@ fn demos_csv(d: &DemoData) -> String {
     }
     for (t, x) in d.chain.t.iter().zip(&d.chain.angle_deg) {
         csv.row(["muscle_chain".to_string(), f64_field(*t), "end_to_end_angle_deg".into(), opt_f64_field(Some(*x))]);
+    }
+    csv.finish()
+}
+
+fn fold_csv(f: &FoldingSection) -> String {
+    let mut csv = Csv::new(&["letter", "t_s", "rms_error_over_d"]);
+    for r in &f.runs {
+        for (t, e) in &r.series {
+            csv.row([r.letter.clone(), f64_field(*t), f64_field(*e)]);
+        }
     }
     csv.finish()
 }
@@ -281,6 +297,23 @@ fn write_media(dir: &ReportDir, d: &DemoData) -> Result<Vec<Media>, CellsReportE
     Ok(out)
 }
 
+/// The letters' filmstrips and one video of all of them folding side by side.
+fn write_fold_media(dir: &ReportDir, f: &FoldingSection) -> Result<Vec<Media>, CellsReportError> {
+    let mut out = Vec::new();
+    let mut cells = Vec::new();
+    for r in &f.runs {
+        let s = folding::scenario(&r.letter)?;
+        let label = format!("{} (reconstruction)", r.letter);
+        let times = strip_times(s.world.duration, None);
+        let file = write_strip(dir, &format!("fold_{}_filmstrip.png", r.letter), &label, &s, &times)?;
+        out.push(Media::strip("fold", &format!("Letter {}, {}", r.letter, f.caption), file, &times));
+        cells.push((label, s));
+    }
+    let (video, note) = write_video(dir, "fold.mp4", &cells)?;
+    out.push(Media::video("fold", &format!("The letters folding in parallel, {}", f.caption), video, note));
+    Ok(out)
+}
+
 /// Writes the report directory and returns the path of `index.html`.
 pub fn write_report(path: &Path, data: &CellsReportData) -> Result<PathBuf, CellsReportError> {
     let dir = ReportDir::create(path)?;
@@ -298,6 +331,11 @@ pub fn write_report(path: &Path, data: &CellsReportData) -> Result<PathBuf, Cell
         dir.write(DEMOS_CSV, demos_csv(d).as_bytes())?;
         charts.extend(demo_charts(d)?);
         media = write_media(&dir, d)?;
+    }
+    if let Some(f) = &data.folding {
+        dir.write(FOLD_CSV, fold_csv(f).as_bytes())?;
+        charts.extend(fold_charts(f)?);
+        media.extend(write_fold_media(&dir, f)?);
     }
     write_charts(&dir, &charts)?;
     dir.write_json(RESULTS_JSON, data)?;
