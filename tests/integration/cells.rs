@@ -275,8 +275,8 @@ fn malformed_cell_parts_name_their_path() {
     );
     refused(
         &base(", 'chains': [{'id': 'E', 'type': 'soft', 'cells': 3, 'start': [0, 40], 'program': 'builtin:E'}]", ""),
-        "chains[0].program",
-        &["not implemented yet"],
+        "chains[0].cells",
+        &["letter E has 11", "leave it out"],
     );
     refused(
         &base(", 'chains': [{'id': 'E', 'type': 'soft', 'cells': 3, 'start': [0, 5]}]", ""),

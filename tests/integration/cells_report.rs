@@ -27,7 +27,7 @@ fn cells_report_quick_fd_names_every_section_and_keeps_the_pressure_ordering() {
     {
         assert!(html.contains(section), "index.html does not name the section {section:?}");
     }
-    assert!(html.contains("reconstruction, not the paper's sequences"));
+    assert!(html.contains("reconstruction, not the paper"));
     assert!(html.contains("fold_L_filmstrip.png"));
     assert!(html.contains("id=\"verdict\""));
     assert!(html.contains("Substep convergence"));

@@ -7,6 +7,7 @@ mod cells_report;
 mod cli;
 mod eval;
 mod evolve;
+mod fold;
 mod golden;
 mod physics;
 mod pom;
