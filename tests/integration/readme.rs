@@ -1,6 +1,7 @@
 //! The README's scenarios and quoted figures are the code's: every JSON example (scenario or evolution
 //! experiment) parses, and the gait
-//! table's velocities and the MLP example's velocity are what `simulate` gives today.
+//! table's velocities, the MLP example's velocity and the letters' fold errors are what `simulate`
+//! gives today.
 
 use std::path::Path;
 
@@ -73,4 +74,29 @@ fn the_mlp_example_walks_as_quoted() {
     let value: f64 = quoted_line.split("\"x_velocity\": ").nth(1).unwrap().split('`').next().unwrap().parse().unwrap();
     let simulated = x_velocity(&Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/examples/mlp-worm.json"), 20.0);
     assert_eq!(simulated, value, "bit-identical runs: the README must quote today's value");
+}
+
+#[test]
+fn the_fold_errors_quoted_are_what_simulate_gives() {
+    let text = readme();
+    let at = text.find("final error L ").expect("the README quotes the letters' final errors");
+    let quote = &text[at + "final error ".len()..];
+    let quote = quote[..quote.find(" (straight").unwrap()].replace('\n', " ");
+    let mut seen = 0;
+    for item in quote.split(", ") {
+        let (letter, value) = item.trim().split_once(' ').unwrap();
+        let value = value.trim_end_matches("·D");
+        let decimals = value.split_once('.').map_or(0, |(_, d)| d.len());
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("fixtures/scenarios/cells-fold-{letter}.json"));
+        let scenario = Scenario::from_json(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let out = vsr2d::batch::simulate(&scenario, scenario.build().unwrap(), &mut []).unwrap();
+        let measured = out.fold.unwrap()[0].final_error;
+        let quoted: f64 = value.parse().unwrap();
+        assert!(
+            (measured - quoted).abs() <= 0.5 * 10f64.powi(-(decimals as i32)) + 1e-12,
+            "{letter}: README says {quoted}·D, simulate gives {measured}"
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, 4, "{quote}");
 }
