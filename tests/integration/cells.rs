@@ -5,7 +5,7 @@ use std::process::{Command, Output};
 
 use vsr2d::scenario::Scenario;
 
-fn vsr2d(args: &[&str]) -> Output {
+pub(crate) fn vsr2d(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_vsr2d")).args(args).output().unwrap()
 }
 
@@ -18,7 +18,7 @@ fn cells(types: &str, cells: &str) -> String {
     json(&format!("{{'world': {{'duration': 1, 'gravity': [0, 0], 'terrain': {{'type': 'none'}}}}, 'cell_types': {types}, 'cells': {cells}, 'task': {{'type': 'free'}}}}"))
 }
 
-fn refused(text: &str, path: &str, needles: &[&str]) {
+pub(crate) fn refused(text: &str, path: &str, needles: &[&str]) {
     let err = Scenario::from_json(text).unwrap_err();
     assert_eq!(err.path(), path, "{err}");
     let message = err.to_string();

@@ -2,13 +2,9 @@
 //! error to the letter falls, no cells the letter keeps apart get glued), bit-identical reruns, and the
 //! shipped fixtures.
 
-use std::process::{Command, Output};
-
 use vsr2d::scenario::Scenario;
 
-fn vsr2d(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vsr2d")).args(args).output().unwrap()
-}
+use super::cells::{refused, vsr2d};
 
 /// The L fixture with `edit` applied to its JSON value.
 fn l_fixture(edit: impl FnOnce(&mut serde_json::Value)) -> String {
@@ -16,15 +12,6 @@ fn l_fixture(edit: impl FnOnce(&mut serde_json::Value)) -> String {
     let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
     edit(&mut v);
     v.to_string()
-}
-
-fn refused(text: &str, path: &str, needles: &[&str]) {
-    let err = Scenario::from_json(text).unwrap_err();
-    assert_eq!(err.path(), path, "{err}");
-    let message = err.to_string();
-    for n in needles {
-        assert!(message.contains(n), "{message:?} must mention {n:?}");
-    }
 }
 
 #[test]
