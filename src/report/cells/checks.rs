@@ -387,21 +387,21 @@ pub fn acceptance(
                 _ => not_measured(&mut connect, "the fixture has no switch-off"),
             }
             let c = &d.chain;
-            match (c.idle_area_muscle, c.idle_area_other) {
-                (Some(a), Some(b)) => set(
-                    &mut idle,
-                    ((a - b) / b).abs() < 0.01,
-                    format!(
-                        "A/A₀ with idle muscles {} vs without {} (Δ {} %)",
-                        sig(a, 5),
-                        sig(b, 5),
-                        sig(100.0 * (a - b) / b, 3)
-                    ),
-                    Some((a - b) / b),
-                    "muscle-chain cells before the first muscle command; the F–δ half is not measured",
+            let i = &d.idle;
+            set(
+                &mut idle,
+                i.change() < 0.01,
+                format!(
+                    "A/A₀ without / with an idle muscle: mean {} / {}, end {} / {} (Δ {} %)",
+                    sig(i.mean_without, 5),
+                    sig(i.mean_with, 5),
+                    sig(i.end_without, 5),
+                    sig(i.end_with, 5),
+                    sig(100.0 * i.change(), 3)
                 ),
-                _ => not_measured(&mut idle, "the chain has no idle phase or no cells without muscles"),
-            }
+                Some(i.change()),
+                "cell-single.json dropped on the ground, with and without a spring muscle 12 ↔ 88 at ℓ = 1; the F–δ half is not measured",
+            );
             set(
                 &mut chain,
                 c.angle_change_deg >= 30.0,

@@ -150,10 +150,47 @@ pub struct ChainRun {
     pub angle_change_deg: f64,
     /// When the schedule first commands a muscle.
     pub muscle_t: Option<f64>,
-    /// Mean A/A₀ of the cells with and without muscles at the last snapshot before `muscle_t`.
-    pub idle_area_muscle: Option<f64>,
-    pub idle_area_other: Option<f64>,
     pub max_perimeter_error: f64,
+}
+
+/// The idle-muscle check (spec §16): the dropped cell of `cell-single.json` as it is and with a spring
+/// muscle across it (bodies 12 ↔ 88) that is never commanded (ℓ = 1).
+#[derive(Debug, Clone, Serialize)]
+pub struct IdleRun {
+    /// Mean A/A₀ over the run and its value at the end, without and with the muscle.
+    pub mean_without: f64,
+    pub mean_with: f64,
+    pub end_without: f64,
+    pub end_with: f64,
+}
+
+impl IdleRun {
+    /// The larger relative change, mean or end.
+    pub fn change(&self) -> f64 {
+        ((self.mean_with - self.mean_without) / self.mean_without)
+            .abs()
+            .max(((self.end_with - self.end_without) / self.end_without).abs())
+    }
+}
+
+pub fn run_idle() -> Result<IdleRun, DemoError> {
+    let name = "idle muscle";
+    let mut v = value(name, CELL_SINGLE_JSON)?;
+    let plain = parse(name, &v)?;
+    let cell = v
+        .get_mut("cells")
+        .and_then(|c| c.get_mut(0))
+        .and_then(|c| c.as_object_mut())
+        .ok_or_else(|| DemoError::Fixture { name: name.into(), message: "no `cells[0]` object".into() })?;
+    cell.insert("muscles".into(), serde_json::json!([{ "id": "idle", "kind": "spring", "from": 12, "to": 88 }]));
+    let muscled = parse(name, &v)?;
+    let area = |s: &Scenario| -> Result<(f64, f64), DemoError> {
+        let rec = simulate(name, s, |s| vec![s.cells().next().map_or(f64::NAN, |c| c.area_ratio)])?;
+        let a: Vec<f64> = rec.rows.iter().map(|r| r[0]).collect();
+        Ok((a.iter().sum::<f64>() / a.len().max(1) as f64, a.last().copied().unwrap_or(f64::NAN)))
+    };
+    let ((mean_without, end_without), (mean_with, end_with)) = (area(&plain)?, area(&muscled)?);
+    Ok(IdleRun { mean_without, mean_with, end_without, end_with })
 }
 
 fn flattening(s: &Snapshot) -> Vec<f64> {
@@ -230,24 +267,13 @@ pub fn run_chain() -> Result<ChainRun, DemoError> {
         } else {
             f64::NAN
         };
-        let mean = |muscled: bool| {
-            let v: Vec<f64> = c.iter().filter(|x| x.muscles.is_empty() != muscled).map(|x| x.area_ratio).collect();
-            if v.is_empty() {
-                f64::NAN
-            } else {
-                v.iter().sum::<f64>() / v.len() as f64
-            }
-        };
-        vec![angle, mean(true), mean(false), n as f64]
+        vec![angle, n as f64]
     })?;
     let angle_deg: Vec<f64> = rec.rows.iter().map(|r| r[0]).collect();
     let a0 = angle_deg.first().copied().unwrap_or(f64::NAN);
-    let idle = muscle_t.and_then(|m| rec.t.iter().zip(&rec.rows).filter(|(t, _)| **t < m).map(|(_, r)| r).last());
     Ok(ChainRun {
-        cells: rec.rows.first().map_or(0, |r| r[3] as usize),
+        cells: rec.rows.first().map_or(0, |r| r[1] as usize),
         angle_change_deg: angle_deg.iter().map(|a| (a - a0).abs()).fold(0.0, f64::max),
-        idle_area_muscle: idle.map(|r| r[1]).filter(|x| x.is_finite()),
-        idle_area_other: idle.map(|r| r[2]).filter(|x| x.is_finite()),
         muscle_t,
         max_perimeter_error: rec.max_perimeter_error,
         t: rec.t,
@@ -269,6 +295,7 @@ pub struct DemoData {
     pub bounce: Vec<BounceRun>,
     pub connect: ConnectRun,
     pub chain: ChainRun,
+    pub idle: IdleRun,
     pub determinism: Determinism,
 }
 
@@ -296,6 +323,7 @@ impl DemoData {
             bounce,
             connect: run_connect()?,
             chain: run_chain()?,
+            idle: run_idle()?,
             determinism: Determinism { scenario: format!("cell-single.json at C {}", BOUNCE_C[0]), identical, steps },
         })
     }

@@ -355,14 +355,14 @@ pub fn render_page(data: &CellsReportData, charts: &[Chart], media: &[Media]) ->
                 sig(c.t.last().copied().unwrap_or(0.0), 3)
             ),
             chain => format!(
-                "{} cells; largest change of the end-to-end angle {}° (from {}° at t = 0 to {}° at the end); muscles commanded from t = {}. Mean A/A₀ before the first command: {} with idle muscles, {} without.",
+                "{} cells; largest change of the end-to-end angle {}° (from {}° at t = 0 to {}° at the end); muscles commanded from t = {} (design: docs/muscle-chain.md). Idle muscle: the dropped cell's mean A/A₀ is {} without and {} with a spring muscle across it that is never commanded.",
                 ch.cells,
                 sig(ch.angle_change_deg, 3),
                 sig(ch.angle_deg.first().copied().unwrap_or(f64::NAN), 3),
                 sig(ch.angle_deg.last().copied().unwrap_or(f64::NAN), 3),
                 ch.muscle_t.map_or("–".into(), |t| format!("{} s", short(t))),
-                sig_or_dash(ch.idle_area_muscle, 5),
-                sig_or_dash(ch.idle_area_other, 5)
+                sig(d.idle.mean_without, 5),
+                sig(d.idle.mean_with, 5)
             ),
             determinism => format!("{}: {} steps run twice, {}.", d.determinism.scenario, d.determinism.steps, if d.determinism.identical { "bit-identical" } else { "NOT identical" }),
             csv => DEMOS_CSV,
