@@ -1,6 +1,7 @@
 //! The paper's speed benchmark (spec §14): simulated voxel steps per second (SVSPS) of a w × 3 worm
 //! walking on uneven terrain, timed over the step loop only, one simulation at a time on one thread.
 
+pub mod cell_increments;
 pub mod cells;
 pub mod render;
 pub mod throughput;

@@ -187,8 +187,33 @@ fn run_cells(args: &BenchArgs) -> Result<(), Failure> {
     if let Some(m) = report.peak_rss_mb {
         print(format!("peak resident memory {m:.0} MB"));
     }
+    let (cells, steps) = vsr2d::bench::cell_increments::size(args.quick);
+    print(format!(
+        "\nincremental cost per step (§15 item 3a): {cells} resting cells, {steps} steps per run, difference of two worlds"
+    ));
+    print(format!(
+        "{:>26} {:>6} {:>18} {:>18} {:>20}",
+        "element", "count", "ms/step with", "ms/step without", "µs/step per element"
+    ));
+    let increments = vsr2d::bench::cell_increments::measure_increments(cells, steps, &options).map_err(classify)?;
+    for r in &increments {
+        print(format!(
+            "{:>26} {:>6} {:>11.3} ± {:<5.3} {:>11.3} ± {:<5.3} {:>12.2} ± {:<6.2}",
+            r.element.name(),
+            r.count,
+            r.ms_with,
+            r.ms_with_sd,
+            r.ms_without,
+            r.ms_without_sd,
+            r.us_per_element,
+            r.us_per_element_sd
+        ));
+    }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({ "series": report, "increments": increments }))?
+        );
     }
     Ok(())
 }

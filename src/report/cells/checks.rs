@@ -6,6 +6,7 @@ use super::demos::DemoData;
 use super::fd::FdData;
 use super::folding::{FoldingSection, MAX_ERROR_D};
 use super::timing::TimingData;
+use crate::bench::cell_increments::Element;
 use crate::report::checks::{Check, Verdict};
 use crate::report::format::sig;
 
@@ -339,10 +340,38 @@ pub fn acceptance(
                 }
                 _ => not_measured(&mut res, "N = 1000 not in this run (--quick stops at N 300), or unstable"),
             }
-            not_measured(
-                &mut order,
-                "the benchmark library (bench::cells) has no incremental-cost series yet (§15 item 3a)",
-            );
+            let us = |e: Element| t.increment(e).map(|r| (r.us_per_element, r.us_per_element_sd));
+            match (
+                us(Element::Membrane),
+                us(Element::InactiveConnector),
+                us(Element::ActivePair),
+                us(Element::Actuator),
+            ) {
+                (Some(m), Some(i), Some(a), Some(u)) => {
+                    // Active > inactive only counts when the difference exceeds its σ: both are
+                    // differences of noisy wall times.
+                    let resolved = (a.0 - i.0).abs() > (a.1.powi(2) + i.1.powi(2)).sqrt();
+                    let membrane_first = m.0 > i.0 && m.0 > a.0 && m.0 > u.0;
+                    let measured = format!(
+                        "µs per step: membrane {} ± {}, inactive connector {} ± {}, active pair {} ± {}, actuator {} ± {}",
+                        sig(m.0, 3),
+                        sig(m.1, 2),
+                        sig(i.0, 3),
+                        sig(i.1, 2),
+                        sig(a.0, 3),
+                        sig(a.1, 2),
+                        sig(u.0, 3),
+                        sig(u.1, 2)
+                    );
+                    let why = if resolved {
+                        "active > inactive decided by more than its σ"
+                    } else {
+                        "active vs inactive connector is within the timing noise (σ), so that half of the ordering is not resolved"
+                    };
+                    set(&mut order, membrane_first && resolved && a.0 > i.0, measured, Some(m.0), why);
+                }
+                _ => not_measured(&mut order, "no incremental-cost series in this timing run"),
+            }
         }
         None => {
             for c in [&mut cost, &mut linear, &mut real, &mut res, &mut order] {

@@ -327,6 +327,17 @@ pub fn render_page(data: &CellsReportData, charts: &[Chart], media: &[Media]) ->
             warmup => t.warmup,
             substeps => t.substeps,
             unstable => t.report.unstable.clone(),
+            increments => t.increments.iter().map(|r| row(vec![
+                r.element.name().to_string(),
+                r.count.to_string(),
+                format!("{} ± {}", sig(r.ms_with, 4), sig(r.ms_with_sd, 2)),
+                format!("{} ± {}", sig(r.ms_without, 4), sig(r.ms_without_sd, 2)),
+                format!("{} ± {}", sig(r.us_per_element, 3), sig(r.us_per_element_sd, 2)),
+            ])).collect::<Vec<_>>(),
+            increments_text => format!(
+                "A resting grid of {} scs-paper cells timed over {} steps per run ({} repeats after {} warm-up steps), with and without the element; its cost is the difference divided by the count (membrane: the bare grid per cell). Connectors: 10 per cell, weak (A = 10⁻³ N·m², r_int 1 m); pairs: 10 facing connectors on each of two neighbouring cells, switched on against switched off, the count being the pairs active at the end; actuators: 10 spring muscles per cell at ℓ = 1. Differences of wall times on a shared machine: read the σ.",
+                t.increment_cells, t.increment_steps, t.repeats, t.warmup
+            ),
             csv => TIMING_CSV,
         }
     });

@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use crate::bench::cell_increments::{measure_increments, size, Element, IncrementRow};
 use crate::bench::cells::{
     run_cell_bench, CellBenchError, CellBenchOptions, CellBenchReport, CellBenchRow, CellSeries,
 };
@@ -34,13 +35,22 @@ pub struct TimingData {
     pub repeats: usize,
     pub warmup: u64,
     pub substeps: usize,
+    /// The incremental costs (§15 item 3a) and the cells and steps they were timed with.
+    pub increments: Vec<IncrementRow>,
+    pub increment_cells: usize,
+    pub increment_steps: u64,
 }
 
 impl TimingData {
     pub fn measure(quick: bool) -> Result<TimingData, CellBenchError> {
         let o = options(quick);
         let report = run_cell_bench(&o, |_| {})?;
+        let (increment_cells, increment_steps) = size(quick);
+        let increments = measure_increments(increment_cells, increment_steps, &o)?;
         Ok(TimingData {
+            increments,
+            increment_cells,
+            increment_steps,
             report,
             counts: o.counts,
             resolutions: o.resolutions,
@@ -62,6 +72,11 @@ impl TimingData {
     /// The single-cell row with N bodies.
     pub fn resolution_row(&self, n: usize) -> Option<&CellBenchRow> {
         self.rows(CellSeries::Resolution).find(|r| r.bodies_per_cell == n)
+    }
+
+    /// The increment of `element`, µs per step.
+    pub fn increment(&self, element: Element) -> Option<&IncrementRow> {
+        self.increments.iter().find(|r| r.element == element)
     }
 
     /// The largest cell count at ≤ 20 ms per step among the measured ones.
