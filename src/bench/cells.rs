@@ -158,7 +158,8 @@ fn proc_status_mb(key: &str) -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-fn mean_sd(xs: &[f64]) -> (f64, f64) {
+/// Mean and sample standard deviation (0 for one value).
+pub(crate) fn mean_sd(xs: &[f64]) -> (f64, f64) {
     let n = xs.len() as f64;
     let mean = xs.iter().sum::<f64>() / n;
     let var = if xs.len() > 1 { xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
