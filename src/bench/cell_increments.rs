@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::cells::{CellBenchError, CellBenchOptions};
+use super::cells::{mean_sd, CellBenchError, CellBenchOptions};
 use crate::geom::Vec2;
 use crate::model::cell::connector::ConnectorParams;
 use crate::model::cell::muscle::MuscleKind;
@@ -143,10 +143,7 @@ fn time(
         w.run(steps, &mut []).map_err(sim_err)?;
         times.push(t.elapsed().as_secs_f64() * 1e3 / steps as f64);
     }
-    let n = times.len() as f64;
-    let mean = times.iter().sum::<f64>() / n;
-    let sd =
-        if times.len() > 1 { (times.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt() } else { 0.0 };
+    let (mean, sd) = mean_sd(&times);
     // Each pair is counted by both of its cells.
     let pairs = (0..cells).map(|i| w.cell_pairs(BodyId(i))).sum::<usize>() / 2;
     Ok((mean, sd, pairs))
