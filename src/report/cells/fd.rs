@@ -10,7 +10,7 @@ use crate::model::cell::stadium::Stadium;
 use crate::model::cell::{CellParams, CellPreset, Normals};
 use crate::report::csv::{f64_field, opt_f64_field, Csv};
 use crate::task::force_deflection::{
-    run, substep_probe_table, FdError, FdResult, ForceDeflectionSpec, Phase, SubstepRow,
+    run, substep_probe_table, FdError, FdResult, ForceDeflectionSpec, Phase, SubstepRow, CONVERGED_SUBSTEPS,
 };
 
 /// C of the full sweep, N per body (spec §15, ours).
@@ -151,15 +151,9 @@ pub fn measured_tangent(r: &FdResult, delta: f64, h: f64) -> Option<f64> {
     Some((r.force_at(delta + h)? - r.force_at(lo)?) / (delta + h - lo))
 }
 
-/// Solver substeps of the characterization sweeps: the smallest of 16 / 32 / 64 at which the sweep
-/// keeps the pressure ordering and the progressive spring at every C and runs C 450 to 0.5·D (measured:
-/// at 16 C 450 goes unstable near 0.45·D; at 32 two level pairs are out of order; at 64 all hold, F_bar
-/// within 0.97–1.09 of the stadium model). Cell worlds elsewhere keep the cheaper project default.
-pub const FD_SUBSTEPS: usize = 64;
-
 impl FdOptions {
     pub fn new(preset: CellPreset, quick: bool) -> FdOptions {
-        let substeps = FD_SUBSTEPS;
+        let substeps = CONVERGED_SUBSTEPS;
         FdOptions {
             preset,
             pressures: if quick { QUICK_C.to_vec() } else { SWEEP_C.to_vec() },

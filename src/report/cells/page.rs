@@ -277,13 +277,13 @@ pub fn render_page(data: &CellsReportData, charts: &[Chart], media: &[Media]) ->
             convergence => convergence,
             probe_pressure => short(fd.probe_pressure),
             substeps => fd.substeps,
-            substeps_note => if fd.substeps == super::fd::FD_SUBSTEPS {
+            substeps_note => if fd.substeps == crate::task::force_deflection::CONVERGED_SUBSTEPS {
                 format!(
                     "the report's default: the smallest of 16 / 32 / 64 keeping the pressure ordering and the progressive spring at every C with C 450 stable to 0.5·D; other cell worlds use the project's default {}",
                     crate::sim::CELL_SOLVER_ITERATIONS
                 )
             } else {
-                format!("set by --substeps; the report's default is {}", super::fd::FD_SUBSTEPS)
+                format!("set by --substeps; the report's default is {}", crate::task::force_deflection::CONVERGED_SUBSTEPS)
             },
             levels => fd.levels,
             step => sig(0.5 * d / fd.levels as f64, 3),

@@ -11,8 +11,12 @@ fn params(pressure: f64) -> CellParams {
 
 /// Loading only, `levels` levels up to `max`·D, the spec's settle and average times.
 fn sweep(pressure: f64, levels: usize, max: f64) -> FdResult {
+    sweep_at(pressure, levels, max, CELL_SOLVER_ITERATIONS)
+}
+
+fn sweep_at(pressure: f64, levels: usize, max: f64, substeps: usize) -> FdResult {
     let spec = ForceDeflectionSpec { levels, max_deflection: max, unload: false, ..ForceDeflectionSpec::default() };
-    run("c", &params(pressure), CellPreset::ScsPaper.dt(), CELL_SOLVER_ITERATIONS, &spec).unwrap()
+    run("c", &params(pressure), CellPreset::ScsPaper.dt(), substeps, &spec).unwrap()
 }
 
 fn print(r: &FdResult) {
@@ -41,12 +45,11 @@ fn stiffness(r: &FdResult, a: f64, b: f64) -> f64 {
 }
 
 #[test]
-#[ignore = "fails at CELL_SOLVER_ITERATIONS = 16 (measured): the ring stretches under the bar (perimeter error \
-            0.25 % at 0.1·D, 0.94 % at 0.2·D, 1.9 % at 0.25·D, > 5 % = unstable before 0.5·D), so F_bar is 33–36 % below \
-            §14 at 0.1–0.2·D; see substep_probe"]
 fn c450_follows_the_stadium_model_is_progressive_and_exceeds_500_n_per_m() {
-    // δ/D = 0.05, 0.10, …, 0.50 (geometric normals, N 100, R 5, dt 1/50).
-    let r = sweep(450.0, 10, 0.5);
+    // δ/D = 0.05, 0.10, …, 0.50 (geometric normals, N 100, R 5, dt 1/50), at the substeps the F–δ curve
+    // needs: at the cell worlds' default 16 the ring stretches under the bar (perimeter error 0.94 % at
+    // 0.2·D, unstable before 0.5·D) and F_bar is 33–36 % below §14 (see substep_probe).
+    let r = sweep_at(450.0, 10, 0.5, CONVERGED_SUBSTEPS);
     print(&r);
     for l in r.loading() {
         assert!((l.delta - l.target_delta).abs() < 1e-3, "the kinematic bar reached its level: {l:?}");
@@ -68,7 +71,14 @@ fn c450_follows_the_stadium_model_is_progressive_and_exceeds_500_n_per_m() {
     // Tangent stiffness > 500 N/m before δ = 0.3·D (between 0.25·D and 0.3·D).
     let k = stiffness(&r, 2.5, 3.0);
     assert!(k > 500.0, "k(0.275 D) = {k}");
-    // Step size: stable at dt = 1/50 s with perimeter error < 0.5 %.
+}
+
+#[test]
+#[ignore = "fails (measured): pressed to 0.5·D at C 450 the ring stretches by 0.82 % at 64 substeps (0.94 % at \
+            0.2·D with 16); the membrane's hinge chain is inextensible only as far as the solver converges"]
+fn c450_pressed_to_half_its_diameter_keeps_its_perimeter_within_half_a_percent() {
+    // Step size (cells.md §16): stable at dt = 1/50 s with perimeter error < 0.5 %.
+    let r = sweep_at(450.0, 10, 0.5, CONVERGED_SUBSTEPS);
     assert!(r.max_perimeter_error < 5e-3, "{}", r.max_perimeter_error);
 }
 
