@@ -183,7 +183,8 @@ impl SiteKind {
 /// facing cell 3). `None` for any other connector.
 pub fn parse_site_connector(name: &str) -> Option<(SiteKind, usize)> {
     let mut chars = name.chars();
-    let kind = SiteKind::ALL.into_iter().find(|k| Some(k.prefix()) == chars.next())?;
+    let first = chars.next()?;
+    let kind = SiteKind::ALL.into_iter().find(|k| k.prefix() == first)?;
     let (partner, index) = chars.as_str().split_once('.')?;
     index.parse::<usize>().ok()?;
     Some((kind, partner.parse().ok()?))
