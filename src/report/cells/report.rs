@@ -256,7 +256,8 @@ fn write_video(
     cells: &[(String, crate::scenario::Scenario)],
 ) -> Result<(Option<String>, String), CellsReportError> {
     let path = dir.staged_path(name)?;
-    match grid_video_camera(&path, cells, true)? {
+    // The whole run: the muscle chain bends for 90 s, the letters fold for 30 s.
+    match grid_video_camera(&path, cells, true, f64::INFINITY)? {
         VideoOutcome::Written { frames, width, height, seconds } => Ok((
             Some(name.to_string()),
             format!("{frames} frames, {width}×{height}, {} s", crate::report::format::short(seconds)),

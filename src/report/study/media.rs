@@ -87,15 +87,17 @@ pub enum VideoOutcome {
 
 /// Writes the grid video of `cells` ((label, scenario) each) to `path`, at most [`VIDEO_SECONDS`] long.
 pub fn grid_video(path: &Path, cells: &[(String, Scenario)]) -> Result<VideoOutcome, MediaError> {
-    grid_video_camera(path, cells, false)
+    grid_video_camera(path, cells, false, VIDEO_SECONDS)
 }
 
-/// [`grid_video`], with one camera per cell framing all of its scenario's bodies when `shared_camera`.
+/// [`grid_video`], with one camera per cell framing all of its scenario's bodies when `shared_camera`,
+/// at most `max_seconds` simulated seconds long (a demonstration shows its whole run).
 #[cfg(feature = "video")]
 pub fn grid_video_camera(
     path: &Path,
     cells: &[(String, Scenario)],
     shared_camera: bool,
+    max_seconds: f64,
 ) -> Result<VideoOutcome, MediaError> {
     use crate::output::FrameSink;
     let what = || "the grid video".to_string();
@@ -104,7 +106,7 @@ pub fn grid_video_camera(
     let mut seconds: f64 = 0.0;
     for (label, scenario) in cells {
         let mut s = scenario.clone();
-        s.world.duration = s.world.duration.min(VIDEO_SECONDS);
+        s.world.duration = s.world.duration.min(max_seconds);
         seconds = seconds.max(s.world.duration);
         sources.push(
             MovieSource::scenario(label.clone(), &s, &options)
@@ -128,6 +130,7 @@ pub fn grid_video_camera(
     _path: &Path,
     _cells: &[(String, Scenario)],
     _shared_camera: bool,
+    _max_seconds: f64,
 ) -> Result<VideoOutcome, MediaError> {
     Ok(VideoOutcome::Skipped(
         "no video: this vsr2d was built without the `video` feature (rebuild with default features and the FFmpeg \
