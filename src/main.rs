@@ -183,6 +183,26 @@ fn parse_detail(text: &str) -> Result<SnapshotDetail, String> {
     Ok(d)
 }
 
+/// `vsr2d simulate` of a `force_deflection` scenario: the sweep's levels as JSON.
+fn force_deflection(path: &Path, scenario: &Scenario, record: bool) -> Result<(), Failure> {
+    use vsr2d::scenario::force_deflection::{run_scenario, FdRunError};
+    if record {
+        return Err(input(anyhow::anyhow!(
+            "scenario {}: a force_deflection sweep is not recorded (`--record` records one run of a free scene); \
+             drop --record, or see the sweep's frames in `vsr2d cells-report`",
+            path.display()
+        )));
+    }
+    let result = match run_scenario(scenario) {
+        Ok(r) => r,
+        Err(e @ FdRunError::Scenario(_)) => {
+            return Err(input(anyhow::anyhow!(e).context(format!("scenario {}", path.display()))))
+        }
+        Err(e) => return Err(anyhow::anyhow!(e).context(format!("scenario {}", path.display())).into()),
+    };
+    cli::outln(&serde_json::to_string_pretty(&serde_json::json!({ "force_deflection": result }))?)
+}
+
 fn simulate(
     path: &Path,
     duration: Option<f64>,
@@ -195,6 +215,9 @@ fn simulate(
         let d = &mut scenario.world.snapshot;
         (d.springs, d.ropes, d.welds, d.controller) =
             (d.springs | extra.springs, d.ropes | extra.ropes, d.welds | extra.welds, d.controller | extra.controller);
+    }
+    if matches!(scenario.task, vsr2d::scenario::TaskSpec::ForceDeflection(_)) {
+        return force_deflection(path, &scenario, record.is_some());
     }
     let simulation = scenario.build().with_context(|| format!("scenario {}", path.display())).map_err(input)?;
     // Open the recording before simulating, so an unwritable path fails at once.

@@ -20,7 +20,7 @@ use crate::geom::Vec2;
 use crate::model::cell::connector::ConnectorParams;
 use crate::model::cell::muscle::MuscleKind;
 use crate::model::cell::{CellParams, CellPreset};
-use crate::sim::{ConnectorType, MuscleSpec, World, WorldSettings};
+use crate::sim::{ConnectorType, MuscleSpec, Stepping, World, WorldSettings};
 use crate::snapshot::BodyId;
 
 /// What an increment adds.
@@ -74,11 +74,12 @@ enum Variant {
 const PER_CELL: usize = 10;
 
 /// A resting square grid of `cells` cells, 1 m between membranes, with `variant`'s extra elements.
-fn world(params: &CellParams, cells: usize, substeps: usize, variant: Variant) -> World {
+fn world(params: &CellParams, cells: usize, stepping: Stepping, variant: Variant) -> World {
     let mut w = World::new(WorldSettings {
         dt: CellPreset::ScsPaper.dt(),
         gravity: Vec2::ZERO,
-        solver_iterations: substeps.max(1),
+        solver_iterations: stepping.solver_iterations.max(1),
+        force_substeps: stepping.force_substeps.max(1),
         ..WorldSettings::default()
     });
     let weak = ConnectorParams { strength: 1e-3, radius: 1.0, near_cap: None, hidden_mass: 0.0 };
@@ -135,7 +136,7 @@ fn time(
     variant: Variant,
 ) -> Result<(f64, f64, usize), CellBenchError> {
     let sim_err = |source| CellBenchError::Sim { cells, bodies: params.bodies, source };
-    let mut w = world(params, cells, options.substeps, variant);
+    let mut w = world(params, cells, options.stepping.unwrap_or(Stepping::CELLS), variant);
     w.run(options.warmup, &mut []).map_err(sim_err)?;
     let mut times = Vec::with_capacity(options.repeats);
     for _ in 0..options.repeats {
@@ -198,14 +199,14 @@ mod tests {
     #[test]
     fn facing_connectors_pair_only_when_on_and_only_with_their_neighbour() {
         let p = CellPreset::ScsPaper.params();
-        let mut on = world(&p, 4, 4, Variant::FacingOn);
+        let mut on = world(&p, 4, Stepping { force_substeps: 1, solver_iterations: 4 }, Variant::FacingOn);
         on.run(2, &mut []).unwrap();
         // 2×2 grid: cells 0–1 and 2–3 face each other; every connector reaches at least the one
         // opposite it, and a couple's two cells count the same pairs.
         let pairs: Vec<usize> = (0..4).map(|i| on.cell_pairs(BodyId(i))).collect();
         assert!(pairs.iter().all(|&p| (PER_CELL..=PER_CELL * PER_CELL).contains(&p)), "{pairs:?}");
         assert_eq!((pairs[0], pairs[2]), (pairs[1], pairs[3]));
-        let mut off = world(&p, 4, 4, Variant::FacingOff);
+        let mut off = world(&p, 4, Stepping { force_substeps: 1, solver_iterations: 4 }, Variant::FacingOff);
         off.run(2, &mut []).unwrap();
         assert!((0..4).all(|i| off.cell_pairs(BodyId(i)) == 0));
     }

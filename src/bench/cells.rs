@@ -17,7 +17,7 @@ use serde::Serialize;
 use crate::geom::Vec2;
 use crate::model::cell::{CellParams, CellPreset};
 use crate::rng::SplitMix64;
-use crate::sim::{SimError, World, WorldSettings, CELL_SOLVER_ITERATIONS};
+use crate::sim::{SimError, Stepping, World, WorldSettings};
 
 /// What to measure.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,8 +33,9 @@ pub struct CellBenchOptions {
     /// Body-steps (cells × N × steps) each timed run aims at; the steps per run are this divided by the
     /// bodies, clamped to [`MIN_STEPS`, `MAX_STEPS`], so small worlds are timed over many steps.
     pub body_steps: u64,
-    /// Solver substeps (default the project's [`CELL_SOLVER_ITERATIONS`]).
-    pub substeps: usize,
+    /// Engine steps per step and solver substeps; `None` (the default): what a scenario of that cell
+    /// type gets, [`Stepping::for_cells`] (1 × 16 for N 100, more engine steps for fine membranes).
+    pub stepping: Option<Stepping>,
 }
 
 /// Fewest and most steps in one timed run.
@@ -50,7 +51,7 @@ impl CellBenchOptions {
             warmup: 20,
             repeats: 5,
             body_steps: 2_000_000,
-            substeps: CELL_SOLVER_ITERATIONS,
+            stepping: None,
         }
     }
 
@@ -82,6 +83,7 @@ pub struct CellBenchRow {
     pub series: CellSeries,
     pub cells: usize,
     pub bodies_per_cell: usize,
+    pub force_substeps: usize,
     pub substeps: usize,
     pub steps_per_run: u64,
     pub repeats: usize,
@@ -128,12 +130,13 @@ pub enum CellBenchError {
 }
 
 /// Builds `count` cells of `params` in a square grid, 1 m between membranes, with random velocities.
-pub fn grid_world(params: &CellParams, count: usize, substeps: usize, seed: u64) -> World {
+pub fn grid_world(params: &CellParams, count: usize, stepping: Stepping, seed: u64) -> World {
     let preset = CellPreset::ScsPaper;
     let mut world = World::new(WorldSettings {
         dt: preset.dt(),
         gravity: Vec2::ZERO,
-        solver_iterations: substeps.max(1),
+        solver_iterations: stepping.solver_iterations.max(1),
+        force_substeps: stepping.force_substeps.max(1),
         ..WorldSettings::default()
     });
     let side = (count as f64).sqrt().ceil().max(1.0) as usize;
@@ -175,7 +178,8 @@ pub fn measure(
 ) -> Result<CellBenchRow, CellBenchError> {
     let sim_err = |source| CellBenchError::Sim { cells: count, bodies: params.bodies, source };
     let start = Instant::now();
-    let mut world = grid_world(params, count, options.substeps, 1);
+    let stepping = options.stepping.unwrap_or_else(|| Stepping::for_cells([params], CellPreset::ScsPaper.dt()));
+    let mut world = grid_world(params, count, stepping, 1);
     let build_s = start.elapsed().as_secs_f64();
     world.run(options.warmup, &mut []).map_err(sim_err)?;
     let rss_mb = proc_status_mb("VmRSS:");
@@ -193,7 +197,8 @@ pub fn measure(
         series,
         cells: count,
         bodies_per_cell: params.bodies,
-        substeps: options.substeps,
+        force_substeps: stepping.force_substeps,
+        substeps: stepping.solver_iterations,
         steps_per_run: steps,
         repeats: options.repeats,
         ms_per_step: mean,
@@ -268,8 +273,8 @@ pub fn run_cell_bench(
 /// The table's header.
 pub fn cell_table_header() -> String {
     let head = format!(
-        "{:>10} {:>6} {:>5} {:>5} {:>6} {:>22} {:>13} {:>8} {:>8} {:>10}",
-        "series", "cells", "N", "subst", "steps", "ms/step mean ± sd", "ms/cell/step", "build s", "RSS MB", "perim err"
+        "{:>10} {:>6} {:>5} {:>7} {:>6} {:>22} {:>13} {:>8} {:>8} {:>10}",
+        "series", "cells", "N", "k × n", "steps", "ms/step mean ± sd", "ms/cell/step", "build s", "RSS MB", "perim err"
     );
     format!("{head}\n{}", "-".repeat(head.chars().count()))
 }
@@ -281,11 +286,11 @@ pub fn cell_table_row(r: &CellBenchRow) -> String {
         CellSeries::Resolution => "resolution",
     };
     format!(
-        "{:>10} {:>6} {:>5} {:>5} {:>6} {:>22} {:>13.4} {:>8.2} {:>8} {:>9.3}%",
+        "{:>10} {:>6} {:>5} {:>7} {:>6} {:>22} {:>13.4} {:>8.2} {:>8} {:>9.3}%",
         series,
         r.cells,
         r.bodies_per_cell,
-        r.substeps,
+        format!("{} × {}", r.force_substeps, r.substeps),
         r.steps_per_run,
         format!("{:.4} ± {:.4}", r.ms_per_step, r.ms_per_step_sd),
         r.ms_per_cell_step,
@@ -311,7 +316,7 @@ mod tests {
     #[test]
     fn the_grid_is_separated_and_moving() {
         let p = CellPreset::ScsPaper.params();
-        let mut w = grid_world(&p, 5, 4, 1);
+        let mut w = grid_world(&p, 5, Stepping { force_substeps: 1, solver_iterations: 4 }, 1);
         let s = w.snapshot();
         let cells: Vec<_> = s.cells().collect();
         assert_eq!(cells.len(), 5);

@@ -167,9 +167,9 @@ fn run_cells(args: &BenchArgs) -> Result<(), Failure> {
     }
     let machine = MachineInfo::detect();
     let header = format!(
-        "{machine}\nsoft cells, scs-paper (N 100, R 5, C 200), dt 1/50 s, gravity 0, {} substeps; square grid 1 m apart, \
+        "{machine}\nsoft cells, scs-paper (N 100, R 5, C 200), dt 1/50 s, gravity 0, k × n = engine steps per step × solver substeps ({}); square grid 1 m apart, \
          random initial velocities ≤ 0.5 m/s (seed 1); {} warm-up steps, {} repeats; paper: 0.3 ms per cell per step, goal ≤ 0.1",
-        options.substeps, options.warmup, options.repeats
+        options.stepping.map_or("per N, as scenarios get them".to_string(), |s| s.to_string()), options.warmup, options.repeats
     );
     let classify = |e: CellBenchError| super::classified(matches!(e, CellBenchError::Options(_)), e);
     let print = |line: String| if args.json { eprintln!("{line}") } else { println!("{line}") };

@@ -10,7 +10,7 @@ use crate::model::terrain::{Terrain, TerrainSpec};
 use crate::model::voxel::grid::BodyGrid;
 use crate::model::voxel::grid::BodyGridError;
 use crate::model::voxel::material::MaterialSpec;
-use crate::sim::{RobotOptions, World, WorldSettings, CELL_SOLVER_ITERATIONS, DEFAULT_SOLVER_ITERATIONS};
+use crate::sim::{RobotOptions, Stepping, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS};
 use crate::snapshot::BodyId;
 use crate::task::{Simulation, Task};
 
@@ -86,19 +86,34 @@ impl Scenario {
 
     /// The world settings this scenario asks for.
     pub fn world_settings(&self) -> WorldSettings {
+        let stepping = self.stepping();
         WorldSettings {
             dt: self.world.dt,
             gravity: Vec2::new(self.world.gravity[0], self.world.gravity[1]),
             control_interval: self.world.control_interval,
-            // Cells need more substeps than voxels to keep the ring inextensible (cells.md §8).
-            solver_iterations: self.world.solver_iterations.unwrap_or(if !self.has_cells() {
-                DEFAULT_SOLVER_ITERATIONS
-            } else {
-                CELL_SOLVER_ITERATIONS
-            }),
+            solver_iterations: stepping.solver_iterations,
+            force_substeps: stepping.force_substeps,
             legacy_first_control: self.world.compat.is_legacy(),
             detail: self.world.snapshot,
             welds: self.world.welds,
+        }
+    }
+
+    /// Engine steps per step and solver substeps: the scenario's `world.force_substeps` and
+    /// `world.solver_iterations`, else the defaults: [`DEFAULT_SOLVER_ITERATIONS`] without cells, and
+    /// with cells [`Stepping::for_cells`] over the declared cell types (cells need more substeps than
+    /// voxels to keep the ring inextensible, and fine membranes more engine steps; cells.md §8).
+    pub fn stepping(&self) -> Stepping {
+        let auto = if self.has_cells() {
+            let types: Vec<_> =
+                self.cell_types.keys().filter_map(|k| super::cells::resolve_type(&self.cell_types, k).ok()).collect();
+            Stepping::for_cells(&types, self.world.dt)
+        } else {
+            Stepping { force_substeps: 1, solver_iterations: DEFAULT_SOLVER_ITERATIONS }
+        };
+        Stepping {
+            force_substeps: self.world.force_substeps.unwrap_or(auto.force_substeps),
+            solver_iterations: self.world.solver_iterations.unwrap_or(auto.solver_iterations),
         }
     }
 

@@ -3,7 +3,6 @@
 pub use crate::task::force_deflection::{FdLoad, ForceDeflectionSpec};
 
 use super::{Scenario, ScenarioError, TaskSpec};
-use crate::sim::CELL_SOLVER_ITERATIONS;
 use crate::task::force_deflection::{run, FdError, FdResult};
 
 /// Checks the task against the time step `dt`; errors name `task.<field>` and the fix.
@@ -56,7 +55,7 @@ pub enum FdRunError {
 }
 
 /// Runs the task for the scenario (which must have `"task": {"type": "force_deflection"}`): its single
-/// cell, `world.dt`, `world.solver_iterations` (default [`CELL_SOLVER_ITERATIONS`]).
+/// cell, `world.dt`, `world.force_substeps` and `world.solver_iterations` (default: [`Scenario::stepping`]).
 pub fn run_scenario(scenario: &Scenario) -> Result<FdResult, FdRunError> {
     let TaskSpec::ForceDeflection(spec) = &scenario.task else {
         return Err(FdRunError::NotForceDeflection);
@@ -66,8 +65,7 @@ pub fn run_scenario(scenario: &Scenario) -> Result<FdResult, FdRunError> {
     let (Some(p), Some(cell)) = (params.first(), scenario.cells.first()) else {
         return Err(ScenarioError::Json { path: "cells".into(), message: "add one cell".into() }.into());
     };
-    let substeps = scenario.world.solver_iterations.unwrap_or(CELL_SOLVER_ITERATIONS);
-    Ok(run(&cell.id, p, scenario.world.dt, substeps, spec)?)
+    Ok(run(&cell.id, p, scenario.world.dt, scenario.stepping(), spec)?)
 }
 
 #[cfg(test)]

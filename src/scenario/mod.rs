@@ -71,6 +71,10 @@ pub struct WorldSpec {
     pub duration: f64,
     /// Solver substeps per step (default: the project's measured default).
     pub solver_iterations: Option<usize>,
+    /// Engine steps of dt / k per step, each recomputing the cells' pressure, damping and magnet forces
+    /// (default: 1 without cells, the project's measured default with cells). The solver substeps apply
+    /// to each of them.
+    pub force_substeps: Option<usize>,
     /// `default`, or `legacy-1.0` for the released 2D-VSR-Sim's timing, terrain and default materials.
     pub compat: Preset,
     /// Optional snapshot content (springs, ropes, welds, controller I/O) for recording and rendering.
@@ -89,6 +93,7 @@ impl Default for WorldSpec {
             control_interval: 1,
             duration: 60.0,
             solver_iterations: None,
+            force_substeps: None,
             compat: Preset::Default,
             snapshot: SnapshotDetail::default(),
             welds: Welds::Merged,
@@ -361,6 +366,9 @@ impl Scenario {
         w.terrain.validate(w.compat.is_legacy()).map_err(ScenarioError::Terrain)?;
         if let Some(n) = w.solver_iterations {
             check("solver_iterations", n as f64, (1..=100).contains(&n), "between 1 and 100")?;
+        }
+        if let Some(n) = w.force_substeps {
+            check("force_substeps", n as f64, (1..=64).contains(&n), "between 1 and 64")?;
         }
         if self.robots.is_empty() && self.cells.is_empty() && self.chains.is_empty() {
             return Err(ScenarioError::NoRobots);

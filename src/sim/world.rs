@@ -56,12 +56,23 @@ pub struct WorldSettings {
     /// c: the controller runs every c + 1 steps.
     pub control_interval: u32,
     pub solver_iterations: usize,
+    /// Physics steps of dt / k per step, each recomputing the cells' pressure, damping and magnet forces
+    /// (1 for voxel-only worlds; see [`crate::sim::Stepping::for_cells`]). Forces held over a whole
+    /// step make fine membranes unstable (cells.md §8, ours).
+    pub force_substeps: usize,
     /// `legacy-1.0` timing: the first control call happens after step c + 1, not at t = 0.
     pub legacy_first_control: bool,
     /// Optional snapshot content.
     pub detail: SnapshotDetail,
     /// Welded masses as merged bodies (default) or as jointed bodies (cross-check).
     pub welds: Welds,
+}
+
+impl WorldSettings {
+    /// The length of one engine step, dt / `force_substeps`, s.
+    pub fn physics_dt(&self) -> f64 {
+        self.dt / self.force_substeps.max(1) as f64
+    }
 }
 
 impl Default for WorldSettings {
@@ -71,6 +82,7 @@ impl Default for WorldSettings {
             gravity: V2::new(0.0, -9.8),
             control_interval: 1,
             solver_iterations: DEFAULT_SOLVER_ITERATIONS,
+            force_substeps: 1,
             legacy_first_control: false,
             detail: SnapshotDetail::default(),
             welds: Welds::Merged,
@@ -118,13 +130,14 @@ pub struct World {
     initial_sent: bool,
     /// Connectors, muscles, links and the schedule of the cells (empty without cells).
     cells: CellSystem,
+    plates: fixture::Plates,
 }
 
 impl World {
     pub fn new(settings: WorldSettings) -> World {
         let mut physics = PhysicsWorld::new();
         physics.gravity = Vector::new(settings.gravity.x as Real, settings.gravity.y as Real);
-        physics.integration_parameters.dt = settings.dt as Real;
+        physics.integration_parameters.dt = settings.physics_dt() as Real;
         physics.integration_parameters.num_solver_iterations = settings.solver_iterations.max(1);
         World {
             physics,
@@ -138,6 +151,7 @@ impl World {
             touching_step: None,
             initial_sent: false,
             cells: CellSystem::default(),
+            plates: fixture::Plates::default(),
         }
     }
 
@@ -193,7 +207,7 @@ impl World {
             origin,
             options,
             settings.welds,
-            settings.dt,
+            settings.physics_dt(),
             controller,
         );
         self.filter.bodies.push(SelfContact::VoxelRobot(contact));
@@ -212,7 +226,16 @@ impl World {
         rotation: f64,
     ) -> BodyId {
         let id = BodyId(self.bodies.len());
-        let cell = Cell::build(&mut self.physics, id, label.into(), type_name.into(), params, centre, rotation);
+        let cell = Cell::build(
+            &mut self.physics,
+            id,
+            label.into(),
+            type_name.into(),
+            params,
+            centre,
+            rotation,
+            self.settings.dt,
+        );
         self.filter.bodies.push(SelfContact::Cell);
         self.bodies.push(BodyRuntime::Cell(cell));
         self.touching_step = None;
@@ -359,9 +382,38 @@ impl World {
         if !self.cells.is_empty() {
             self.cells.apply_schedule(&mut self.physics, &mut self.bodies, t, dt);
         }
-        let mut forces_applied = false;
-        if self.is_control_step() {
+        let control = self.is_control_step();
+        if control {
             self.control(t)?;
+        }
+        let k = self.settings.force_substeps.max(1);
+        let h = self.settings.physics_dt();
+        for sub in 0..k {
+            if sub > 0 {
+                for body in &mut self.bodies {
+                    body.get_mut().read_state(&self.physics);
+                }
+            }
+            self.physics_step(control, t + sub as f64 * h, h, (sub + 1) as f64 / k as f64);
+        }
+        self.plates.finish_step(dt);
+        self.step += 1;
+        for body in &mut self.bodies {
+            body.get_mut().read_state(&self.physics);
+        }
+        self.check_stability()?;
+        if listeners.is_empty() {
+            return Ok(Flow::Continue);
+        }
+        self.emit(listeners)
+    }
+
+    /// One engine step of length `h` from time `t`: the forces of this substep (actuation, loads, pressure,
+    /// magnets, muscles), the kinematic plates at `progress` of their move, the engine, then the reset of
+    /// the forces the engine would otherwise keep.
+    fn physics_step(&mut self, control: bool, t: f64, h: f64, progress: f64) {
+        let mut forces_applied = false;
+        if control {
             for body in &self.bodies {
                 forces_applied |= body.get().apply_actuation_forces(&mut self.physics);
             }
@@ -373,29 +425,22 @@ impl World {
             }
         }
         for body in &mut self.bodies {
-            body.get_mut().before_step(&mut self.physics, dt);
+            body.get_mut().before_step(&mut self.physics, h);
         }
         if !self.cells.is_empty() {
             self.cells.before_step(&mut self.physics, &self.bodies, t);
         }
+        self.plates.place(&mut self.physics, progress);
 
         self.physics.step_with_events(&self.filter, &());
 
+        self.plates.add_contacts(&self.physics);
         for body in &self.bodies {
             // Cells set pressure forces every step; voxel robots only when something was applied.
             if forces_applied || matches!(body, BodyRuntime::Cell(_)) {
                 body.get().reset_forces(&mut self.physics);
             }
         }
-        self.step += 1;
-        for body in &mut self.bodies {
-            body.get_mut().read_state(&self.physics);
-        }
-        self.check_stability()?;
-        if listeners.is_empty() {
-            return Ok(Flow::Continue);
-        }
-        self.emit(listeners)
     }
 
     fn control(&mut self, t: f64) -> Result<(), SimError> {

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::geom::Vec2;
 use crate::model::cell::stadium::Stadium;
 use crate::model::cell::CellParams;
-use crate::sim::{FixtureError, PlateMotion, SimError, World, WorldSettings};
+use crate::sim::{FixtureError, PlateMotion, SimError, Stepping, World, WorldSettings};
 use crate::snapshot::CellSnapshot;
 
 /// How the cell is loaded.
@@ -117,7 +117,10 @@ pub struct FdResult {
     pub bodies: usize,
     pub radius: f64,
     pub dt: f64,
+    /// Solver substeps per engine step.
     pub substeps: usize,
+    /// Engine steps per step.
+    pub force_substeps: usize,
     /// h₀, m.
     pub h0: f64,
     pub levels: Vec<FdLevel>,
@@ -159,18 +162,21 @@ pub enum FdError {
     Fixture(#[from] FixtureError),
 }
 
-/// Solver substeps of the characterization sweeps: the smallest of 16 / 32 / 64 at which the sweep
-/// keeps the pressure ordering and the progressive spring at every C and runs C 450 to 0.5·D (measured:
-/// at 16 C 450 goes unstable near 0.45·D; at 32 two level pairs are out of order; at 64 all hold, F_bar
-/// within 0.97–1.09 of the stadium model). Cell worlds elsewhere keep the cheaper project default.
-pub const CONVERGED_SUBSTEPS: usize = 64;
+/// Stepping of the characterization sweeps (cells.md §8's criterion, measured on
+/// `fixtures/scenarios/cells-force-deflection.json`, C 450 to 0.5·D in 5 levels). One engine step per
+/// step: 16 substeps go unstable near 0.45·D, 64 stretch the ring by 0.91 % at 0.5·D. Four engine steps
+/// (the pressure recomputed four times per step) × 16 / 32 / 64 solver substeps: perimeter error 0.45 % /
+/// 0.12 % / 0.03 %; F_bar changes by at most 2.6 % from 16 to 32 and 1.2 % from 32 to 64 (at 0.1·D; 0.95 %
+/// at 0.2·D, ≤ 0.6 % beyond). 4 × 32 is the cheapest with the perimeter well inside 0.5 % and the curve
+/// within about 1 %. Cell worlds elsewhere keep the cheaper [`Stepping::for_cells`].
+pub const CONVERGED_STEPPING: Stepping = Stepping { force_substeps: 4, solver_iterations: 32 };
 
-/// Runs the task for one cell type at time step `dt` with `substeps` solver substeps.
+/// Runs the task for one cell type at time step `dt`, the step divided as `stepping` says.
 pub fn run(
     label: &str,
     p: &CellParams,
     dt: f64,
-    substeps: usize,
+    stepping: Stepping,
     spec: &ForceDeflectionSpec,
 ) -> Result<FdResult, FdError> {
     // The JSON path validates the rest (scenario::force_deflection::validate); direct callers get this.
@@ -180,7 +186,8 @@ pub fn run(
     let mut world = World::new(WorldSettings {
         dt,
         gravity: Vec2::new(spec.gravity[0], spec.gravity[1]),
-        solver_iterations: substeps.max(1),
+        solver_iterations: stepping.solver_iterations.max(1),
+        force_substeps: stepping.force_substeps.max(1),
         ..WorldSettings::default()
     });
     let (r, rb) = (p.radius, p.body_radius());
@@ -253,7 +260,8 @@ pub fn run(
         bodies: p.bodies,
         radius: r,
         dt,
-        substeps: substeps.max(1),
+        substeps: stepping.solver_iterations.max(1),
+        force_substeps: stepping.force_substeps.max(1),
         h0,
         levels,
         max_perimeter_error: max_error,
@@ -310,6 +318,7 @@ pub struct SubstepRow {
 pub fn substep_probe_table(
     p: &CellParams,
     dt: f64,
+    stepping: Stepping,
     counts: &[usize],
     levels: usize,
 ) -> Result<Vec<SubstepRow>, FdError> {
@@ -317,7 +326,7 @@ pub fn substep_probe_table(
     let mut runs = Vec::new();
     for &n in counts {
         // An unstable run (perimeter error > 5 %) fails the criterion; it is not an error of the probe.
-        match run("probe", p, dt, n, &spec) {
+        match run("probe", p, dt, stepping.with_solver_iterations(n), &spec) {
             Ok(r) => runs.push((n, Some(r))),
             Err(FdError::Sim(_)) => runs.push((n, None)),
             Err(e) => return Err(e),

@@ -327,3 +327,54 @@ fn malformed_cell_parts_name_their_path() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("cells[1].connectors[0].bodies[2]") && !stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn a_thousand_body_membrane_runs_ten_seconds_stably() {
+    // Membrane resolution (cells.md §16): N = 1000 runs 10 s stably, perimeter error < 0.5 %. With the
+    // pressure held over whole steps this ring went unstable at step 4; the default stepping of a
+    // scenario with N 1000 recomputes it 32 times per step.
+    let text = json(
+        "{'world': {'dt': 0.02, 'duration': 10, 'gravity': [0, 0], 'terrain': {'type': 'none'}}, \
+         'cell_types': {'fine': {'preset': 'scs-paper', 'bodies': 1000}}, \
+         'cells': [{'id': 'a', 'type': 'fine', 'position': [0, 0]}], 'task': {'type': 'free'}}",
+    );
+    let s = Scenario::from_json(&text).unwrap();
+    assert_eq!((s.stepping().force_substeps, s.stepping().solver_iterations), (32, 1));
+    let out = vsr2d::batch::simulate_scenario(&s).unwrap();
+    let c = &out.cells.unwrap()[0];
+    assert_eq!(c.steps, 500);
+    assert!(c.max_perimeter_error < 5e-3, "{}", c.max_perimeter_error);
+    // Independent figures: with A₀ = πR² the ring at rest is the regular N-gon, A/A₀ = N·sin(2π/N)/(2π)
+    // = 0.9999934 for N 1000, the largest area for its perimeter. A ring that zig-zags or buckles has less;
+    // one stretched by e has at most (1 + e)² times it.
+    let n = 1000.0;
+    let tau = 2.0 * std::f64::consts::PI;
+    let regular = n * (tau / n).sin() / tau;
+    let most = regular * (1.0 + c.max_perimeter_error).powi(2);
+    for a in [c.area_ratio, c.area_ratio_min] {
+        assert!(a > regular - 1e-6 && a < most + 1e-7, "{a} vs {regular} … {most}");
+    }
+}
+
+#[test]
+fn simulate_runs_the_force_deflection_sweep_against_the_stadium_model() {
+    let out = vsr2d(&["simulate", "fixtures/scenarios/cells-force-deflection.json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &v["force_deflection"];
+    assert_eq!((r["force_substeps"].as_u64(), r["substeps"].as_u64()), (Some(4), Some(32)));
+    let levels = r["levels"].as_array().unwrap();
+    assert_eq!(levels.len(), 10, "5 loading and 5 unloading levels");
+    assert!(r["max_perimeter_error"].as_f64().unwrap() < 5e-3);
+    for l in levels.iter().filter(|l| l["phase"] == "load") {
+        let (x, f, model) =
+            (l["delta_over_d"].as_f64().unwrap(), l["bar_force"].as_f64().unwrap(), l["model_force"].as_f64().unwrap());
+        if (0.099..=0.401).contains(&x) {
+            // cells.md §16: F_bar within ±25 % of the stadium model (§14) for 0.1 ≤ δ/D ≤ 0.4.
+            assert!((f / model - 1.0).abs() < 0.25, "δ/D {x}: {f} N vs {model} N");
+        }
+    }
+    let rec = vsr2d(&["simulate", "fixtures/scenarios/cells-force-deflection.json", "--record", "/tmp/vsr2d-fd.jsonl"]);
+    assert_eq!(rec.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&rec.stderr).contains("not recorded"));
+}

@@ -9,8 +9,9 @@ use serde::Serialize;
 use crate::model::cell::stadium::Stadium;
 use crate::model::cell::{CellParams, CellPreset, Normals};
 use crate::report::csv::{f64_field, opt_f64_field, Csv};
+use crate::sim::Stepping;
 use crate::task::force_deflection::{
-    run, substep_probe_table, FdError, FdResult, ForceDeflectionSpec, Phase, SubstepRow, CONVERGED_SUBSTEPS,
+    run, substep_probe_table, FdError, FdResult, ForceDeflectionSpec, Phase, SubstepRow, CONVERGED_STEPPING,
 };
 
 /// C of the full sweep, N per body (spec §15, ours).
@@ -42,8 +43,10 @@ pub struct FdOptions {
     pub pressures: Vec<f64>,
     /// Loading levels up to 0.5·D.
     pub levels: usize,
-    /// Solver substeps of the sweep (the project default).
+    /// Solver substeps of the sweep.
     pub substeps: usize,
+    /// Engine steps per step of the sweep (the project default for cells).
+    pub force_substeps: usize,
     /// Substep counts of the convergence probe (each n is compared with 2n).
     pub probe_counts: Vec<usize>,
     pub stability: Vec<f64>,
@@ -102,6 +105,7 @@ pub struct FdData {
     pub params: CellParams,
     pub dt: f64,
     pub substeps: usize,
+    pub force_substeps: usize,
     pub levels: usize,
     pub spec: FdSpecText,
     pub runs: Vec<FdRun>,
@@ -153,15 +157,20 @@ pub fn measured_tangent(r: &FdResult, delta: f64, h: f64) -> Option<f64> {
 
 impl FdOptions {
     pub fn new(preset: CellPreset, quick: bool) -> FdOptions {
-        let substeps = CONVERGED_SUBSTEPS;
+        let substeps = CONVERGED_STEPPING.solver_iterations;
         FdOptions {
             preset,
             pressures: if quick { QUICK_C.to_vec() } else { SWEEP_C.to_vec() },
             levels: if quick { 10 } else { 20 },
             substeps,
+            force_substeps: CONVERGED_STEPPING.force_substeps,
             probe_counts: if quick { vec![substeps / 2, substeps] } else { vec![16, 32, 64, 128] },
             stability: STABILITY_C.to_vec(),
         }
+    }
+
+    fn stepping(&self, solver_iterations: usize) -> Stepping {
+        Stepping { force_substeps: self.force_substeps, solver_iterations }
     }
 
     fn spec(&self) -> ForceDeflectionSpec {
@@ -178,7 +187,12 @@ impl FdOptions {
             .pressures
             .par_iter()
             .map(|&c| {
-                FdRun::of(c, base.normals, self.substeps, run("cell", &with(c, base.normals), dt, self.substeps, &spec))
+                FdRun::of(
+                    c,
+                    base.normals,
+                    self.substeps,
+                    run("cell", &with(c, base.normals), dt, self.stepping(self.substeps), &spec),
+                )
             })
             .collect();
         let d = 2.0 * base.radius;
@@ -201,13 +215,14 @@ impl FdOptions {
             .collect();
         let probe_pressure = self.pressures.iter().copied().fold(0.0, f64::max);
         let probe_params = with(probe_pressure, base.normals);
-        let convergence = substep_probe_table(&probe_params, dt, &self.probe_counts, self.levels)?;
+        let convergence =
+            substep_probe_table(&probe_params, dt, self.stepping(self.substeps), &self.probe_counts, self.levels)?;
         let load_only = ForceDeflectionSpec { unload: false, ..spec.clone() };
         let ratios = self
             .probe_counts
             .par_iter()
             .map(|&n| {
-                let r = run("probe", &probe_params, dt, n, &load_only).ok();
+                let r = run("probe", &probe_params, dt, self.stepping(n), &load_only).ok();
                 let (min, max) = r.as_ref().map(model_ratio_range).unwrap_or((None, None));
                 ModelRatio { substeps: n, min, max }
             })
@@ -220,12 +235,12 @@ impl FdOptions {
             probe_pressure,
             other,
             self.substeps,
-            run("cell", &with(probe_pressure, other), dt, self.substeps, &spec),
+            run("cell", &with(probe_pressure, other), dt, self.stepping(self.substeps), &spec),
         )];
         let stability: Vec<StabilityRow> = self
             .stability
             .par_iter()
-            .map(|&c| match run("cell", &with(c, base.normals), dt, self.substeps, &spec) {
+            .map(|&c| match run("cell", &with(c, base.normals), dt, self.stepping(self.substeps), &spec) {
                 Ok(r) => StabilityRow {
                     pressure: c,
                     stable: true,
@@ -243,6 +258,7 @@ impl FdOptions {
             params: base,
             dt,
             substeps: self.substeps,
+            force_substeps: self.force_substeps,
             levels: self.levels,
             spec: FdSpecText {
                 max_deflection: spec.max_deflection,
@@ -359,6 +375,7 @@ mod tests {
             radius: 5.0,
             dt: 0.02,
             substeps: 16,
+            force_substeps: 1,
             h0: 10.0,
             levels,
             max_perimeter_error: 0.0,
@@ -383,6 +400,7 @@ mod tests {
             params: CellPreset::ScsPaper.params(),
             dt: 0.02,
             substeps: 16,
+            force_substeps: 1,
             levels: 4,
             spec: FdSpecText { max_deflection: 0.5, settle: 2.0, average: 0.5, ramp: 0.5 },
             runs: vec![run(50.0), run(450.0)],

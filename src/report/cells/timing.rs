@@ -34,7 +34,7 @@ pub struct TimingData {
     pub resolutions: Vec<usize>,
     pub repeats: usize,
     pub warmup: u64,
-    pub substeps: usize,
+    pub stepping: Option<crate::sim::Stepping>,
     /// The incremental costs (§15 item 3a) and the cells and steps they were timed with.
     pub increments: Vec<IncrementRow>,
     pub increment_cells: usize,
@@ -56,7 +56,7 @@ impl TimingData {
             resolutions: o.resolutions,
             repeats: o.repeats,
             warmup: o.warmup,
-            substeps: o.substeps,
+            stepping: o.stepping,
         })
     }
 

@@ -18,6 +18,60 @@ use crate::snapshot::{BodyId, BodySnapshot, CellSnapshot, SnapshotDetail};
 /// measured 2.0 %, 1.04 %, 0.43 %, 0.13 %, 0.035 %). The F–δ half of the criterion is not probed yet.
 pub const CELL_SOLVER_ITERATIONS: usize = 16;
 
+/// Most engine steps per step the automatic choice ([`Stepping::for_cells`]) takes.
+pub const MAX_FORCE_SUBSTEPS: usize = 64;
+
+/// How a step is divided: engine steps per step, each recomputing the forces, and solver substeps per
+/// engine step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Stepping {
+    pub force_substeps: usize,
+    pub solver_iterations: usize,
+}
+
+impl std::fmt::Display for Stepping {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} engine steps × {} solver substeps per step", self.force_substeps, self.solver_iterations)
+    }
+}
+
+impl Stepping {
+    /// The project's default for worlds of `scs-paper` cells (N 100, C ≤ 800): one engine step per step.
+    pub const CELLS: Stepping = Stepping { force_substeps: 1, solver_iterations: CELL_SOLVER_ITERATIONS };
+
+    /// The default for a world of these cell types: the engine steps the finest, most pressurised
+    /// membrane needs ([`stable_force_substeps`]), and [`CELL_SOLVER_ITERATIONS`] solver substeps per
+    /// step shared among them (at least one per engine step), so N 100 keeps [`Stepping::CELLS`].
+    pub fn for_cells<'a>(types: impl IntoIterator<Item = &'a CellParams>, dt: f64) -> Stepping {
+        let force_substeps = types.into_iter().map(|p| stable_force_substeps(p, dt)).max().unwrap_or(1);
+        Stepping { force_substeps, solver_iterations: (CELL_SOLVER_ITERATIONS / force_substeps).max(1) }
+    }
+
+    /// `self` with another count of solver substeps (the convergence probe's n and 2n).
+    pub fn with_solver_iterations(self, solver_iterations: usize) -> Stepping {
+        Stepping { solver_iterations, ..self }
+    }
+}
+
+/// Engine steps per step a membrane needs to stay stable at the world step dt (ours, measured).
+///
+/// The pressure force is held over an engine step; a ring under tension (`rest_area: circle` starts
+/// pressurised) then goes unstable once its zig-zag modes are too fast for that step, and those modes
+/// quicken with N and C. Measured on one free cell (`scs-paper`, dt 1/50 s, 4 solver substeps, 10 s,
+/// gravity 0), the fewest engine steps per step (of 1, 2, 4, 8, 16) that stay stable: N 150: 1 (C 200
+/// and 450); N 200: 1 / 2; N 300: 2 / 4; N 500: 4 / 16; N 700: 8 (C 200); N 1000: 16 (C 200). The rule
+/// (N/200)²·(C/200)·(dt/0.02), rounded up to a power of two, is at or above every measurement (N 1000
+/// C 200: 32, N 700 C 450: 32, stable; N 1000 C 450: 64, stable). The engine step must resolve a mode
+/// frequency, hence linear in dt.
+pub fn stable_force_substeps(params: &CellParams, dt: f64) -> usize {
+    let need = (params.bodies as f64 / 200.0).powi(2) * (params.pressure.abs() / 200.0) * (dt / 0.02);
+    let mut k = 1;
+    while (k as f64) < need && k < MAX_FORCE_SUBSTEPS {
+        k *= 2;
+    }
+    k
+}
+
 /// Perimeter error above which a run is unstable (spec §9).
 const MAX_PERIMETER_ERROR: f64 = 0.05;
 
@@ -34,6 +88,9 @@ pub(crate) struct Cell {
     up: Vec<Vec2>,
     area: f64,
     force: f64,
+    /// The world's step dt, s: the damping law's coefficients are those of a whole step, however many
+    /// engine steps it is divided into (`model::cell::effective_damping`).
+    step_dt: f64,
 }
 
 impl Cell {
@@ -46,6 +103,7 @@ impl Cell {
         params: CellParams,
         centre: Vec2,
         rotation: f64,
+        step_dt: f64,
     ) -> Cell {
         let n = params.bodies;
         let pos = params.initial_positions(centre, rotation);
@@ -98,6 +156,7 @@ impl Cell {
             up: vec![Vec2::ZERO; n],
             area: 0.0,
             force: 0.0,
+            step_dt,
         };
         cell.read_state(physics);
         cell
@@ -148,8 +207,8 @@ impl SimBody for Cell {
 
     /// The pressure step (spec §9 step 2). The world resets a cell's forces after every step (rapier
     /// keeps user forces), so these add to task loads of this step only.
-    fn before_step(&mut self, physics: &mut PhysicsWorld, dt: f64) {
-        let f = cell::pressure_forces(&self.params, &self.pos, &self.vel, &self.up, dt);
+    fn before_step(&mut self, physics: &mut PhysicsWorld, _engine_dt: f64) {
+        let f = cell::pressure_forces(&self.params, &self.pos, &self.vel, &self.up, self.step_dt);
         self.area = f.area;
         self.force = f.force;
         for (h, fi) in self.bodies.iter().zip(&f.forces) {

@@ -4,6 +4,7 @@
 
 use std::f64::consts::PI;
 
+use super::{stable_force_substeps, Stepping};
 use crate::geom::Vec2;
 use crate::model::cell::{self, CellParams, CellPreset};
 use crate::model::terrain::Terrain;
@@ -192,4 +193,31 @@ fn cell_reruns_are_bit_identical() {
         serde_json::to_string(&s).unwrap()
     };
     assert_eq!(run(), run());
+}
+
+#[test]
+fn the_stepping_rule_keeps_n_100_at_one_engine_step_and_covers_every_measured_minimum() {
+    let p = |bodies: usize, pressure: f64| CellParams { bodies, pressure, ..CellPreset::ScsPaper.params() };
+    let dt = CellPreset::ScsPaper.dt();
+    // The presets and every fixture (N 100, C ≤ 450) keep one engine step of 16 substeps.
+    for c in [4.5, 50.0, 200.0, 450.0, 800.0] {
+        assert_eq!(Stepping::for_cells([&p(100, c)], dt), Stepping::CELLS);
+    }
+    assert_eq!(Stepping::for_cells([&CellPreset::ScsCode.params()], CellPreset::ScsCode.dt()), Stepping::CELLS);
+    // The fewest stable engine steps measured (see `stable_force_substeps`).
+    for (n, c, measured) in [
+        (200, 450.0, 2),
+        (300, 200.0, 2),
+        (300, 450.0, 4),
+        (500, 200.0, 4),
+        (500, 450.0, 16),
+        (700, 200.0, 8),
+        (1000, 200.0, 16),
+    ] {
+        assert!(stable_force_substeps(&p(n, c), dt) >= measured, "N {n} C {c}");
+    }
+    // The finest type decides; the solver substeps are shared out, at least one per engine step.
+    let s = Stepping::for_cells([&p(100, 200.0), &p(1000, 450.0)], dt);
+    assert_eq!((s.force_substeps, s.solver_iterations), (64, 1));
+    assert_eq!(stable_force_substeps(&p(1000, 200.0), dt / 2.0), 16);
 }

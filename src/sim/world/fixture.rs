@@ -47,6 +47,88 @@ pub enum FixtureError {
     NotKinematic,
 }
 
+/// The plates of a world: where the kinematic ones go during the step, and the contact impulse each
+/// received, summed over the step's physics substeps.
+#[derive(Debug, Default)]
+pub(super) struct Plates {
+    list: Vec<PlateRuntime>,
+}
+
+#[derive(Debug)]
+struct PlateRuntime {
+    plate: Plate,
+    /// This step's move of a kinematic plate: from, to.
+    moving: Option<(V2, V2)>,
+    /// Contact impulse summed over this step's substeps so far, N·s.
+    impulse: V2,
+    /// The last complete step's contact.
+    contact: PlateContact,
+}
+
+impl Plates {
+    /// Sets each moving plate's position at the end of the next substep, `progress` (0 … 1] of its move.
+    pub(super) fn place(&self, physics: &mut PhysicsWorld, progress: f64) {
+        for p in &self.list {
+            if let Some((from, to)) = p.moving {
+                physics.bodies[p.plate.body].set_next_kinematic_translation(v(from + (to - from) * progress));
+            }
+        }
+    }
+
+    /// Adds the contact impulses of the substep just taken.
+    pub(super) fn add_contacts(&mut self, physics: &PhysicsWorld) {
+        for p in &mut self.list {
+            let (impulse, touching) = contact_of(physics, p.plate.collider);
+            p.impulse = p.impulse + impulse;
+            p.contact.touching = touching;
+        }
+    }
+
+    /// Closes the step of length `dt`: the summed impulse becomes the step's mean force.
+    pub(super) fn finish_step(&mut self, dt: f64) {
+        for p in &mut self.list {
+            p.moving = None;
+            p.contact.force = p.impulse * (1.0 / dt);
+            p.impulse = V2::ZERO;
+        }
+    }
+
+    fn get_mut(&mut self, plate: Plate) -> Option<&mut PlateRuntime> {
+        self.list.iter_mut().find(|p| p.plate == plate)
+    }
+}
+
+/// The impulse the contacts of one engine step exerted on `collider` and what touched it. Each contact's
+/// impulses (normal and friction) are the solver's totals over the engine's substeps.
+fn contact_of(physics: &PhysicsWorld, collider: ColliderHandle) -> (V2, Vec<(BodyId, usize)>) {
+    let mut impulse = V2::ZERO;
+    let mut touching = Vec::new();
+    for pair in physics.contact_pairs_with(collider) {
+        if !pair.has_any_active_contact() {
+            continue;
+        }
+        // The solver pushes collider 1 along −n and collider 2 along +n; friction acts along the
+        // tangent of −n turned by +90°.
+        let sign = if pair.collider1 == collider { 1.0 } else { -1.0 };
+        for m in pair.solver_manifolds() {
+            let n = V2::new(m.data.normal.x as f64, m.data.normal.y as f64);
+            let dir1 = -n;
+            let tangent1 = V2::new(-dir1.y, dir1.x);
+            for p in &m.points {
+                let j = dir1 * p.data.impulse as f64 + tangent1 * p.data.tangent_impulse[0] as f64;
+                impulse = impulse + j * sign;
+            }
+        }
+        let other = if pair.collider1 == collider { pair.collider2 } else { pair.collider1 };
+        if let Some(tag) = physics.colliders.get(other).and_then(|c| ColliderTag::decode(c.user_data)) {
+            touching.push((tag.body, tag.part));
+        }
+    }
+    touching.sort_unstable_by_key(|(b, p)| (b.index(), *p));
+    touching.dedup();
+    (impulse, touching)
+}
+
 impl World {
     /// Adds a box of half extents `half` centred at `centre`, with friction `friction` (combined as the
     /// bodies' geometric mean) and restitution 0.
@@ -62,7 +144,10 @@ impl World {
             .restitution(0.0)
             .restitution_combine_rule(CoefficientCombineRule::Max);
         let collider = self.physics.colliders.insert_with_parent(collider, body, &mut self.physics.bodies);
-        Plate { body, collider }
+        let plate = Plate { body, collider };
+        let contact = PlateContact { force: V2::ZERO, touching: Vec::new() };
+        self.plates.list.push(PlateRuntime { plate, moving: None, impulse: V2::ZERO, contact });
+        plate
     }
 
     /// Pins membrane body `index` of cell `cell` to `plate` with a revolute joint at the body's centre
@@ -90,47 +175,28 @@ impl World {
         V2::new(t.x as f64, t.y as f64)
     }
 
-    /// Sets where a kinematic plate's centre will be at the end of the next step (the engine gives it
-    /// the velocity that gets it there).
+    /// Sets where a kinematic plate's centre will be at the end of the next step. It moves there at a
+    /// constant speed over the step's physics substeps (the engine gives it the velocity).
     pub fn move_plate(&mut self, plate: Plate, centre: V2) -> Result<(), FixtureError> {
-        let rb = &mut self.physics.bodies[plate.body];
-        if !rb.is_kinematic() {
+        if !self.physics.bodies[plate.body].is_kinematic() {
             return Err(FixtureError::NotKinematic);
         }
-        rb.set_next_kinematic_translation(v(centre));
+        let from = self.plate_centre(plate);
+        if let Some(p) = self.plates.get_mut(plate) {
+            p.moving = Some((from, centre));
+        }
         Ok(())
     }
 
-    /// The contact force on `plate` during the last step and what touched it. Each contact's impulses
-    /// (normal and friction) are the solver's totals over the step's substeps, so impulse / dt is the
-    /// step's mean force.
+    /// The contact force on `plate` during the last step (its impulses summed over the step's substeps,
+    /// divided by dt: the step's mean force) and what touched it at the step's end.
     pub fn plate_contact(&self, plate: Plate) -> PlateContact {
-        let mut impulse = V2::ZERO;
-        let mut touching = Vec::new();
-        for pair in self.physics.contact_pairs_with(plate.collider) {
-            if !pair.has_any_active_contact() {
-                continue;
-            }
-            // The solver pushes collider 1 along −n and collider 2 along +n; friction acts along the
-            // tangent of −n turned by +90°.
-            let sign = if pair.collider1 == plate.collider { 1.0 } else { -1.0 };
-            for m in pair.solver_manifolds() {
-                let n = V2::new(m.data.normal.x as f64, m.data.normal.y as f64);
-                let dir1 = -n;
-                let tangent1 = V2::new(-dir1.y, dir1.x);
-                for p in &m.points {
-                    let j = dir1 * p.data.impulse as f64 + tangent1 * p.data.tangent_impulse[0] as f64;
-                    impulse = impulse + j * sign;
-                }
-            }
-            let other = if pair.collider1 == plate.collider { pair.collider2 } else { pair.collider1 };
-            if let Some(tag) = self.physics.colliders.get(other).and_then(|c| ColliderTag::decode(c.user_data)) {
-                touching.push((tag.body, tag.part));
-            }
-        }
-        touching.sort_unstable_by_key(|(b, p)| (b.index(), *p));
-        touching.dedup();
-        PlateContact { force: impulse * (1.0 / self.settings.dt), touching }
+        self.plates
+            .list
+            .iter()
+            .find(|p| p.plate == plate)
+            .map(|p| p.contact.clone())
+            .unwrap_or(PlateContact { force: V2::ZERO, touching: Vec::new() })
     }
 }
 
