@@ -36,6 +36,7 @@ use crate::render::{
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::world::SimError;
 use crate::snapshot::{BodyId, Flow, ListenerError, Snapshot, SnapshotDetail, SnapshotListener};
+use crate::task::free::{CellMetrics, CellMetricsListener};
 use crate::task::locomotion::{LocomotionListener, LocomotionMetrics};
 use crate::task::Simulation;
 
@@ -161,10 +162,11 @@ impl MovieSource {
         let cells_only = bodies.iter().all(|(id, _)| sim.world.is_cell(*id));
         let end_t = sim.steps as f64 * sim.world.settings().dt;
         let metrics = sim.task.listener();
+        let cell_metrics = bodies.iter().any(|(id, _)| sim.world.is_cell(*id)).then(CellMetricsListener::default);
         let detail = sim.world.settings().detail;
         MovieSource {
             name: name.into(),
-            stream: Stream::Live { sim: Box::new(sim), metrics, started: false },
+            stream: Stream::Live { sim: Box::new(sim), metrics, cell_metrics, started: false },
             bodies,
             cells_only,
             end_t,
@@ -249,6 +251,8 @@ enum Stream {
     Live {
         sim: Box<Simulation>,
         metrics: LocomotionListener,
+        /// Present when the simulation has soft cells.
+        cell_metrics: Option<CellMetricsListener>,
         started: bool,
     },
     Recorded {
@@ -262,17 +266,26 @@ impl Stream {
     /// The next snapshot in time order, `None` at the end of the run or recording.
     fn next_snapshot(&mut self, name: &str) -> Result<Option<Arc<Snapshot>>, MovieError> {
         match self {
-            Stream::Live { sim, metrics, started } => {
+            Stream::Live { sim, metrics, cell_metrics, started } => {
                 let mut latest = Latest(None);
                 let failed = |source| MovieError::Simulation { name: name.to_owned(), source };
-                // Neither listener here ever stops the run, so the flow is always `Continue`.
+                let mut listeners: Vec<&mut dyn SnapshotListener> = vec![metrics, &mut latest];
+                if let Some(c) = cell_metrics.as_mut() {
+                    listeners.push(c);
+                }
+                // No listener here ever stops the run, so the flow is always `Continue`.
                 if !*started {
                     *started = true;
-                    sim.world.emit_initial(&mut [metrics, &mut latest]).map_err(failed)?;
+                    sim.world.emit_initial(&mut listeners).map_err(failed)?;
                 }
+                drop(listeners);
                 // A simulation handed over already started has no initial snapshot left to give.
                 if latest.0.is_none() && sim.world.step_index() < sim.steps {
-                    sim.world.step(&mut [metrics, &mut latest]).map_err(failed)?;
+                    let mut listeners: Vec<&mut dyn SnapshotListener> = vec![metrics, &mut latest];
+                    if let Some(c) = cell_metrics.as_mut() {
+                        listeners.push(c);
+                    }
+                    sim.world.step(&mut listeners).map_err(failed)?;
                 }
                 Ok(latest.0)
             }
@@ -400,6 +413,9 @@ impl Default for MovieSettings {
 pub struct RunMetrics {
     pub name: String,
     pub robots: Vec<LocomotionMetrics>,
+    /// Each soft cell's metrics, in a scenario with cells.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cells: Option<Vec<CellMetrics>>,
 }
 
 /// Frames of a grid of sources, in display order (spec §12 frame rule).
@@ -580,8 +596,22 @@ impl Movie {
             .filter(|feed| matches!(feed.stream, Stream::Live { .. }))
             .map(|feed| {
                 while feed.stream.next_snapshot(&feed.name)?.is_some() {}
-                let Stream::Live { metrics, .. } = &feed.stream else { unreachable!("filtered to live feeds") };
-                Ok(RunMetrics { name: feed.name.clone(), robots: metrics.metrics() })
+                let Stream::Live { sim, metrics, cell_metrics, .. } = &feed.stream else {
+                    unreachable!("filtered to live feeds")
+                };
+                // The locomotion listener sees every body; cells are reported by their own metrics.
+                let robots = metrics
+                    .metrics()
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(i, _)| !sim.world.is_cell(BodyId(*i)))
+                    .map(|(_, m)| m)
+                    .collect();
+                Ok(RunMetrics {
+                    name: feed.name.clone(),
+                    robots,
+                    cells: cell_metrics.as_ref().map(CellMetricsListener::metrics),
+                })
             })
             .collect()
     }

@@ -162,14 +162,14 @@ pub enum FdError {
     Fixture(#[from] FixtureError),
 }
 
-/// Stepping of the characterization sweeps (cells.md §8's criterion, measured on
-/// `fixtures/scenarios/cells-force-deflection.json`, C 450 to 0.5·D in 5 levels). One engine step per
-/// step: 16 substeps go unstable near 0.45·D, 64 stretch the ring by 0.91 % at 0.5·D. Four engine steps
-/// (the pressure recomputed four times per step) × 16 / 32 / 64 solver substeps: perimeter error 0.45 % /
-/// 0.12 % / 0.03 %; F_bar changes by at most 2.6 % from 16 to 32 and 1.2 % from 32 to 64 (at 0.1·D; 0.95 %
-/// at 0.2·D, ≤ 0.6 % beyond). 4 × 32 is the cheapest with the perimeter well inside 0.5 % and the curve
-/// within about 1 %. Cell worlds elsewhere keep the cheaper [`Stepping::for_cells`].
-pub const CONVERGED_STEPPING: Stepping = Stepping { force_substeps: 4, solver_iterations: 32 };
+/// Stepping of the characterization sweeps: the smallest solver substep count that passes cells.md §8's
+/// criterion (perimeter error < 0.5 % and F–δ change < 1 % when the count doubles), with the pressure
+/// recomputed four times per step. With one engine step per step no count up to 128 passes (16 goes
+/// unstable near 0.45·D at C 450, 64 stretches the ring by 0.91 % at 0.5·D). Measured by the report's
+/// probe (C 450, 20 levels to 0.5·D) at 4 engine steps: n 16 / 32 / 64 / 128, perimeter error 0.45 % /
+/// 0.12 % / 0.029 % / 0.0075 %; F–δ change 16 → 32 3.2 %, 32 → 64 1.26 %, 64 → 128 0.46 %. Cell worlds
+/// elsewhere keep the cheaper [`Stepping::for_cells`].
+pub const CONVERGED_STEPPING: Stepping = Stepping { force_substeps: 4, solver_iterations: 64 };
 
 /// Runs the task for one cell type at time step `dt`, the step divided as `stepping` says.
 pub fn run(

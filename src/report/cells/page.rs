@@ -280,7 +280,7 @@ pub fn render_page(data: &CellsReportData, charts: &[Chart], media: &[Media]) ->
             force_substeps => fd.force_substeps,
             substeps_note => if fd.substeps == crate::task::force_deflection::CONVERGED_STEPPING.solver_iterations {
                 format!(
-                    "the report's default, {}: the pressure recomputed 4 times per step keeps the ring within 0.12 % at 0.5·D, and 32 → 64 substeps moves F_bar by about 1 %; other cell worlds use the project's default ({} for N 100)",
+                    "the report's default, {}: the smallest solver substep count passing §8's criterion with the pressure recomputed 4 times per step (table above); other cell worlds use the project's default ({} for N 100)",
                     crate::task::force_deflection::CONVERGED_STEPPING,
                     crate::sim::Stepping::CELLS
                 )
