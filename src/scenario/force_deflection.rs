@@ -8,11 +8,19 @@ use crate::task::force_deflection::{run, FdError, FdResult};
 /// Checks the task against the time step `dt`; errors name `task.<field>` and the fix.
 pub fn validate(spec: &ForceDeflectionSpec, dt: f64) -> Result<(), ScenarioError> {
     let err = |field: &str, message: String| ScenarioError::Json { path: format!("task.{field}"), message };
-    if spec.load == FdLoad::Force {
-        return Err(err(
-            "load",
-            "`force` (the dynamic bar on a prismatic joint) is not implemented yet; use `displacement`".into(),
-        ));
+    if let Some(f) = spec.max_force {
+        if !(f.is_finite() && f > 0.0 && f <= 1e7) {
+            return Err(err(
+                "max_force",
+                format!("{f} N: must be in (0, 1e7] N, or left out for the stadium model's force at max_deflection"),
+            ));
+        }
+        if spec.load != FdLoad::Force {
+            return Err(err(
+                "max_force",
+                "applies to `load: force` only: drop it, or set `\"load\": \"force\"`".into(),
+            ));
+        }
     }
     if !(1..=1000).contains(&spec.levels) {
         return Err(err("levels", format!("{} levels: use between 1 and 1000", spec.levels)));
@@ -83,7 +91,8 @@ mod tests {
         Scenario::from_json(&with_task(r#"{"type": "force_deflection"}"#)).unwrap();
         for (edit, path) in [
             (r#""levels": 0"#, "task.levels"),
-            (r#""load": "force""#, "task.load"),
+            (r#""max_force": 100"#, "task.max_force"),
+            (r#""load": "force", "max_force": -1"#, "task.max_force"),
             (r#""max_deflection": 2"#, "task.max_deflection"),
             (r#""ramp": 5"#, "task.ramp"),
             (r#""bar": 1"#, "task.bar"),

@@ -28,8 +28,8 @@ pub enum FdLoad {
     /// A kinematic bar lowered level by level (implemented).
     #[default]
     Displacement,
-    /// The paper's: a dynamic bar on a vertical prismatic joint under a stepwise force (not implemented
-    /// yet: refused by the validation).
+    /// The paper's: a dynamic bar sliding vertically (as on a prismatic joint), pushed by a force raised
+    /// level by level, evenly up to `max_force`.
     Force,
 }
 
@@ -40,8 +40,12 @@ pub enum FdLoad {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct ForceDeflectionSpec {
-    /// `displacement` (default, kinematic bar) or `force` (not implemented yet).
+    /// `displacement` (default, kinematic bar) or `force` (a sliding bar of 1 kg, ours, pushed by a force).
     pub load: FdLoad,
+    /// The largest force of `load: force`, N (default: the stadium model's F_bar at `max_deflection`·D,
+    /// cells.md §14).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_force: Option<f64>,
     /// Loading levels, evenly spaced in δ up to `max_deflection`·D (default 10).
     pub levels: usize,
     /// Largest deflection as a fraction of D = 2R (default 0.5).
@@ -63,6 +67,7 @@ impl Default for ForceDeflectionSpec {
     fn default() -> Self {
         ForceDeflectionSpec {
             load: FdLoad::Displacement,
+            max_force: None,
             levels: 10,
             max_deflection: 0.5,
             settle: 2.0,
@@ -86,11 +91,15 @@ pub enum Phase {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FdLevel {
     pub phase: Phase,
-    /// The commanded deflection, m.
+    /// The commanded deflection, m (for `load: force`, the stadium model's deflection at the level's
+    /// force, 0 where the model has none).
     pub target_delta: f64,
+    /// The applied force of `load: force`, N.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub applied_force: Option<f64>,
     /// F_bar: vertical contact force on the bar (upward positive), N.
     pub bar_force: f64,
-    /// δ = h₀ − h at the end of the window, m.
+    /// δ = h₀ − h at the end of the window (`load: force`: its mean over the window), m.
     pub delta: f64,
     pub delta_over_d: f64,
     /// A/A₀.
@@ -154,8 +163,6 @@ impl FdResult {
 /// Why the task could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum FdError {
-    #[error("`load: force` (the dynamic bar on a prismatic joint) is not implemented yet; use `displacement`")]
-    ForceLoadNotImplemented,
     #[error(transparent)]
     Sim(#[from] SimError),
     #[error(transparent)]
@@ -171,6 +178,10 @@ pub enum FdError {
 /// elsewhere keep the cheaper [`Stepping::for_cells`].
 pub const CONVERGED_STEPPING: Stepping = Stepping { force_substeps: 4, solver_iterations: 64 };
 
+/// Mass of the force-loaded bar, kg (ours: light, so that it follows the cell within the settle time; its
+/// weight does not act, the bar has no gravity).
+pub const BAR_MASS: f64 = 1.0;
+
 /// Runs the task for one cell type at time step `dt`, the step divided as `stepping` says.
 pub fn run(
     label: &str,
@@ -179,10 +190,6 @@ pub fn run(
     stepping: Stepping,
     spec: &ForceDeflectionSpec,
 ) -> Result<FdResult, FdError> {
-    // The JSON path validates the rest (scenario::force_deflection::validate); direct callers get this.
-    if spec.load == FdLoad::Force {
-        return Err(FdError::ForceLoadNotImplemented);
-    }
     let mut world = World::new(WorldSettings {
         dt,
         gravity: Vec2::new(spec.gravity[0], spec.gravity[1]),
@@ -207,41 +214,57 @@ pub fn run(
     let half_t = d / 40.0;
     let bar_centre = |h: f64| Vec2::new(0.0, h + half_t);
     let mut h = h0 + 0.01 * d;
-    let bar = world.add_plate(bar_centre(h), Vec2::new(1.5 * d, half_t), PlateMotion::Kinematic, p.friction);
+    let by_force = spec.load == FdLoad::Force;
+    let motion = if by_force { PlateMotion::Sliding { mass: BAR_MASS } } else { PlateMotion::Kinematic };
+    let bar = world.add_plate(bar_centre(h), Vec2::new(1.5 * d, half_t), motion, p.friction);
 
+    let model = Stadium::of(p);
     let max_delta = spec.max_deflection * d;
+    // Each level's target: a deflection (displacement load) or a force (force load).
+    let top = if by_force { spec.max_force.or(model.bar_force(max_delta)).unwrap_or(0.0) } else { max_delta };
     let n = spec.levels;
-    let mut targets: Vec<(Phase, f64)> = (1..=n).map(|k| (Phase::Load, max_delta * k as f64 / n as f64)).collect();
+    let mut targets: Vec<(Phase, f64)> = (1..=n).map(|k| (Phase::Load, top * k as f64 / n as f64)).collect();
     if spec.unload {
-        targets.extend((0..n).rev().map(|k| (Phase::Unload, max_delta * k as f64 / n as f64)));
+        targets.extend((0..n).rev().map(|k| (Phase::Unload, top * k as f64 / n as f64)));
     }
     let steps_of = |t: f64| (t / dt).round() as u64;
     let (ramp, settle, average) = (steps_of(spec.ramp).max(1), steps_of(spec.settle), steps_of(spec.average).max(1));
-    let model = Stadium::of(p);
     let mut levels = Vec::with_capacity(targets.len());
     let mut max_error = start.perimeter_error;
+    let mut force = 0.0;
     for (phase, target) in targets {
-        let (from, to) = (h, h0 - target);
+        let (from, to) = if by_force { (force, target) } else { (h, h0 - target) };
         let mut sum = Sums::default();
+        let mut delta_sum = 0.0;
         for k in 0..settle.max(ramp) + average {
-            h = if k < ramp { from + (to - from) * (k + 1) as f64 / ramp as f64 } else { to };
-            world.move_plate(bar, bar_centre(h))?;
+            let x = if k < ramp { from + (to - from) * (k + 1) as f64 / ramp as f64 } else { to };
+            if by_force {
+                force = x;
+                world.set_plate_force(bar, Vec2::new(0.0, -force))?;
+            } else {
+                h = x;
+                world.move_plate(bar, bar_centre(h))?;
+            }
             world.step(&mut [])?;
             let c = cell_state(&mut world)?;
             max_error = max_error.max(c.perimeter_error);
             if k >= settle.max(ramp) {
                 let contact = world.plate_contact(bar);
                 sum.add(&contact.force, contact.touching.len(), &c);
+                delta_sum += h0 - (world.plate_centre(bar).y - half_t);
             }
         }
         let c = cell_state(&mut world)?;
-        let delta = h0 - (world.plate_centre(bar).y - half_t);
+        let delta = if by_force { delta_sum / sum.count as f64 } else { h0 - (world.plate_centre(bar).y - half_t) };
+        let (target_delta, applied_force) =
+            if by_force { (model.deflection_at(target).unwrap_or(0.0), Some(target)) } else { (target, None) };
         let m = sum.count as f64;
         let mut rotation = body0_angle(&c) - angle0;
         rotation = (rotation + PI).rem_euclid(2.0 * PI) - PI;
         levels.push(FdLevel {
             phase,
-            target_delta: target,
+            target_delta,
+            applied_force,
             bar_force: sum.force.y / m,
             delta,
             delta_over_d: delta / d,

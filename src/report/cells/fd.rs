@@ -352,6 +352,7 @@ mod tests {
         FdLevel {
             phase,
             target_delta: delta,
+            applied_force: None,
             bar_force: force,
             delta,
             delta_over_d: delta / 10.0,

@@ -12,12 +12,15 @@ use crate::sim::v;
 use crate::snapshot::BodyId;
 
 /// How a plate moves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PlateMotion {
     /// Never moves (a ground).
     Fixed,
     /// Moved by [`World::move_plate`] (a displacement-controlled bar).
     Kinematic,
+    /// A dynamic plate of `mass` kg that only slides vertically (as on a vertical prismatic joint to the
+    /// ground), without gravity, pushed by [`World::set_plate_force`] (a force-controlled bar).
+    Sliding { mass: f64 },
 }
 
 /// A rigid box added by [`World::add_plate`].
@@ -45,6 +48,8 @@ pub enum FixtureError {
     NoSuchMembraneBody { cell: BodyId, index: usize },
     #[error("the plate is not kinematic: it cannot be moved")]
     NotKinematic,
+    #[error("the plate is not sliding: it cannot be pushed")]
+    NotSliding,
 }
 
 /// The plates of a world: where the kinematic ones go during the step, and the contact impulse each
@@ -136,9 +141,18 @@ impl World {
         let builder = match motion {
             PlateMotion::Fixed => RigidBodyBuilder::fixed(),
             PlateMotion::Kinematic => RigidBodyBuilder::kinematic_position_based(),
+            PlateMotion::Sliding { .. } => RigidBodyBuilder::dynamic()
+                .locked_axes(LockedAxes::TRANSLATION_LOCKED_X | LockedAxes::ROTATION_LOCKED)
+                .gravity_scale(0.0)
+                .can_sleep(false),
         };
         let body = self.physics.bodies.insert(builder.translation(v(centre)));
+        let density = match motion {
+            PlateMotion::Sliding { mass } => mass / (4.0 * half.x * half.y),
+            _ => 1.0,
+        };
         let collider = ColliderBuilder::cuboid(half.x as Real, half.y as Real)
+            .density(density as Real)
             .friction(friction as Real)
             .friction_combine_rule(CoefficientCombineRule::GeometricMean)
             .restitution(0.0)
@@ -185,6 +199,17 @@ impl World {
         if let Some(p) = self.plates.get_mut(plate) {
             p.moving = Some((from, centre));
         }
+        Ok(())
+    }
+
+    /// Sets the force on a sliding plate, N; it acts until set again.
+    pub fn set_plate_force(&mut self, plate: Plate, force: V2) -> Result<(), FixtureError> {
+        let rb = &mut self.physics.bodies[plate.body];
+        if !rb.is_dynamic() {
+            return Err(FixtureError::NotSliding);
+        }
+        rb.reset_forces(false);
+        rb.add_force(v(force), true);
         Ok(())
     }
 

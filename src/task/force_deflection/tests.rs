@@ -178,3 +178,37 @@ fn fd_table_probe() {
         }
     }
 }
+
+#[test]
+fn force_load_and_displacement_load_measure_the_same_curve() {
+    // The same quantity measured a second way: the paper's force-controlled bar (sliding, pushed by a force
+    // raised level by level) against the kinematic bar, both at the sweep's stepping (C 200, to 0.4·D).
+    let spec = |load| ForceDeflectionSpec {
+        load,
+        levels: 4,
+        max_deflection: 0.4,
+        unload: false,
+        ..ForceDeflectionSpec::default()
+    };
+    let p = params(200.0);
+    let dt = CellPreset::ScsPaper.dt();
+    let by_force = run("f", &p, dt, CONVERGED_STEPPING, &spec(FdLoad::Force)).unwrap();
+    // Levels 0.025·D apart to 0.45·D, so that interpolating the convex curve costs < 1 %.
+    let fine = ForceDeflectionSpec { levels: 18, max_deflection: 0.45, ..spec(FdLoad::Displacement) };
+    let by_displacement = run("d", &p, dt, CONVERGED_STEPPING, &fine).unwrap();
+    print(&by_force);
+    print(&by_displacement);
+    for l in by_force.loading() {
+        let applied = l.applied_force.unwrap();
+        // At rest the contacts carry the applied force.
+        assert!((l.bar_force / applied - 1.0).abs() < 5e-3, "{} N on the bar, {applied} N applied", l.bar_force);
+        // The kinematic bar needs the same force to hold the cell at the deflection the force reached.
+        let f = by_displacement.force_at(l.delta).unwrap();
+        assert!(
+            (f / applied - 1.0).abs() < 0.03,
+            "δ/D {}: {f} N (displacement) vs {applied} N (force)",
+            l.delta_over_d
+        );
+    }
+    assert!(by_force.max_perimeter_error < 5e-3);
+}
