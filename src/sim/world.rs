@@ -56,7 +56,7 @@ pub struct WorldSettings {
     /// c: the controller runs every c + 1 steps.
     pub control_interval: u32,
     pub solver_iterations: usize,
-    /// Physics steps of dt / k per step, each recomputing the cells' pressure, damping and magnet forces
+    /// Engine steps of dt / k per step, each recomputing the cells' pressure, damping and magnet forces
     /// (1 for voxel-only worlds; see [`crate::sim::Stepping::for_cells`]). Forces held over a whole
     /// step make fine membranes unstable (cells.md §8, ours).
     pub force_substeps: usize,
