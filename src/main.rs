@@ -185,7 +185,6 @@ fn parse_detail(text: &str) -> Result<SnapshotDetail, String> {
 
 /// `vsr2d simulate` of a `force_deflection` scenario: the sweep's levels as JSON.
 fn force_deflection(path: &Path, scenario: &Scenario, record: bool) -> Result<(), Failure> {
-    use vsr2d::scenario::force_deflection::{run_scenario, FdRunError};
     if record {
         return Err(input(anyhow::anyhow!(
             "scenario {}: a force_deflection sweep is not recorded (`--record` records one run of a free scene); \
@@ -193,14 +192,10 @@ fn force_deflection(path: &Path, scenario: &Scenario, record: bool) -> Result<()
             path.display()
         )));
     }
-    let result = match run_scenario(scenario) {
-        Ok(r) => r,
-        Err(e @ FdRunError::Scenario(_)) => {
-            return Err(input(anyhow::anyhow!(e).context(format!("scenario {}", path.display()))))
-        }
-        Err(e) => return Err(anyhow::anyhow!(e).context(format!("scenario {}", path.display())).into()),
-    };
-    cli::outln(&serde_json::to_string_pretty(&serde_json::json!({ "force_deflection": result }))?)
+    let output = vsr2d::batch::simulate_scenario(scenario).map_err(|e| {
+        cli::classified(e.is_input(), anyhow::anyhow!(e).context(format!("scenario {}", path.display())))
+    })?;
+    cli::outln(&serde_json::to_string_pretty(&output)?)
 }
 
 fn simulate(

@@ -87,7 +87,8 @@ fn eval_error(e: vsr2d::batch::EvalError) -> PyErr {
     PyRuntimeError::new_err(e.to_string())
 }
 
-/// Runs a scenario to the end; returns `{"robots": [...]}` (and `"cells"` when it has soft cells)
+/// Runs a scenario to the end; returns `{"robots": [...]}` (and `"cells"` when it has soft cells,
+/// `"fold"` for the fold task, `"force_deflection"` for that task's sweep)
 /// with the same numbers, bit for bit, as `vsr2d simulate`. Raises ScenarioError for a scenario that cannot be used, RuntimeError for a run
 /// that fails (unstable).
 #[pyfunction]

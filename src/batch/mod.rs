@@ -27,6 +27,8 @@ pub enum EvalError {
     Scenario(#[from] ScenarioError),
     #[error(transparent)]
     Sim(#[from] SimError),
+    #[error(transparent)]
+    ForceDeflection(#[from] crate::scenario::force_deflection::FdRunError),
     #[error("shard {index}/{count} is invalid: give i/n with n ≥ 1 and 0 ≤ i < n, e.g. 0/4")]
     Shard { index: usize, count: usize },
     #[error("shard {text:?} is not of the form i/n (two integers, 0 ≤ i < n), e.g. 0/4")]
@@ -73,6 +75,7 @@ impl EvalError {
         matches!(
             self,
             EvalError::Scenario(_)
+                | EvalError::ForceDeflection(crate::scenario::force_deflection::FdRunError::Scenario(_))
                 | EvalError::Shard { .. }
                 | EvalError::ShardSyntax { .. }
                 | EvalError::Input { .. }
@@ -92,6 +95,9 @@ pub struct SimulateOutput {
     /// The `fold` task's chains.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fold: Option<Vec<crate::task::fold::FoldMetrics>>,
+    /// The `force_deflection` task's sweep (a task of its own: no free run, no cell metrics).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub force_deflection: Option<crate::task::force_deflection::FdResult>,
 }
 
 /// Runs `simulation`, built from `scenario`, to the end as `vsr2d simulate` does, with extra
@@ -124,12 +130,21 @@ pub fn simulate(
     drop(all);
     // The locomotion listener sees every body; cells are reported by their own metrics.
     robots.truncate(scenario.robots.len());
-    Ok(SimulateOutput { robots, cells: cell_metrics.map(|c| c.metrics()), fold: fold.map(|f| f.metrics()) })
+    Ok(SimulateOutput {
+        robots,
+        cells: cell_metrics.map(|c| c.metrics()),
+        fold: fold.map(|f| f.metrics()),
+        force_deflection: None,
+    })
 }
 
 /// [`simulate`] without listeners, refusing non-finite robot metrics: what the Python package's
 /// `evaluate` returns.
 pub fn simulate_scenario(scenario: &Scenario) -> Result<SimulateOutput, EvalError> {
+    if matches!(scenario.task, crate::scenario::TaskSpec::ForceDeflection(_)) {
+        let sweep = crate::scenario::force_deflection::run_scenario(scenario)?;
+        return Ok(SimulateOutput { robots: Vec::new(), cells: None, fold: None, force_deflection: Some(sweep) });
+    }
     let mut out = simulate(scenario, scenario.build()?, &mut [])?;
     out.robots = finite(out.robots)?;
     Ok(out)
