@@ -165,7 +165,8 @@ pub fn acceptance(
                     format!("k(0.3·D) = {} N/m; F_bar / model ∈ [{}, {}]", sig(k, 3), sig(lo, 3), sig(hi, 3)),
                     Some(k),
                     &format!(
-                        "at {} solver substeps; the convergence table shows how the ratio moves with substeps{}",
+                        "at {} engine steps × {} solver substeps per step; the convergence table shows how the ratio moves with substeps{}",
+                        fd.force_substeps,
                         fd.substeps,
                         if fd.preset == "scs-paper" {
                             String::new()
