@@ -11,11 +11,9 @@
 //!
 //! The connectors are weak (A = 10⁻³ N·m², ours) so that the pairs stay as built while timed.
 
-use std::time::Instant;
-
 use serde::Serialize;
 
-use super::cells::{mean_sd, CellBenchError, CellBenchOptions};
+use super::cells::{time_steps, CellBenchError, CellBenchOptions};
 use crate::geom::Vec2;
 use crate::model::cell::connector::ConnectorParams;
 use crate::model::cell::muscle::MuscleKind;
@@ -138,13 +136,7 @@ fn time(
     let sim_err = |source| CellBenchError::Sim { cells, bodies: params.bodies, source };
     let mut w = world(params, cells, options.stepping.unwrap_or(Stepping::CELLS), variant);
     w.run(options.warmup, &mut []).map_err(sim_err)?;
-    let mut times = Vec::with_capacity(options.repeats);
-    for _ in 0..options.repeats {
-        let t = Instant::now();
-        w.run(steps, &mut []).map_err(sim_err)?;
-        times.push(t.elapsed().as_secs_f64() * 1e3 / steps as f64);
-    }
-    let (mean, sd) = mean_sd(&times);
+    let (mean, sd) = time_steps(&mut w, steps, options.repeats).map_err(sim_err)?;
     // Each pair is counted by both of its cells.
     let pairs = (0..cells).map(|i| w.cell_pairs(BodyId(i))).sum::<usize>() / 2;
     Ok((mean, sd, pairs))

@@ -169,6 +169,17 @@ pub(crate) fn mean_sd(xs: &[f64]) -> (f64, f64) {
     (mean, var.sqrt())
 }
 
+/// Wall time per step of `repeats` runs of `steps` steps, ms: mean and sample standard deviation.
+pub(crate) fn time_steps(world: &mut World, steps: u64, repeats: usize) -> Result<(f64, f64), SimError> {
+    let mut times = Vec::with_capacity(repeats);
+    for _ in 0..repeats {
+        let t = Instant::now();
+        world.run(steps, &mut [])?;
+        times.push(t.elapsed().as_secs_f64() * 1e3 / steps as f64);
+    }
+    Ok(mean_sd(&times))
+}
+
 /// Times one point.
 pub fn measure(
     series: CellSeries,
@@ -185,13 +196,7 @@ pub fn measure(
     let rss_mb = proc_status_mb("VmRSS:");
     let bodies = (count * params.bodies).max(1) as u64;
     let steps = (options.body_steps / bodies).clamp(MIN_STEPS, MAX_STEPS);
-    let mut times = Vec::with_capacity(options.repeats);
-    for _ in 0..options.repeats {
-        let t = Instant::now();
-        world.run(steps, &mut []).map_err(sim_err)?;
-        times.push(t.elapsed().as_secs_f64() * 1e3 / steps as f64);
-    }
-    let (mean, sd) = mean_sd(&times);
+    let (mean, sd) = time_steps(&mut world, steps, options.repeats).map_err(sim_err)?;
     let max_perimeter_error = world.snapshot().cells().map(|c| c.perimeter_error).fold(0.0, f64::max);
     Ok(CellBenchRow {
         series,
