@@ -25,8 +25,8 @@ pub struct CellsReportArgs {
     /// Only these sections, comma-separated: fd, timing, demos, folding (default: all).
     #[arg(long)]
     only: Option<String>,
-    /// Solver substeps of the force–deflection sweep (default: the project's, 16); the convergence table
-    /// shows what doubling them changes.
+    /// Solver substeps per engine step of the force–deflection sweep (default: the converged 64, at 4 engine
+    /// steps per step); the convergence table shows what doubling them changes.
     #[arg(long)]
     substeps: Option<usize>,
     /// Parallel simulations (default: one per core).
