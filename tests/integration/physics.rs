@@ -374,28 +374,33 @@ fn pinned_voxel_displacement(scaffolding: Scaffolding, loads: &[(usize, Vec2)]) 
 /// own two corner masses as free bodies, whatever they are welded or pinned to). Default voxel: corner
 /// mass 0.25 kg, side m = 0.9 m, I = 0.25·0.9²/6 = 0.03375 kg·m², ω = 2π·8 s⁻¹.
 #[test]
-fn lone_voxel_compresses_by_load_over_hand_computed_stiffness() {
+fn lone_voxel_stretches_by_load_over_hand_computed_stiffness() {
     let omega_sq = (2.0 * std::f64::consts::PI * 8.0).powi(2);
     let f = 10.0;
+    // The loads pull (tension). Pushed, the voxel pinned on one face buckles: a compressed spring has a
+    // negative transverse stiffness, and E+I alone leave the right masses a shear mode. Measured under
+    // compression: δ settles at F/(4·k_E) by t = 1 s, then a vertical offset grows from round-off
+    // (4e-4 m at 1.2 s, 0.5 m at 3.2 s) and the voxel folds over; only an exactly symmetric solve
+    // order kept it up for 20 s.
 
     // E+I: each right mass is held by the E spring (outer gap corner) and the I spring (inner gap corner)
-    // of its side, m/2 below and above its centre, so an equal compression leaves it unrotated. Each
+    // of its side, m/2 below and above its centre, so an equal stretch leaves it unrotated. Each
     // spring: r × n = ±0.45 m, 1/m_eff = 2·(1/0.25 + 0.45²/0.03375) = 20 kg⁻¹, k_E = 0.05·ω².
     // F/2 on each right mass against 2·k_E: δ = F/(4·k_E); the voxel centre moves δ/2.
     let k_e = 0.05 * omega_sq;
     let ei = Scaffolding::from_groups([SpringGroup::SideExternal, SpringGroup::SideInternal]).unwrap();
-    let moved = pinned_voxel_displacement(ei, &[(1, Vec2::new(-f / 2.0, 0.0)), (2, Vec2::new(-f / 2.0, 0.0))]);
+    let moved = pinned_voxel_displacement(ei, &[(1, Vec2::new(f / 2.0, 0.0)), (2, Vec2::new(f / 2.0, 0.0))]);
     let expected = f / (4.0 * k_e);
-    eprintln!("lone E+I voxel: δ = {:.6} m, F/(4·k_E) = {expected:.6} m", -2.0 * moved.x);
-    assert!((-2.0 * moved.x - expected).abs() < 0.02 * expected, "E+I: δ = {} m, F/k = {expected} m", -2.0 * moved.x);
+    eprintln!("lone E+I voxel: δ = {:.6} m, F/(4·k_E) = {expected:.6} m", 2.0 * moved.x);
+    assert!((2.0 * moved.x - expected).abs() < 0.02 * expected, "E+I: δ = {} m, F/k = {expected} m", 2.0 * moved.x);
     assert!(moved.y.abs() < 1e-3 * expected, "E+I: the symmetric load must not move the centre vertically: {moved:?}");
 
     // C alone: the NE mass is held only by the central-cross spring to the pinned SW mass, anchored at
-    // both centres: 1/m_eff = 2/0.25, k_C = 0.125·ω² ≈ 315.8 N/m. F along NE → SW: δ = F/k_C; the centre
+    // both centres: 1/m_eff = 2/0.25, k_C = 0.125·ω² ≈ 315.8 N/m. F along SW → NE: δ = F/k_C; the centre
     // moves δ/4.
     let k_c = 0.125 * omega_sq;
     let c = Scaffolding::from_groups([SpringGroup::CentralCross]).unwrap();
-    let d = -f / std::f64::consts::SQRT_2;
+    let d = f / std::f64::consts::SQRT_2;
     let moved = pinned_voxel_displacement(c, &[(2, Vec2::new(d, d))]);
     let expected = f / k_c;
     eprintln!("lone C voxel: δ = {:.6} m, F/k_C = {expected:.6} m", 4.0 * moved.length());
@@ -404,6 +409,7 @@ fn lone_voxel_compresses_by_load_over_hand_computed_stiffness() {
         "C: δ = {} m, F/k = {expected} m",
         4.0 * moved.length()
     );
+    assert!(moved.x > 0.0 && moved.y > 0.0, "the pulled mass moves away from the pinned one: {moved:?}");
 }
 
 /// Merged weld clusters against the slower second way of simulating the same welds: one body per

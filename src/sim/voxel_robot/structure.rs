@@ -488,14 +488,16 @@ impl Robot {
             let (joint_handle, min) = (r.joint, r.min as Real);
             self.ropes[ri].motor_on = motor_on;
             self.ropes[ri].enabled = enabled;
-            if let Some(joint) = physics.impulse_joints.get_mut(joint_handle, true) {
-                joint.data.set_enabled(enabled);
+            // A rope with a distance limit has no wide rows, so switching it keeps the solver's wide
+            // joint assembly (vendor/rapier2d/PATCH.md, patch 4).
+            physics.impulse_joints.modify_scalar_joint(joint_handle, true, |joint| {
+                joint.set_enabled(enabled);
                 if motor_on {
-                    joint.data.set_motor_position(JointAxis::LinX, min, stiffness, damping);
+                    joint.set_motor_position(JointAxis::LinX, min, stiffness, damping);
                 } else {
-                    joint.data.motor_axes.remove(JointAxesMask::LIN_X);
+                    joint.motor_axes.remove(JointAxesMask::LIN_X);
                 }
-            }
+            });
         }
     }
 

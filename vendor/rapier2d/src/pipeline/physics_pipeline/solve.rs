@@ -385,6 +385,7 @@ impl PhysicsPipeline {
 
             let joint_assembly_epoch = impulse_joints.assembly_epoch;
             let joint_motor_epoch = impulse_joints.motor_epoch;
+            let joint_scalar_epoch = impulse_joints.scalar_epoch;
             self.staged_solver.init_and_solve(
                 num_threads,
                 island_id,
@@ -399,6 +400,7 @@ impl PhysicsPipeline {
                 &self.joint_constraint_indices,
                 joint_assembly_epoch,
                 joint_motor_epoch,
+                joint_scalar_epoch,
                 multibody_joints,
                 soft_bodies,
                 narrow_phase,

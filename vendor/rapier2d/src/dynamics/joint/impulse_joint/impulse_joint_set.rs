@@ -72,6 +72,11 @@ pub struct ImpulseJointSet {
     /// the motor parameters of its cached builders instead of rebuilding them.
     #[cfg_attr(feature = "serde-serialize", serde(skip))]
     pub(crate) motor_epoch: u32,
+    /// (Patch) Bumped by [`Self::modify_scalar_joint`]: a change (enabling or disabling included) of a
+    /// joint that has no wide (SIMD) rows before or after it. The solver keeps its wide joint assembly
+    /// and rebuilds only the scalar overflow.
+    #[cfg_attr(feature = "serde-serialize", serde(skip))]
+    pub(crate) scalar_epoch: u32,
     /// The `(active_set_epoch, assembly_epoch)` the last [`Self::select_active_interactions`] ran
     /// with: while both are unchanged the selection (and the solver-body ids it stamps) is
     /// identical, so the caller's previous output is reused untouched.
@@ -93,6 +98,7 @@ impl ImpulseJointSet {
             all_joints_modified: false,
             assembly_epoch: 0,
             motor_epoch: 0,
+            scalar_epoch: 0,
             selection_epochs: None,
         }
     }
@@ -290,6 +296,46 @@ impl ImpulseJointSet {
                 None => false,
             }
         }
+    }
+
+    /// (Patch) Changes the joint `handle` through `f` (enabling or disabling it included) without
+    /// invalidating the solver's wide (SIMD) joint assembly, when the joint has no wide rows before
+    /// and after the change (`!GenericJoint::supports_simd_constraints()`: a joint with a limit on a
+    /// coupled axis, say). The solver then rebuilds only its scalar overflow builders. A joint with
+    /// wide rows before or after `f` takes the [`Self::get_mut`] path (the whole assembly is rebuilt).
+    /// Returns `false` if `handle` is invalid.
+    ///
+    /// Results are identical to `get_mut(handle, wake_up_connected_bodies)` followed by `f`, only
+    /// cheaper when such joints switch often (vsr2d's rope joints engage near their bounds).
+    pub fn modify_scalar_joint(
+        &mut self,
+        handle: ImpulseJointHandle,
+        wake_up_connected_bodies: bool,
+        f: impl FnOnce(&mut GenericJoint),
+    ) -> bool {
+        let Some(id) = self.joint_ids.get(handle.0).copied() else {
+            return false;
+        };
+        let Some(joint) = self.joint_graph.graph.edge_weight_mut(id) else {
+            return false;
+        };
+        let was_wide = joint.data.supports_simd_constraints();
+        f(&mut joint.data);
+        let is_wide = joint.data.supports_simd_constraints();
+        let (body1, body2) = (joint.body1, joint.body2);
+        if was_wide || is_wide {
+            self.bump_assembly_epoch();
+        } else {
+            self.scalar_epoch = self.scalar_epoch.wrapping_add(1);
+            // The active-joint selection depends on whether the joint is enabled.
+            self.selection_epochs = None;
+        }
+        self.modified_joints.push(handle);
+        if wake_up_connected_bodies {
+            self.to_wake_up.insert(body1);
+            self.to_wake_up.insert(body2);
+        }
+        true
     }
 
     /// Returns a mutable reference to the joint with the given handle.

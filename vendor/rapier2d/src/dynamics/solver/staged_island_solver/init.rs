@@ -45,6 +45,7 @@ impl StagedIslandSolver {
         joint_indices: &[JointIndex],
         joint_assembly_epoch: u32,
         joint_motor_epoch: u32,
+        joint_scalar_epoch: u32,
         multibodies: &mut MultibodyJointSet,
         soft_bodies: &mut SoftBodySet,
         // The narrow phase and colliders: read-only, for the soft-body surface contacts.
@@ -280,6 +281,7 @@ impl StagedIslandSolver {
             islands.active_set_epoch,
             joint_assembly_epoch,
             joint_motor_epoch,
+            joint_scalar_epoch,
             base_params.warmstart_joints,
             island_bodies,
             bodies,

@@ -33,6 +33,7 @@ impl StagedIslandSolver {
         active_set_epoch: u32,
         joint_assembly_epoch: u32,
         joint_motor_epoch: u32,
+        joint_scalar_epoch: u32,
         warmstart_joints: bool,
         island_bodies: &[RigidBodyHandle],
         bodies: &RigidBodySet,
@@ -50,12 +51,46 @@ impl StagedIslandSolver {
                 .iter()
                 .zip(self.groups.iter())
                 .all(|(prev, g)| *prev == g.bodies);
-        let reusable = self.staged_joints_valid
+        let assembly_unchanged = self.staged_joints_valid
             && groups_unchanged
             && self.prev_staged_active_set_epoch == active_set_epoch
             && self.prev_staged_assembly_epoch == joint_assembly_epoch
-            && self.prev_staged_joint_indices == joint_indices
             && self.staged_joint_colors_still_free(impulse_joints, contact_color_masks);
+        let reusable = assembly_unchanged
+            && self.prev_staged_scalar_epoch == joint_scalar_epoch
+            && self.prev_staged_joint_indices == joint_indices;
+        // (Patch) Only scalar joints changed (`ImpulseJointSet::modify_scalar_joint`): on the
+        // single-group layout, where exactly the wide-eligible joints are colored, the wide chunks a
+        // fresh layout would build are the cached ones as long as every wide joint is still active.
+        let overflow_only = !reusable
+            && assembly_unchanged
+            && self.groups.len() == 1
+            && joint_indices
+                .iter()
+                .filter(|ji| self.joint_in_wide.get(**ji).copied().unwrap_or(false))
+                .count()
+                == self.num_wide_joints;
+
+        if overflow_only {
+            self.refresh_cached_wide_builders(joint_motor_epoch, warmstart_joints, impulse_joints);
+            let joints = &mut self.joint_constraints;
+            joints.two_body_interactions.clear();
+            joints.generic_two_body_interactions.clear();
+            categorize_joints(
+                multibodies,
+                impulse_joints,
+                joint_indices,
+                &mut joints.two_body_interactions,
+                &mut joints.generic_two_body_interactions,
+            );
+            self.generate_overflow(bodies, impulse_joints);
+            self.prev_staged_scalar_epoch = joint_scalar_epoch;
+            self.prev_staged_joint_indices.clear();
+            self.prev_staged_joint_indices
+                .extend_from_slice(joint_indices);
+            self.rebuild_generic_joints_staged(island_bodies, bodies, multibodies, impulse_joints);
+            return;
+        }
 
         if reusable {
             // (Patch) Motor-only changes (`ImpulseJointSet::set_motor_position`) keep the layout:
@@ -328,6 +363,7 @@ impl StagedIslandSolver {
         self.prev_staged_active_set_epoch = active_set_epoch;
         self.prev_staged_assembly_epoch = joint_assembly_epoch;
         self.prev_staged_motor_epoch = joint_motor_epoch;
+        self.prev_staged_scalar_epoch = joint_scalar_epoch;
         self.prev_staged_joint_indices.clear();
         self.prev_staged_joint_indices
             .extend_from_slice(joint_indices);
@@ -347,11 +383,25 @@ impl StagedIslandSolver {
         impulse_joints: &mut [JointGraphEdge],
         contact_color_masks: &[u128],
     ) {
+        // (Patch) Only the joints that can have wide rows are colored: the others go to the serial
+        // overflow whatever their color, so leaving them out keeps the wide chunks independent of
+        // them (see `ImpulseJointSet::modify_scalar_joint`).
         let joints = &mut self.joint_constraints;
+        self.joint_wide_candidates.clear();
+        for joint_i in &joints.two_body_interactions {
+            let joint = &impulse_joints[*joint_i].weight;
+            // No SIMD for joints whose angular part may be masked out; rare enough.
+            let ang_maskable = joint_uses_angular_axes(&joint.data)
+                && (soft_frame_angular_degenerate(&bodies[joint.body1])
+                    || soft_frame_angular_degenerate(&bodies[joint.body2]));
+            if joint.data.supports_simd_constraints() && !ang_maskable {
+                self.joint_wide_candidates.push(*joint_i);
+            }
+        }
         self.joint_colors.group_interactions(
             island_bodies.len(),
             impulse_joints,
-            &joints.two_body_interactions,
+            &self.joint_wide_candidates,
             contact_color_masks,
         );
 
@@ -359,65 +409,63 @@ impl StagedIslandSolver {
         self.joint_color_ranges.clear();
         self.joint_chunk_lanes.clear();
         self.joint_chunk_rows.clear();
-        self.joint_overflow_workspace.clear();
 
         // Calibrated for LAYOUT_REF_WORKERS, NOT the pool size (see that constant's docs).
         let min_color_joints = super::min_color_joints();
 
         // Pass 1 (SIMD): parallel colors -> SIMD chunk lanes, cut at row-signature boundaries
-        // (stable sort keeps in-color order deterministic); ineligible joints fall back to the
-        // scalar overflow. Without SIMD, parallel colors keep per-color ranges of scalar
-        // builders, generated before the overflow so `joint_color_ranges` indexes contiguously.
-
+        // (stable sort keeps in-color order deterministic). Colors too small to parallelize go to
+        // the scalar overflow with the joints that have no wide rows.
         for color_id in 0..self.joint_colors.num_groups() {
             let color = self.joint_colors.group(color_id);
             let color_bit = self.joint_colors.group_color(color_id);
             // Color 128 is the "couldn't color" bucket: always serial overflow.
             let parallel = color_bit < 128 && color.len() >= min_color_joints;
             if !parallel {
-                self.joint_overflow_workspace.extend_from_slice(color);
                 continue;
             }
+            self.joint_sig_workspace.clear();
+            for joint_i in color {
+                let joint = &impulse_joints[*joint_i].weight;
+                self.joint_sig_workspace
+                    .push((joint.data.simd_row_signature(), *joint_i));
+            }
+            self.joint_sig_workspace.sort_by_key(|(sig, _)| *sig);
 
-            {
-                self.joint_sig_workspace.clear();
-                for joint_i in color {
-                    let joint = &impulse_joints[*joint_i].weight;
-                    // No SIMD for joints whose angular part may be masked out; rare enough.
-                    let ang_maskable = joint_uses_angular_axes(&joint.data)
-                        && (soft_frame_angular_degenerate(&bodies[joint.body1])
-                            || soft_frame_angular_degenerate(&bodies[joint.body2]));
-                    if joint.data.supports_simd_constraints() && !ang_maskable {
-                        self.joint_sig_workspace
-                            .push((joint.data.simd_row_signature(), *joint_i));
-                    } else {
-                        self.joint_overflow_workspace.push(*joint_i);
-                    }
+            let chunk_start = self.joint_chunk_lanes.len();
+            let mut run_start = 0;
+            while run_start < self.joint_sig_workspace.len() {
+                let sig = self.joint_sig_workspace[run_start].0;
+                let mut run_end = run_start + 1;
+                while run_end < self.joint_sig_workspace.len()
+                    && self.joint_sig_workspace[run_end].0 == sig
+                {
+                    run_end += 1;
                 }
-                self.joint_sig_workspace.sort_by_key(|(sig, _)| *sig);
+                for chunk in self.joint_sig_workspace[run_start..run_end].chunks(SIMD_WIDTH) {
+                    let mut lanes = [chunk[0].1; SIMD_WIDTH];
+                    for (l, (_, joint_i)) in chunk.iter().enumerate() {
+                        lanes[l] = *joint_i;
+                    }
+                    self.joint_chunk_lanes.push(lanes);
+                }
+                run_start = run_end;
+            }
+            if self.joint_chunk_lanes.len() > chunk_start {
+                self.joint_color_ranges
+                    .push((color_bit, chunk_start..self.joint_chunk_lanes.len()));
+            }
+        }
 
-                let chunk_start = self.joint_chunk_lanes.len();
-                let mut run_start = 0;
-                while run_start < self.joint_sig_workspace.len() {
-                    let sig = self.joint_sig_workspace[run_start].0;
-                    let mut run_end = run_start + 1;
-                    while run_end < self.joint_sig_workspace.len()
-                        && self.joint_sig_workspace[run_end].0 == sig
-                    {
-                        run_end += 1;
-                    }
-                    for chunk in self.joint_sig_workspace[run_start..run_end].chunks(SIMD_WIDTH) {
-                        let mut lanes = [chunk[0].1; SIMD_WIDTH];
-                        for (l, (_, joint_i)) in chunk.iter().enumerate() {
-                            lanes[l] = *joint_i;
-                        }
-                        self.joint_chunk_lanes.push(lanes);
-                    }
-                    run_start = run_end;
-                }
-                if self.joint_chunk_lanes.len() > chunk_start {
-                    self.joint_color_ranges
-                        .push((color_bit, chunk_start..self.joint_chunk_lanes.len()));
+        // (Patch) Which joints the wide chunks hold: the overflow is every other two-body joint.
+        self.joint_in_wide.clear();
+        self.joint_in_wide.resize(impulse_joints.len(), false);
+        self.num_wide_joints = 0;
+        for lanes in &self.joint_chunk_lanes {
+            for joint_i in lanes {
+                if !self.joint_in_wide[*joint_i] {
+                    self.joint_in_wide[*joint_i] = true;
+                    self.num_wide_joints += 1;
                 }
             }
         }
@@ -480,45 +528,80 @@ impl StagedIslandSolver {
             }
         }
 
-        // Pass 2: scalar builders — without SIMD, first the parallel colors
-        // (recording their builder ranges), then the worker-0 overflow.
-        let mut num_rows = 0;
-        let mut num_builders = 0;
+        self.staged_group_joint_layout.clear();
+        self.staged_group_joint_layout.push(GroupJointRanges {
+            colors: 0..self.joint_color_ranges.len(),
+            chunks: 0..self.joint_chunk_lanes.len(),
+            builders: 0..0,
+            overflow: 0..0,
+        });
+        self.generate_overflow(bodies, impulse_joints);
+    }
 
+    /// (Patch) Single-group layout: the scalar builders of the serial overflow, every two-body joint
+    /// the wide chunks do not hold, in joint order.
+    fn generate_overflow(&mut self, bodies: &RigidBodySet, impulse_joints: &[JointGraphEdge]) {
+        let joints = &mut self.joint_constraints;
+        self.joint_overflow_workspace.clear();
+        self.joint_overflow_workspace.extend(
+            joints
+                .two_body_interactions
+                .iter()
+                .filter(|ji| !self.joint_in_wide.get(**ji).copied().unwrap_or(false)),
+        );
+
+        self.joint_rows.clear();
+        let mut num_rows = 0;
         unsafe {
             reset_buffer_reusing(
                 &mut joints.velocity_constraints_builder,
                 self.joint_overflow_workspace.len(),
             );
         }
-
-        let overflow_start = num_builders;
-        for joint_i in &self.joint_overflow_workspace {
-            let joint = &impulse_joints[*joint_i].weight;
+        for (builder, joint_i) in joints
+            .velocity_constraints_builder
+            .iter_mut()
+            .zip(&self.joint_overflow_workspace)
+        {
             let row_start = num_rows;
             JointConstraintBuilder::generate(
-                joint,
+                &impulse_joints[*joint_i].weight,
                 bodies,
                 *joint_i,
-                &mut joints.velocity_constraints_builder[num_builders],
+                builder,
                 &mut num_rows,
             );
             self.joint_rows.push(row_start..num_rows);
-            num_builders += 1;
         }
-        self.joint_overflow_range = overflow_start..num_builders;
-
+        self.joint_overflow_range = 0..self.joint_overflow_workspace.len();
         unsafe {
             reset_buffer(&mut joints.velocity_constraints, num_rows);
         }
+        let layout = &mut self.staged_group_joint_layout[0];
+        layout.builders = 0..self.joint_rows.len();
+        layout.overflow = self.joint_overflow_range.clone();
+    }
 
-        self.staged_group_joint_layout.clear();
-        self.staged_group_joint_layout.push(GroupJointRanges {
-            colors: 0..self.joint_color_ranges.len(),
-            chunks: 0..self.joint_chunk_lanes.len(),
-            builders: 0..self.joint_rows.len(),
-            overflow: self.joint_overflow_range.clone(),
-        });
+    /// (Patch) The cached wide builders, kept by an overflow-only rebuild: refresh their motors
+    /// after motor-only changes and their warm-start seeds, as the reuse path does.
+    fn refresh_cached_wide_builders(
+        &mut self,
+        joint_motor_epoch: u32,
+        warmstart_joints: bool,
+        impulse_joints: &[JointGraphEdge],
+    ) {
+        let builders = &mut self.joint_constraints.simd_velocity_constraints_builder;
+        if self.prev_staged_motor_epoch != joint_motor_epoch {
+            for builder in builders.iter_mut() {
+                builder.refresh_motors(impulse_joints);
+            }
+            self.prev_staged_motor_epoch = joint_motor_epoch;
+        }
+        if warmstart_joints {
+            for builder in builders.iter_mut() {
+                builder.update_warmstart_seeds(impulse_joints);
+            }
+        }
     }
 
     /// `true` if every joint of the cached assembly still holds a real color that this
@@ -528,19 +611,22 @@ impl StagedIslandSolver {
         impulse_joints: &[JointGraphEdge],
         contact_color_masks: &[u128],
     ) -> bool {
-        for joint_i in &self.prev_staged_joint_indices {
+        let color_free = |joint_i: &JointIndex| {
             let joint = &impulse_joints[*joint_i].weight;
             if joint.solver_color >= 128 {
                 return false;
             }
             let bit = 1u128 << joint.solver_color;
-            for h in [joint.body1, joint.body2] {
-                if body_contact_color_mask(contact_color_masks, h) & bit != 0 {
-                    return false;
-                }
-            }
+            [joint.body1, joint.body2]
+                .iter()
+                .all(|h| body_contact_color_mask(contact_color_masks, *h) & bit == 0)
+        };
+        if self.groups.len() == 1 {
+            // (Patch) The single-group layout colors its wide joints only; the overflow is serial.
+            self.joint_chunk_lanes.iter().flatten().all(color_free)
+        } else {
+            self.prev_staged_joint_indices.iter().all(color_free)
         }
-        true
     }
 
     /// The generic (multibody-related) joint constraints are rebuilt every

@@ -287,6 +287,15 @@ pub(crate) struct StagedIslandSolver {
     prev_staged_assembly_epoch: u32,
     /// (Patch) `ImpulseJointSet::motor_epoch` the cached builders' motors were read at.
     prev_staged_motor_epoch: u32,
+    /// (Patch) `ImpulseJointSet::scalar_epoch` the cached scalar overflow builders were built at.
+    prev_staged_scalar_epoch: u32,
+    /// (Patch) Single-group layout: whether each joint (by index) is a lane of a wide chunk, and how
+    /// many joints are. A step whose only joint changes are scalar joints' (enabled or not, their
+    /// data) keeps the wide chunks and rebuilds the overflow: the joints not marked here.
+    joint_in_wide: Vec<bool>,
+    num_wide_joints: usize,
+    /// (Patch) Workspace: the two-body joints that can have wide rows, the only ones colored.
+    joint_wide_candidates: Vec<JointIndex>,
     prev_staged_joint_indices: Vec<JointIndex>,
     /// Group body ranges the cached joint layout was built for; the reuse gate compares them
     /// explicitly because group boundaries can move without an epoch bump (a component split
@@ -337,6 +346,10 @@ impl StagedIslandSolver {
             prev_staged_active_set_epoch: 0,
             prev_staged_assembly_epoch: 0,
             prev_staged_motor_epoch: 0,
+            prev_staged_scalar_epoch: 0,
+            joint_in_wide: Vec::new(),
+            num_wide_joints: 0,
+            joint_wide_candidates: Vec::new(),
             prev_staged_joint_indices: Vec::new(),
             prev_staged_group_bodies: Vec::new(),
             staged_group_joint_layout: Vec::new(),
