@@ -30,9 +30,9 @@ const STATIC_FRICTION: f64 = 0.2;
 /// Solver substeps per step: the smallest count for which doubling it changes the 10×4 cantilever's
 /// static deflection at 4 and 30 Hz by < 1 % and its first dynamic peak by < 2 % (spec §7).
 /// Measured with `examples/cantilever_probe` (δ static 30 Hz / 4 Hz, first peak 30 Hz, m):
-/// 3 → 0.142593 / 7.060463 / 1.30209, 4 → 0.140262 / 7.054659 / 1.29836, 6 → 0.140134 / 7.050340 / 1.30584,
-/// 8 → 0.140449 / 7.048735 / 1.31203, 20 → 0.140950 / 7.046381 / 1.32397.
-/// 3 → 6 moves the stiff beam 1.75 %; 4 → 8 moves it 0.13 % (4 Hz 0.09 %, peak 1.05 %). See README, "Solver".
+/// 3 → 0.142558 / 7.050629 / 1.30214, 4 → 0.140246 / 7.048850 / 1.29840, 6 → 0.140130 / 7.047538 / 1.30586,
+/// 8 → 0.140448 / 7.047040 / 1.31204, 20 → 0.140949 / 7.045998 / 1.32397.
+/// 3 → 6 moves the stiff beam 1.73 %; 4 → 8 moves it 0.14 % (4 Hz 0.03 %, peak 1.04 %). See README, "Solver".
 pub const DEFAULT_SOLVER_ITERATIONS: usize = 4;
 
 /// Steps the released 2D-VSR-Sim 1.0.0 took with accumulated time: it stepped while t < `limit`, or
