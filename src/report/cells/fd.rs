@@ -11,7 +11,8 @@ use crate::model::cell::{CellParams, CellPreset, Normals};
 use crate::report::csv::{f64_field, opt_f64_field, Csv};
 use crate::sim::Stepping;
 use crate::task::force_deflection::{
-    run, substep_probe_table, FdError, FdLevel, FdResult, ForceDeflectionSpec, Phase, SubstepRow, CONVERGED_STEPPING,
+    run, substep_probe_table, tunability_stiffness, FdError, FdResult, ForceDeflectionSpec, Phase, SubstepRow,
+    CONVERGED_STEPPING, TUNABILITY_SETTLE,
 };
 
 /// C of the full sweep, N per body (spec §15, ours).
@@ -22,10 +23,6 @@ pub const QUICK_C: [f64; 2] = [50.0, 450.0];
 pub const STABILITY_C: [f64; 6] = [450.0, 600.0, 800.0, 1000.0, 1500.0, 2000.0];
 /// The tunability check's pair (§16): stiffness at 0.2·D of C 4.5 against C 450.
 pub const TUNABILITY_C: [f64; 2] = [4.5, 450.0];
-/// How long the tunability pair holds each level, s. At C 4.5 the damping c_d = 50 N·s/m dominates the
-/// weak pressure: F_bar is 2.3× the stadium model at 0.2·D after the spec's 2 s, 1.4× after 10 s and
-/// 1.03× after 40 s (`settle_probe`), so the sweep's 2 s measures a transient there, not a stiffness.
-pub const TUNABILITY_SETTLE: f64 = 40.0;
 /// δ/D at which the tangent stiffness is tabulated.
 pub const TANGENT_AT: [f64; 3] = [0.1, 0.2, 0.3];
 /// The header of `fd.csv` (spec §15).
@@ -97,8 +94,7 @@ pub struct ModelRatio {
     pub max: Option<f64>,
 }
 
-/// One cell of the tunability pair: loading to 0.25·D in 5 levels, each held [`TUNABILITY_SETTLE`] s; the
-/// stiffness at 0.2·D is the secant over 0.15–0.25·D, of the measured curve and of the model's.
+/// One cell of the tunability pair ([`tunability_stiffness`], each level held [`TUNABILITY_SETTLE`] s).
 #[derive(Debug, Clone, Serialize)]
 pub struct TunabilityRun {
     pub pressure: f64,
@@ -110,35 +106,10 @@ pub struct TunabilityRun {
 
 impl TunabilityRun {
     fn measure(pressure: f64, params: &CellParams, dt: f64, stepping: Stepping) -> TunabilityRun {
-        let spec = ForceDeflectionSpec {
-            levels: 5,
-            max_deflection: 0.25,
-            settle: TUNABILITY_SETTLE,
-            unload: false,
-            ..ForceDeflectionSpec::default()
-        };
-        let d = 2.0 * params.radius;
-        match run("tunability", params, dt, stepping, &spec) {
-            Ok(r) => {
-                let secant = |f: &dyn Fn(&FdLevel) -> Option<f64>| {
-                    let at = |x: f64| r.loading().find(|l| (l.target_delta - x * d).abs() < 1e-9).and_then(f);
-                    Some((at(0.25)? - at(0.15)?) / (0.1 * d))
-                };
-                TunabilityRun {
-                    pressure,
-                    settle: TUNABILITY_SETTLE,
-                    k: secant(&|l| Some(l.bar_force)),
-                    model_k: secant(&|l| l.model_force),
-                    error: None,
-                }
-            }
-            Err(e) => TunabilityRun {
-                pressure,
-                settle: TUNABILITY_SETTLE,
-                k: None,
-                model_k: None,
-                error: Some(e.to_string()),
-            },
+        let run = TunabilityRun { pressure, settle: TUNABILITY_SETTLE, k: None, model_k: None, error: None };
+        match tunability_stiffness(params, dt, stepping, TUNABILITY_SETTLE) {
+            Ok((k, model_k)) => TunabilityRun { k: Some(k), model_k, ..run },
+            Err(e) => TunabilityRun { error: Some(e.to_string()), ..run },
         }
     }
 }

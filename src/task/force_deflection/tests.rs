@@ -96,19 +96,6 @@ fn higher_pressure_means_more_force_at_every_deflection() {
     assert!(d_stiff < soft.levels.last().unwrap().delta);
 }
 
-/// Loading only, 5 levels to 0.25·D, each held `settle` s: the protocol of the tunability check, whose
-/// secant over 0.15–0.25·D is its stiffness at 0.2·D.
-fn relaxed_sweep(pressure: f64, settle: f64, stepping: Stepping) -> FdResult {
-    let spec = ForceDeflectionSpec {
-        levels: 5,
-        max_deflection: 0.25,
-        settle,
-        unload: false,
-        ..ForceDeflectionSpec::default()
-    };
-    run("c", &params(pressure), CellPreset::ScsPaper.dt(), stepping, &spec).unwrap()
-}
-
 #[test]
 fn stiffness_at_a_fifth_of_the_diameter_spans_a_hundredfold_from_c_4_5_to_c_450() {
     // Tunability (cells.md §16). The stadium model's F_bar is exactly ∝ C, so a relaxed cell gives 100×.
@@ -116,23 +103,18 @@ fn stiffness_at_a_fifth_of_the_diameter_spans_a_hundredfold_from_c_4_5_to_c_450(
     // (F_bar 2.3× §14 at 0.2·D after the spec's 2 s, 1.4× after 10 s, 1.03× after 40 s; settle_probe), so
     // the soft cell is held 40 s per level. The soft ring barely stretches (perimeter error 2e-4), so
     // it runs at the cell default; C 450 needs the converged stepping (1 × 16 is 33 % below §14).
-    let d = 2.0 * params(4.5).radius;
-    let (soft, stiff) = (relaxed_sweep(4.5, 40.0, Stepping::CELLS), relaxed_sweep(450.0, 2.0, CONVERGED_STEPPING));
-    print(&soft);
-    print(&stiff);
-    let k = |r: &FdResult| stiffness(r, 0.15 * d, 0.25 * d);
-    // The same secant on the model's forces at the two levels, an independent reference for each cell.
-    let model = |r: &FdResult| {
-        let f = |x: f64| r.levels.iter().find(|l| (l.target_delta - x * d).abs() < 1e-9).unwrap().model_force.unwrap();
-        (f(0.25) - f(0.15)) / (0.1 * d)
-    };
-    for r in [&soft, &stiff] {
-        eprintln!("C {}: k(0.2·D) {:.4} N/m, model {:.4} N/m", r.pressure, k(r), model(r));
+    let dt = CellPreset::ScsPaper.dt();
+    let soft = tunability_stiffness(&params(4.5), dt, Stepping::CELLS, TUNABILITY_SETTLE).unwrap();
+    let stiff = tunability_stiffness(&params(450.0), dt, CONVERGED_STEPPING, 2.0).unwrap();
+    for (c, (k, model)) in [(4.5, soft), (450.0, stiff)] {
+        // The model's secant at the same levels, an independent reference for each cell.
+        let model = model.unwrap();
+        eprintln!("C {c}: k(0.2·D) {k:.4} N/m, model {model:.4} N/m");
         // Measured −3.2 % (C 4.5) and −1.7 % (C 450).
-        assert!((k(r) / model(r) - 1.0).abs() < 0.05, "C {}: {} against the model's {}", r.pressure, k(r), model(r));
+        assert!((k / model - 1.0).abs() < 0.05, "C {c}: {k} against the model's {model}");
     }
-    eprintln!("ratio {:.2}", k(&stiff) / k(&soft));
-    assert!(k(&stiff) / k(&soft) >= 100.0, "{} {}", k(&soft), k(&stiff));
+    eprintln!("ratio {:.2}", stiff.0 / soft.0);
+    assert!(stiff.0 / soft.0 >= 100.0, "{soft:?} {stiff:?}");
 }
 
 #[test]
