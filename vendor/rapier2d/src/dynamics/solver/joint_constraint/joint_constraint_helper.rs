@@ -92,6 +92,40 @@ pub struct JointConstraintHelper<N: ScalarType> {
 }
 
 impl<N: ScalarType> JointConstraintHelper<N> {
+    /// (Patch 5) [`Self::new`] for a joint with no locked axes whose only row is the coupled linear
+    /// motor (vsr2d's springs): the same arithmetic for everything that row reads, without the
+    /// relative rotation (`ang_err` holds the first frame's: only angular rows read it). With no locked axis
+    /// the first body's application point is the second frame's centre.
+    #[cfg(feature = "dim2")]
+    #[inline(always)]
+    pub fn new_coupled_motor_only(
+        frame1: &N::Pose,
+        frame2: &N::Pose,
+        world_com1: &N::Vector,
+        world_com2: &N::Vector,
+    ) -> Self {
+        let basis = frame1.rotation().to_mat();
+        let lin_err = frame2.translation() - frame1.translation();
+        let r1 = frame2.translation() - *world_com1;
+        let r2 = frame2.translation() - *world_com2;
+        let cmat1 = r1.gcross_matrix();
+        let cmat2 = r2.gcross_matrix();
+        Self {
+            basis,
+            cmat1_basis: [
+                cmat1.gdot(basis.column(0)).into(),
+                cmat1.gdot(basis.column(1)).into(),
+            ],
+            cmat2_basis: [
+                cmat2.gdot(basis.column(0)).into(),
+                cmat2.gdot(basis.column(1)).into(),
+            ],
+            lin_err,
+            // Not read by the motor row: any rotation does.
+            ang_err: frame1.rotation(),
+        }
+    }
+
     pub fn new(
         frame1: &N::Pose,
         frame2: &N::Pose,
@@ -330,6 +364,7 @@ impl<N: ScalarType> JointConstraintHelper<N> {
         constraint
     }
 
+    #[inline(always)]
     pub fn motor_linear_coupled<const LANES: usize>(
         &self,
         params: &IntegrationParameters,

@@ -410,6 +410,31 @@ impl JointConstraint<SimdReal, SIMD_WIDTH> {
         lin_motor: Option<&MotorParameters<SimdReal>>,
         out: &mut [Self],
     ) -> usize {
+        // (Patch 5) vsr2d's springs: the coupled linear motor is the only row. Nothing else is built
+        // (no softness coefficients, no relative rotation); the row is the one the general path
+        // below emits, bit for bit.
+        #[cfg(feature = "dim2")]
+        if let (0, 0, None, Some(motor_params)) = (locked_axes, limit_axes, ang_motor, lin_motor) {
+            let builder = JointConstraintHelper::new_coupled_motor_only(
+                frame1,
+                frame2,
+                &body1.world_com,
+                &body2.world_com,
+            );
+            out[0] = builder.motor_linear_coupled(
+                params,
+                joint_id,
+                body1,
+                body2,
+                crate::dynamics::JointAxesMask::LIN_AXES.bits(),
+                motor_params,
+                None,
+                WritebackId::Motor(0),
+            );
+            JointConstraintHelper::finalize_constraints(&mut out[..1]);
+            return 1;
+        }
+
         let dt = SimdReal::splat(params.dt);
         let erp_inv_dt = softness.erp_inv_dt(dt);
         let cfm_coeff = softness.cfm_coeff(dt);
