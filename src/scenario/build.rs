@@ -216,7 +216,7 @@ impl Scenario {
             };
             let label = spec.label.clone().unwrap_or_else(|| format!("robot{i}"));
             labels.push(label.clone());
-            let options = RobotOptions { self_collisions: spec.self_collisions, pin_left_face: false };
+            let options = RobotOptions { self_collisions: spec.self_collisions, ..RobotOptions::default() };
             world.add_robot(label, &body, origin, options, controller);
         }
         let first = world.body_count();

@@ -62,6 +62,8 @@ pub struct BeamSetup {
     pub solver_iterations: usize,
     /// Merged clusters (default) or jointed welds (cross-check).
     pub welds: Welds,
+    /// Coincident springs of welded neighbours as one joint (default) or two (cross-check).
+    pub merge_coincident_springs: bool,
 }
 
 impl BeamSetup {
@@ -77,6 +79,7 @@ impl BeamSetup {
             dt,
             solver_iterations: DEFAULT_SOLVER_ITERATIONS,
             welds: Welds::Merged,
+            merge_coincident_springs: true,
         }
     }
 
@@ -92,6 +95,7 @@ impl BeamSetup {
             dt,
             solver_iterations: DEFAULT_SOLVER_ITERATIONS,
             welds: Welds::Merged,
+            merge_coincident_springs: true,
         }
     }
 
@@ -144,7 +148,11 @@ impl Beam {
             Vec2::new(-1.0, height + 10.0),
         ]);
         let body = BodyGrid::filled(setup.w, setup.h, setup.material).expect("a filled rectangle is a valid body");
-        let options = RobotOptions { pin_left_face: true, ..RobotOptions::default() };
+        let options = RobotOptions {
+            pin_left_face: true,
+            merge_coincident_springs: setup.merge_coincident_springs,
+            ..RobotOptions::default()
+        };
         let id = world.add_robot(format!("{}x{} beam", setup.w, setup.h), &body, Vec2::ZERO, options, None);
         let tip_voxels: Vec<usize> = (0..setup.h).map(|y| (y * setup.w + setup.w - 1) as usize).collect();
         let share = setup.force_n / (2.0 * setup.h as f64);

@@ -434,6 +434,43 @@ fn merged_and_jointed_welds_bend_the_same() {
     }
 }
 
+/// Coincident springs (the side-external springs of a side shared by two welded voxels: same bodies,
+/// same anchors) solved as one joint of summed stiffness and damping at the stiffness-weighted mean
+/// target, against the slower way, one joint per spring. The force law is the same, so the static
+/// shapes must be too: a loaded cantilever, and a bar of two materials (the shared sides' springs
+/// then differ in stiffness) whose voxels are held at opposite controls (and so differ in target).
+#[test]
+fn coincident_springs_as_one_joint_or_two_give_the_same_shape() {
+    use vsr2d::task::cantilever::{run, BeamSetup};
+    for fs in [8.0, 30.0] {
+        let material = BeamSetup::material(Preset::Default, fs, Scaffolding::ALL);
+        let one = BeamSetup::static_case(10, 4, material, 30.0, 10.0, 1.0 / 60.0);
+        let two = BeamSetup { merge_coincident_springs: false, ..one };
+        let (a, b) = (*run(&one).unwrap().last().unwrap(), *run(&two).unwrap().last().unwrap());
+        eprintln!("10x4 at {fs} Hz: δ one joint {a:.6} m, two joints {b:.6} m");
+        assert!(a < 0.0 && (a - b).abs() < 0.005 * b.abs(), "10x4 at {fs} Hz: one joint δ = {a} m, two δ = {b} m");
+    }
+    let soft = Material { spring_hz: 4.0, ..Material::default() };
+    let stiff = Material { spring_hz: 16.0, ..Material::default() };
+    let bar = BodyGrid::new(3, 1, vec![Some(soft), Some(stiff), Some(soft)]).unwrap();
+    let areas = |merge: bool| {
+        let mut world = World::new(no_gravity());
+        let controller = FnController(|_t: f64, _r: &[_], out: &mut [f64]| out.copy_from_slice(&[1.0, -1.0, 1.0]));
+        let options = RobotOptions { merge_coincident_springs: merge, ..RobotOptions::default() };
+        world.add_robot("bar", &bar, Vec2::new(0.0, 5.0), options, Some(Box::new(controller)));
+        world.run(600, &mut []).unwrap();
+        let snapshot = world.snapshot();
+        robot(&snapshot).voxels.iter().map(|v| v.sensors.area_ratio).collect::<Vec<f64>>()
+    };
+    let (one, two) = (areas(true), areas(false));
+    eprintln!("held two-material bar: area ratios one joint {one:?}, two joints {two:?}");
+    // The stiff middle voxel wins the shared sides: the soft ones cannot shrink to their 1 − ρ_A.
+    assert!(one[1] > 1.0 && one[0] < 1.0 && one[2] < 1.0, "{one:?}");
+    for (a, b) in one.iter().zip(&two) {
+        assert!((a - b).abs() < 1e-3, "area ratios one joint {one:?}, two joints {two:?}");
+    }
+}
+
 /// Listeners steer the run (after ripgrep's `Sink`): one that fails stops it with its error at that
 /// step; one that asks to stop ends it early.
 #[test]

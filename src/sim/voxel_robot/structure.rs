@@ -37,6 +37,10 @@ pub(crate) struct SpringRef {
     pub joint: ImpulseJointHandle,
     pub def: SpringDef,
     pub voxel: usize,
+    /// The coincident spring of a welded neighbour that shares this spring's joint, if any.
+    pub partner: Option<usize>,
+    /// This spring's own rest-length target (m), set by its voxel's control.
+    pub target: f64,
 }
 
 #[derive(Debug, Clone)]
@@ -97,11 +101,16 @@ pub struct RobotOptions {
     pub self_collisions: bool,
     /// Make the clusters on the body's left face part of the static world (cantilever wall).
     pub pin_left_face: bool,
+    /// Solve two coincident springs (the side-external springs of a side shared by welded
+    /// neighbours: same bodies, same anchors) as one joint of summed stiffness and damping at the
+    /// stiffness-weighted mean target: the same force law with one joint fewer. `false` solves each
+    /// spring as its own joint (the slower cross-check).
+    pub merge_coincident_springs: bool,
 }
 
 impl Default for RobotOptions {
     fn default() -> Self {
-        RobotOptions { self_collisions: true, pin_left_face: false }
+        RobotOptions { self_collisions: true, pin_left_face: false, merge_coincident_springs: true }
     }
 }
 
@@ -264,19 +273,48 @@ impl Robot {
             }
         }
 
+        // Every spring with its bodies and body-local anchors, then the coincident pairs.
+        let spring_defs: Vec<(usize, SpringDef)> = cells
+            .iter()
+            .enumerate()
+            .flat_map(|(vi, (_, mat))| voxel::springs(mat).into_iter().map(move |d| (vi, d)))
+            .collect();
+        let ends = |&(vi, def): &(usize, SpringDef)| {
+            let (a, b) = (mass_refs[4 * vi + def.mass_a], mass_refs[4 * vi + def.mass_b]);
+            ((a.body, a.offset + def.anchor_a), (b.body, b.offset + def.anchor_b))
+        };
+        let partners = if options.merge_coincident_springs {
+            coincident_pairs(&spring_defs.iter().map(ends).collect::<Vec<_>>(), 1e-9 * l)
+        } else {
+            vec![None; spring_defs.len()]
+        };
         let mut voxels = Vec::with_capacity(n);
-        let mut springs = Vec::new();
+        let mut springs: Vec<SpringRef> = Vec::with_capacity(spring_defs.len());
         let mut ropes = Vec::new();
         for (vi, (cell, mat)) in cells.iter().enumerate() {
             let masses = [0, 1, 2, 3].map(|k| mass_refs[4 * vi + k]);
             let spring_start = springs.len();
-            for def in voxel::springs(mat) {
-                let (a, b) = (masses[def.mass_a], masses[def.mass_b]);
-                let rest = voxel::target_length(mat, def.group, 0.0);
-                let joint =
-                    spring_joint(a.offset + def.anchor_a, b.offset + def.anchor_b, rest, def.stiffness, def.damping);
-                let handle = physics.impulse_joints.insert(bodies[a.body], bodies[b.body], joint, true);
-                springs.push(SpringRef { joint: handle, def, voxel: vi });
+            // This voxel's springs (joints inserted voxel by voxel, springs before ropes, as always).
+            while let Some(&(_, def)) = spring_defs.get(springs.len()).filter(|(v, _)| *v == vi) {
+                let si = springs.len();
+                let target = voxel::target_length(mat, def.group, 0.0);
+                let joint = match partners[si] {
+                    Some(p) if p < si => springs[p].joint,
+                    partner => {
+                        let ((ba, pa), (bb, pb)) = ends(&(vi, def));
+                        let (k, c, rest) = match partner {
+                            Some(p) => {
+                                let (pv, pd) = spring_defs[p];
+                                let pt = voxel::target_length(&cells[pv].1, pd.group, 0.0);
+                                merged_law(def.stiffness, def.damping, target, pd.stiffness, pd.damping, pt)
+                            }
+                            None => (def.stiffness, def.damping, target),
+                        };
+                        let joint = spring_joint(pa, pb, rest, k, c);
+                        physics.impulse_joints.insert(bodies[ba], bodies[bb], joint, true)
+                    }
+                };
+                springs.push(SpringRef { joint, def, voxel: vi, partner: partners[si], target });
             }
             if mat.ropes {
                 let (min, max) = voxel::rope_bounds(mat);
@@ -399,12 +437,32 @@ impl Robot {
                 continue;
             }
             self.applied[vi] = Some(f);
-            for sp in &self.springs[self.voxels[vi].springs.clone()] {
-                let target = voxel::target_length(&mat, sp.def.group, f) as Real;
+            for si in self.voxels[vi].springs.clone() {
+                self.springs[si].target = voxel::target_length(&mat, self.springs[si].def.group, f);
+                let sp = &self.springs[si];
+                let (k, c, target) = match sp.partner {
+                    Some(p) => {
+                        let q = &self.springs[p];
+                        merged_law(
+                            sp.def.stiffness,
+                            sp.def.damping,
+                            sp.target,
+                            q.def.stiffness,
+                            q.def.damping,
+                            q.target,
+                        )
+                    }
+                    None => (sp.def.stiffness, sp.def.damping, sp.target),
+                };
                 // A motor-target change only: rapier keeps its joint assembly (colouring, chunks, row
                 // builders) and refreshes the motors (vendor/rapier2d/PATCH.md).
-                let (k, c) = (sp.def.stiffness as Real, sp.def.damping as Real);
-                physics.impulse_joints.set_motor_position(sp.joint, JointAxis::LinX, target, k, c);
+                physics.impulse_joints.set_motor_position(
+                    sp.joint,
+                    JointAxis::LinX,
+                    target as Real,
+                    k as Real,
+                    c as Real,
+                );
             }
         }
     }
@@ -543,6 +601,42 @@ pub fn spring_joint(anchor1: V2, anchor2: V2, rest_length: f64, stiffness: f64, 
         .build()
 }
 
+/// Two springs in parallel between the same anchors, k₁(x − L₁) + k₂(x − L₂) and damping c₁ + c₂, are
+/// one spring (k₁ + k₂, c₁ + c₂) at the stiffness-weighted mean rest length: (k, c, L).
+fn merged_law(k1: f64, c1: f64, l1: f64, k2: f64, c2: f64, l2: f64) -> (f64, f64, f64) {
+    (k1 + k2, c1 + c2, (k1 * l1 + k2 * l2) / (k1 + k2))
+}
+
+/// Pairs of coincident springs: the same two bodies and the same body-local anchors (within `tol`, in
+/// either direction). Returns each spring's partner; a spring has at most one (the side shared by two
+/// welded voxels), and a third coincident spring, which no voxel lattice makes, would stay unmerged.
+fn coincident_pairs(ends: &[((usize, V2), (usize, V2))], tol: f64) -> Vec<Option<usize>> {
+    let near = |p: V2, q: V2| (p - q).length() <= tol;
+    let same = |(a1, b1): ((usize, V2), (usize, V2)), (a2, b2): ((usize, V2), (usize, V2))| {
+        let direct = a1.0 == a2.0 && b1.0 == b2.0 && near(a1.1, a2.1) && near(b1.1, b2.1);
+        let reversed = a1.0 == b2.0 && b1.0 == a2.0 && near(a1.1, b2.1) && near(b1.1, a2.1);
+        direct || reversed
+    };
+    // Springs by their (unordered) body pair, so only springs between the same bodies are compared.
+    let mut by_bodies: std::collections::BTreeMap<(usize, usize), Vec<usize>> = Default::default();
+    for (i, ((a, _), (b, _))) in ends.iter().enumerate() {
+        by_bodies.entry((*a.min(b), *a.max(b))).or_default().push(i);
+    }
+    let mut partner = vec![None; ends.len()];
+    for group in by_bodies.values() {
+        for (x, &i) in group.iter().enumerate() {
+            if ends[i].0 .0 == ends[i].1 .0 || partner[i].is_some() {
+                continue;
+            }
+            if let Some(&j) = group[x + 1..].iter().find(|&&j| partner[j].is_none() && same(ends[i], ends[j])) {
+                partner[i] = Some(j);
+                partner[j] = Some(i);
+            }
+        }
+    }
+    partner
+}
+
 /// Body damping handed to the engine. Rapier scales velocities by 1/(1 + d·dt) once per step;
 /// `legacy-1.0` wants max(0, 1 − d·dt), which d' = d/(1 − d·dt) reproduces where d·dt < 1.
 fn damping_for_engine(material: &Material, d: f64, dt: f64) -> f64 {
@@ -550,5 +644,49 @@ fn damping_for_engine(material: &Material, d: f64, dt: f64) -> f64 {
         d / (1.0 - d * dt)
     } else {
         d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(w: u32, h: u32, welds: Welds) -> usize {
+        let mut physics = PhysicsWorld::new();
+        let body = BodyGrid::filled(w, h, Material::default()).unwrap();
+        let robot = Robot::build(
+            &mut physics,
+            BodyId(0),
+            String::new(),
+            &body,
+            V2::ZERO,
+            RobotOptions::default(),
+            welds,
+            1.0 / 60.0,
+        );
+        let merged = robot.springs.iter().filter(|s| s.partner.is_some()).count();
+        let joints = robot.springs.iter().map(|s| s.joint).collect::<std::collections::HashSet<_>>().len();
+        assert_eq!(joints + merged / 2, robot.springs.len(), "each pair shares one joint");
+        merged / 2
+    }
+
+    #[test]
+    fn each_side_shared_by_welded_voxels_has_one_pair_of_coincident_springs() {
+        // A w×h grid has (w − 1)·h + w·(h − 1) shared sides: 57 in the paper's 12×3 worm.
+        assert_eq!(pairs(12, 3, Welds::Merged), 57);
+        assert_eq!(pairs(1, 1, Welds::Merged), 0);
+        assert_eq!(pairs(2, 2, Welds::Merged), 4);
+        // One body per mass: the two sides' springs join different bodies.
+        assert_eq!(pairs(12, 3, Welds::Joints), 0);
+    }
+
+    #[test]
+    fn parallel_springs_add_stiffness_and_damping_around_the_weighted_rest_length() {
+        let (k, c, l) = merged_law(100.0, 2.0, 0.9, 300.0, 4.0, 1.1);
+        assert_eq!((k, c), (400.0, 6.0));
+        // Same force at any length x: 100(x − 0.9) + 300(x − 1.1) = 400(x − l).
+        for x in [0.5, 1.0, 1.7] {
+            assert!((100.0 * (x - 0.9) + 300.0 * (x - 1.1) - k * (x - l)).abs() < 1e-12);
+        }
     }
 }
