@@ -201,6 +201,10 @@ pub struct JointConstraintBuilderSimd {
     /// shared by the lanes through the row signature, with its per-lane parameters.
     #[cfg(feature = "dim2")]
     lin_motor: Option<WideMotor>,
+    /// (Patch 6) `lin_motor`'s row parameters, computed on substep 0 and reused by the later
+    /// substeps of the step (same motor, same substep dt: the same values, without the divisions).
+    #[cfg(feature = "dim2")]
+    lin_motor_params: Option<MotorParameters<SimdReal>>,
     /// Per-axis `[min, max]` limits of the limited linear axes (unset axes are zero).
     /// The angular axes go through `ang_limits`.
     limits: [[SimdReal; 2]; DIM],
@@ -304,6 +308,8 @@ impl JointConstraintBuilderSimd {
             prev_motor_impulse: array![|ii| ang_motor(ii).impulse].into(),
             #[cfg(feature = "dim2")]
             lin_motor,
+            #[cfg(feature = "dim2")]
+            lin_motor_params: None,
             limits: core::array::from_fn(|axis| {
                 if limit_axes & (1 << axis) != 0 {
                     [
@@ -496,7 +502,14 @@ impl JointConstraintBuilderSimd {
         #[cfg(feature = "dim3")]
         let ang_motor_params: Option<MotorParameters<SimdReal>> = None;
         #[cfg(feature = "dim2")]
-        let lin_motor_params = self.lin_motor.as_ref().map(|m| m.params(params.dt));
+        let lin_motor_params = match (&self.lin_motor, self.lin_motor_params) {
+            (Some(m), cached) if substep_id == 0 || cached.is_none() => {
+                self.lin_motor_params = Some(m.params(params.dt));
+                self.lin_motor_params
+            }
+            (Some(_), cached) => cached,
+            (None, _) => None,
+        };
         #[cfg(feature = "dim3")]
         let lin_motor_params: Option<MotorParameters<SimdReal>> = None;
 

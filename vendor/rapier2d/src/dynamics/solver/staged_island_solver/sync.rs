@@ -71,6 +71,17 @@ impl StageSync {
         if count == 0 {
             return;
         }
+        // (Patch 6) One worker: nobody else reads or writes the counter, no read-modify-write.
+        if self.num_workers == 1 {
+            let done = self.completed.load(Ordering::Relaxed) + count;
+            debug_assert!(done <= stage_work, "stage work over-completed");
+            if done == stage_work {
+                self.advance(stage);
+            } else {
+                self.completed.store(done, Ordering::Relaxed);
+            }
+            return;
+        }
         let prev = self.completed.fetch_add(count, Ordering::AcqRel);
         debug_assert!(prev + count <= stage_work, "stage work over-completed");
         if prev + count == stage_work {
@@ -140,8 +151,21 @@ impl StageSync {
         worker_id: usize,
     ) -> Option<Range<usize>> {
         let len = range.end - range.start;
-        let per_worker = len.div_ceil(self.num_workers);
         let stage_tag = (stage as CursorInt) << STAGE_SHIFT;
+        // (Patch 6) One worker claims the rest of the stage in one go, with no compare-and-swap:
+        // it solves the same units in the same order as batch by batch (the batch only
+        // bounds how much another worker could steal), so results are bit-identical.
+        if self.num_workers == 1 {
+            let cursor = &self.cursors[0].0;
+            let packed = cursor.load(Ordering::Relaxed);
+            let got = (packed & POS_MASK) as usize;
+            if packed & !POS_MASK != stage_tag || got >= len {
+                return None;
+            }
+            cursor.store(stage_tag | len as CursorInt, Ordering::Relaxed);
+            return Some(range.start + got..range.end);
+        }
+        let per_worker = len.div_ceil(self.num_workers);
 
         for k in 0..self.num_workers {
             let victim = (worker_id + k) % self.num_workers;
