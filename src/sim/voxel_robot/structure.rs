@@ -437,8 +437,10 @@ impl Robot {
                 continue;
             }
             self.applied[vi] = Some(f);
+            // One target per spring group (the voxel's springs are 18 of 4 groups).
+            let group_target = SpringGroup::ALL.map(|g| voxel::target_length(&mat, g, f));
             for si in self.voxels[vi].springs.clone() {
-                self.springs[si].target = voxel::target_length(&mat, self.springs[si].def.group, f);
+                self.springs[si].target = group_target[self.springs[si].def.group as usize];
                 let sp = &self.springs[si];
                 let (k, c, target) = match sp.partner {
                     Some(p) => {
@@ -523,12 +525,28 @@ impl Robot {
     pub fn update_ropes(&mut self, physics: &mut PhysicsWorld, dt: f64) {
         let stiffness = (2.0 * std::f64::consts::PI * ROPE_MOTOR_HZ).powi(2) as Real;
         let damping = (2.0 * 2.0 * std::f64::consts::PI * ROPE_MOTOR_HZ) as Real;
+        // Mass centres and velocities of the voxel the ropes belong to (ropes come voxel by voxel).
+        let mut cached: Option<(usize, [(V2, V2); 4])> = None;
         for ri in 0..self.ropes.len() {
             let r = &self.ropes[ri];
-            let (pa, pb) = (self.mass_centre(r.voxel, r.mass_a), self.mass_centre(r.voxel, r.mass_b));
-            let (va, vb) = (self.mass_velocity(r.voxel, r.mass_a), self.mass_velocity(r.voxel, r.mass_b));
+            let masses = match cached {
+                Some((vi, masses)) if vi == r.voxel => masses,
+                _ => {
+                    let masses = [0, 1, 2, 3].map(|k| {
+                        let m = self.voxels[r.voxel].masses[k];
+                        let s = &self.states[m.body];
+                        let p = s.point(m.offset);
+                        (p, s.velocity_at(p))
+                    });
+                    cached = Some((r.voxel, masses));
+                    masses
+                }
+            };
+            let ((pa, va), (pb, vb)) = (masses[r.mass_a], masses[r.mass_b]);
             let d = (pb - pa).length();
-            let rate = (vb - va).dot((pb - pa).normalized());
+            // (pb − pa).normalized() without computing the length twice.
+            let along = if d > 0.0 { (pb - pa) * (1.0 / d) } else { V2::ZERO };
+            let rate = (vb - va).dot(along);
             // A lower bound only pushes. A motor that ended the last step pulling the masses together
             // is holding the voxel crushed against its own springs (it would latch there for good):
             // release it. If a load still crushes the voxel, the bound re-engages on the next step.
