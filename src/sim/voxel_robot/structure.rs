@@ -395,9 +395,13 @@ impl Robot {
 
     /// Velocity of the centre of mass `k` of voxel `vi` (a point of its cluster body).
     pub fn mass_velocity(&self, vi: usize, k: usize) -> V2 {
-        let m = self.voxels[vi].masses[k];
-        let s = &self.states[m.body];
-        s.velocity_at(s.point(m.offset))
+        self.mass_centre_and_velocity(vi, k).1
+    }
+
+    /// Centre and velocity of mass `k` of voxel `vi`, the centre computed once.
+    pub fn mass_centre_and_velocity(&self, vi: usize, k: usize) -> (V2, V2) {
+        let p = self.mass_centre(vi, k);
+        (p, self.states[self.voxels[vi].masses[k].body].velocity_at(p))
     }
 
     /// The four corners of mass `k` of voxel `vi`, counter-clockwise, and its outer corner.
@@ -532,12 +536,7 @@ impl Robot {
             let masses = match cached {
                 Some((vi, masses)) if vi == r.voxel => masses,
                 _ => {
-                    let masses = [0, 1, 2, 3].map(|k| {
-                        let m = self.voxels[r.voxel].masses[k];
-                        let s = &self.states[m.body];
-                        let p = s.point(m.offset);
-                        (p, s.velocity_at(p))
-                    });
+                    let masses = [0, 1, 2, 3].map(|k| self.mass_centre_and_velocity(r.voxel, k));
                     cached = Some((r.voxel, masses));
                     masses
                 }
