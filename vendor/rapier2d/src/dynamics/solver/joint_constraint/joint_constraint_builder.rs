@@ -363,8 +363,11 @@ impl JointConstraintBuilderSimd {
     /// joint assembly.
     pub fn update_warmstart_seeds(&mut self, joints_all: &[crate::dynamics::JointGraphEdge]) {
         let joint = array![|ii| &joints_all[self.joint_id[ii]].weight];
-        self.prev_dof_impulses =
-            core::array::from_fn(|axis| array![|ii| joint[ii].impulses[axis]].into());
+        // (Patch 7) Only locked axes emit `WritebackId::Dof` rows, which read these seeds.
+        if self.locked_axes != 0 {
+            self.prev_dof_impulses =
+                core::array::from_fn(|axis| array![|ii| joint[ii].impulses[axis]].into());
+        }
         let limit_axes = self.limit_axes;
         self.prev_limit_impulses = core::array::from_fn(|axis| {
             if limit_axes & (1 << axis) != 0 {
@@ -375,8 +378,11 @@ impl JointConstraintBuilderSimd {
         });
         #[cfg(feature = "dim2")]
         {
-            self.prev_motor_impulse =
-                array![|ii| joint[ii].data.motors[crate::math::DIM].impulse].into();
+            // (Patch 7) Read only by an angular motor row, as in `refresh_motors`.
+            if self.motor_axes & crate::dynamics::JointAxesMask::ANG_AXES.bits() != 0 {
+                self.prev_motor_impulse =
+                    array![|ii| joint[ii].data.motors[crate::math::DIM].impulse].into();
+            }
             if let Some(lin) = &mut self.lin_motor {
                 lin.prev_impulse = array![|ii| joint[ii].data.motors[0].impulse].into();
             }
@@ -393,13 +399,18 @@ impl JointConstraintBuilderSimd {
         #[cfg(feature = "dim2")]
         {
             let joint = array![|ii| &joints_all[self.joint_id[ii]].weight];
-            let ang_motor = |ii: usize| &joint[ii].data.motors[crate::math::DIM];
-            self.motor_stiffness = array![|ii| ang_motor(ii).stiffness].into();
-            self.motor_damping = array![|ii| ang_motor(ii).damping].into();
-            self.motor_target_pos = array![|ii| ang_motor(ii).target_pos].into();
-            self.motor_target_vel = array![|ii| ang_motor(ii).target_vel].into();
-            self.motor_max_force = array![|ii| ang_motor(ii).max_force].into();
-            self.prev_motor_impulse = array![|ii| ang_motor(ii).impulse].into();
+            // (Patch 7) The angular motor fields are read only when the chunk has an angular motor
+            // row (`motor_axes`, shared by the lanes); vsr2d's springs have none, so their stale
+            // copies are never read.
+            if self.motor_axes & crate::dynamics::JointAxesMask::ANG_AXES.bits() != 0 {
+                let ang_motor = |ii: usize| &joint[ii].data.motors[crate::math::DIM];
+                self.motor_stiffness = array![|ii| ang_motor(ii).stiffness].into();
+                self.motor_damping = array![|ii| ang_motor(ii).damping].into();
+                self.motor_target_pos = array![|ii| ang_motor(ii).target_pos].into();
+                self.motor_target_vel = array![|ii| ang_motor(ii).target_vel].into();
+                self.motor_max_force = array![|ii| ang_motor(ii).max_force].into();
+                self.prev_motor_impulse = array![|ii| ang_motor(ii).impulse].into();
+            }
             if self.lin_motor.is_some() {
                 self.lin_motor = Some(WideMotor::gather(array![|ii| &joint[ii].data.motors[0]]));
             }

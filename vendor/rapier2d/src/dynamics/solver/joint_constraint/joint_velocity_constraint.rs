@@ -178,6 +178,29 @@ impl JointConstraint<Real, 1> {
         let first_coupled_ang_axis_id =
             (coupled_axes & JointAxesMask::ANG_AXES.bits()).trailing_zeros() as usize;
 
+        // (Patch 7) With no locked axis and no angular row (vsr2d's ropes: a coupled distance limit,
+        // sometimes a coupled distance motor), the helper without the relative rotation gives the
+        // same rows: only angular rows read `ang_err`.
+        #[cfg(feature = "dim2")]
+        let builder = if locked_axes == 0
+            && (motor_axes | limit_axes) & JointAxesMask::ANG_AXES.bits() == 0
+        {
+            JointConstraintHelper::<Real>::new_coupled_motor_only(
+                frame1,
+                frame2,
+                &body1.world_com,
+                &body2.world_com,
+            )
+        } else {
+            JointConstraintHelper::<Real>::new(
+                frame1,
+                frame2,
+                &body1.world_com,
+                &body2.world_com,
+                locked_axes,
+            )
+        };
+        #[cfg(feature = "dim3")]
         let builder = JointConstraintHelper::<Real>::new(
             frame1,
             frame2,
