@@ -4,16 +4,19 @@
 //! element, divided by how many of it the world holds:
 //!
 //! - membrane: the bare grid's time per cell;
-//! - inactive connector: connectors spread over every membrane, all switched off;
-//! - active pair: facing connectors of neighbouring cells switched on (in range, so every pair is
-//!   active), against the same connectors switched off;
+//! - inactive connector (switched on, in no pair: spec §4's *inactive*): connectors spread over every
+//!   membrane with an interaction radius (5 cm) too short to reach another cell;
+//! - active pair: facing connectors of neighbouring cells switched on (in range, so they pair),
+//!   against the same connectors switched off (*passive*);
 //! - actuator: `spring` muscles across every cell at ℓ = 1.
 //!
-//! The connectors are weak (A = 10⁻³ N·m², ours) so that the pairs stay as built while timed.
+//! The connectors are weak (A = 10⁻³ N·m², ours) so that the pairs stay as built while timed. The five
+//! worlds are timed in turns, one run of each per round, so that a slow spell of a shared machine
+//! falls on all of them alike instead of on one difference.
 
 use serde::Serialize;
 
-use super::cells::{time_steps, CellBenchError, CellBenchOptions};
+use super::cells::{mean_sd, time_steps, CellBenchError, CellBenchOptions};
 use crate::geom::Vec2;
 use crate::model::cell::connector::ConnectorParams;
 use crate::model::cell::muscle::MuscleKind;
@@ -53,7 +56,7 @@ pub struct IncrementRow {
     pub ms_with_sd: f64,
     pub ms_without: f64,
     pub ms_without_sd: f64,
-    /// (with − without) / count, µs per step, and its σ from the two σ.
+    /// (with − without) / count, µs per step, of each round: mean and σ over the rounds.
     pub us_per_element: f64,
     pub us_per_element_sd: f64,
 }
@@ -68,8 +71,14 @@ enum Variant {
     Muscles,
 }
 
-/// Connectors or muscles per cell.
-const PER_CELL: usize = 10;
+/// Connectors per cell: enough that a connector's fraction of a microsecond stands out of the timing
+/// noise of a 100-cell step (10 per cell left active vs inactive within σ).
+const CONNECTORS_PER_CELL: usize = 40;
+/// Muscles per cell.
+const MUSCLES_PER_CELL: usize = 10;
+/// Connector types of the worlds: 0 reaches a neighbour 1 m away, 1 reaches no other cell.
+const REACHING: usize = 0;
+const SHORT: usize = 1;
 
 /// A resting square grid of `cells` cells, 1 m between membranes, with `variant`'s extra elements.
 fn world(params: &CellParams, cells: usize, stepping: Stepping, variant: Variant) -> World {
@@ -81,7 +90,14 @@ fn world(params: &CellParams, cells: usize, stepping: Stepping, variant: Variant
         ..WorldSettings::default()
     });
     let weak = ConnectorParams { strength: 1e-3, radius: 1.0, near_cap: None, hidden_mass: 0.0 };
-    w.set_connector_types(vec![ConnectorType { name: "bench".into(), params: weak }], vec![vec![weak.strength]]);
+    let short = ConnectorParams { radius: 0.05, ..weak };
+    w.set_connector_types(
+        vec![
+            ConnectorType { name: "bench".into(), params: weak },
+            ConnectorType { name: "bench-short".into(), params: short },
+        ],
+        vec![vec![weak.strength; 2]; 2],
+    );
     let side = (cells as f64).sqrt().ceil().max(1.0) as usize;
     let pitch = 2.0 * (params.radius + params.body_radius()) + 1.0;
     let n = params.bodies;
@@ -91,27 +107,27 @@ fn world(params: &CellParams, cells: usize, stepping: Stepping, variant: Variant
         match variant {
             Variant::Bare => {}
             Variant::Spread => {
-                for k in 0..PER_CELL {
-                    w.add_connector(format!("s{k}"), id, k * n / PER_CELL, 0, false);
+                for k in 0..CONNECTORS_PER_CELL {
+                    w.add_connector(format!("s{k}"), id, k * n / CONNECTORS_PER_CELL, SHORT, true);
                 }
             }
             Variant::FacingOff | Variant::FacingOn => {
                 // Even columns face right (body N/4), odd columns left (3N/4), pairing with their
                 // neighbour; a last odd-one-out column faces nobody.
                 let face = if col % 2 == 0 { n / 4 } else { 3 * n / 4 };
-                for k in 0..PER_CELL {
-                    let body = (face + n + k - PER_CELL / 2) % n;
-                    w.add_connector(format!("f{k}"), id, body, 0, variant == Variant::FacingOn);
+                for k in 0..CONNECTORS_PER_CELL {
+                    let body = (face + n + k - CONNECTORS_PER_CELL / 2) % n;
+                    w.add_connector(format!("f{k}"), id, body, REACHING, variant == Variant::FacingOn);
                 }
             }
             Variant::Muscles => {
-                for k in 0..PER_CELL {
+                for k in 0..MUSCLES_PER_CELL {
                     w.add_muscle(MuscleSpec {
                         cell: id,
                         name: format!("m{k}"),
                         kind: MuscleKind::Spring,
-                        from: k * n / (2 * PER_CELL),
-                        to: k * n / (2 * PER_CELL) + n / 2,
+                        from: k * n / (2 * MUSCLES_PER_CELL),
+                        to: k * n / (2 * MUSCLES_PER_CELL) + n / 2,
                         hz: 5.0,
                         damping_ratio: 1.0,
                         min_length: 0.2,
@@ -125,21 +141,38 @@ fn world(params: &CellParams, cells: usize, stepping: Stepping, variant: Variant
     w
 }
 
-/// Mean ± σ ms per step of `variant`, after `options.warmup` steps; also the active pairs at the end.
-fn time(
+/// The ms per step of each run of each variant (after `options.warmup` steps), the worlds timed in
+/// turns: one run of `steps` steps of each per round, `options.repeats` rounds; also each one's active
+/// pairs at the end.
+fn time_in_turns(
     params: &CellParams,
     cells: usize,
     steps: u64,
     options: &CellBenchOptions,
-    variant: Variant,
-) -> Result<(f64, f64, usize), CellBenchError> {
+    variants: &[Variant],
+) -> Result<Vec<(Vec<f64>, usize)>, CellBenchError> {
     let sim_err = |source| CellBenchError::Sim { cells, bodies: params.bodies, source };
-    let mut w = world(params, cells, options.stepping.unwrap_or(Stepping::CELLS), variant);
-    w.run(options.warmup, &mut []).map_err(sim_err)?;
-    let (mean, sd) = time_steps(&mut w, steps, options.repeats).map_err(sim_err)?;
-    // Each pair is counted by both of its cells.
-    let pairs = (0..cells).map(|i| w.cell_pairs(BodyId(i))).sum::<usize>() / 2;
-    Ok((mean, sd, pairs))
+    let mut worlds = Vec::with_capacity(variants.len());
+    for &variant in variants {
+        let mut w = world(params, cells, options.stepping.unwrap_or(Stepping::CELLS), variant);
+        w.run(options.warmup, &mut []).map_err(sim_err)?;
+        worlds.push(w);
+    }
+    let mut times = vec![Vec::with_capacity(options.repeats); variants.len()];
+    for _ in 0..options.repeats {
+        for (w, t) in worlds.iter_mut().zip(&mut times) {
+            t.push(time_steps(w, steps, 1).map_err(sim_err)?.0);
+        }
+    }
+    Ok(worlds
+        .iter()
+        .zip(times)
+        .map(|(w, t)| {
+            // Each pair is counted by both of its cells.
+            let pairs = (0..cells).map(|i| w.cell_pairs(BodyId(i))).sum::<usize>() / 2;
+            (t, pairs)
+        })
+        .collect())
 }
 
 /// Cells and steps per timed run of the increments: 100 cells (the paper's real-time scale), 100
@@ -158,35 +191,41 @@ pub fn measure_increments(
         return Err(CellBenchError::Options("increments need ≥ 2 cells, ≥ 1 repeat and ≥ 1 step".into()));
     }
     let params = CellPreset::ScsPaper.params();
-    let bare = time(&params, cells, steps, options, Variant::Bare)?;
-    let spread = time(&params, cells, steps, options, Variant::Spread)?;
-    let off = time(&params, cells, steps, options, Variant::FacingOff)?;
-    let on = time(&params, cells, steps, options, Variant::FacingOn)?;
-    let muscles = time(&params, cells, steps, options, Variant::Muscles)?;
-    let row = |element, count: usize, with: (f64, f64, usize), without: (f64, f64, usize)| {
+    let variants = [Variant::Bare, Variant::Spread, Variant::FacingOff, Variant::FacingOn, Variant::Muscles];
+    let timed = time_in_turns(&params, cells, steps, options, &variants)?;
+    let nothing = (vec![0.0; options.repeats], 0);
+    let [bare, spread, off, on, muscles] = [0, 1, 2, 3, 4].map(|k| &timed[k]);
+    // The cost per element of each round (the two runs a round apart in time at most), so what a slow
+    // spell adds to both cancels; its mean and the σ of one round.
+    let row = |element, count: usize, with: &(Vec<f64>, usize), without: &(Vec<f64>, usize)| {
         let c = count.max(1) as f64;
+        let (ms_with, ms_with_sd) = mean_sd(&with.0);
+        let (ms_without, ms_without_sd) = mean_sd(&without.0);
+        let per_round: Vec<f64> = with.0.iter().zip(&without.0).map(|(a, b)| 1e3 * (a - b) / c).collect();
+        let (us_per_element, us_per_element_sd) = mean_sd(&per_round);
         IncrementRow {
             element,
             count,
-            ms_with: with.0,
-            ms_with_sd: with.1,
-            ms_without: without.0,
-            ms_without_sd: without.1,
-            us_per_element: 1e3 * (with.0 - without.0) / c,
-            us_per_element_sd: 1e3 * (with.1.powi(2) + without.1.powi(2)).sqrt() / c,
+            ms_with,
+            ms_with_sd,
+            ms_without,
+            ms_without_sd,
+            us_per_element,
+            us_per_element_sd,
         }
     };
     Ok(vec![
-        row(Element::Membrane, cells, bare, (0.0, 0.0, 0)),
-        row(Element::InactiveConnector, cells * PER_CELL, spread, bare),
-        row(Element::ActivePair, on.2, on, off),
-        row(Element::Actuator, cells * PER_CELL, muscles, bare),
+        row(Element::Membrane, cells, bare, &nothing),
+        row(Element::InactiveConnector, cells * CONNECTORS_PER_CELL, spread, bare),
+        row(Element::ActivePair, on.1, on, off),
+        row(Element::Actuator, cells * MUSCLES_PER_CELL, muscles, bare),
     ])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::cell::connector::ConnectorState;
 
     #[test]
     fn facing_connectors_pair_only_when_on_and_only_with_their_neighbour() {
@@ -196,8 +235,16 @@ mod tests {
         // 2×2 grid: cells 0–1 and 2–3 face each other; every connector reaches at least the one
         // opposite it, and a couple's two cells count the same pairs.
         let pairs: Vec<usize> = (0..4).map(|i| on.cell_pairs(BodyId(i))).collect();
-        assert!(pairs.iter().all(|&p| (PER_CELL..=PER_CELL * PER_CELL).contains(&p)), "{pairs:?}");
+        let per = CONNECTORS_PER_CELL;
+        assert!(pairs.iter().all(|&p| (per..=per * per).contains(&p)), "{pairs:?}");
         assert_eq!((pairs[0], pairs[2]), (pairs[1], pairs[3]));
+        // The spread connectors are all switched on and reach no other cell: inactive, none paired.
+        let mut spread = world(&p, 4, Stepping { force_substeps: 1, solver_iterations: 4 }, Variant::Spread);
+        spread.run(2, &mut []).unwrap();
+        assert!((0..4).all(|i| spread.cell_pairs(BodyId(i)) == 0));
+        let states: Vec<_> = spread.snapshot().cells().flat_map(|c| c.connectors.iter().map(|k| k.state)).collect();
+        assert_eq!(states.len(), 4 * CONNECTORS_PER_CELL);
+        assert!(states.iter().all(|s| *s == ConnectorState::Inactive), "{states:?}");
         let mut off = world(&p, 4, Stepping { force_substeps: 1, solver_iterations: 4 }, Variant::FacingOff);
         off.run(2, &mut []).unwrap();
         assert!((0..4).all(|i| off.cell_pairs(BodyId(i)) == 0));

@@ -189,7 +189,7 @@ fn run_cells(args: &BenchArgs) -> Result<(), Failure> {
     }
     let (cells, steps) = vsr2d::bench::cell_increments::size(args.quick);
     print(format!(
-        "\nincremental cost per step (§15 item 3a): {cells} resting cells, {steps} steps per run, difference of two worlds"
+        "\nincremental cost per step (§15 item 3a): {cells} resting cells, {steps} steps per run, difference of two worlds (all timed in turns, one run each per round)"
     ));
     print(format!(
         "{:>26} {:>6} {:>18} {:>18} {:>20}",

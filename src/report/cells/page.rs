@@ -338,7 +338,7 @@ pub fn render_page(data: &CellsReportData, charts: &[Chart], media: &[Media]) ->
                 format!("{} ± {}", sig(r.us_per_element, 3), sig(r.us_per_element_sd, 2)),
             ])).collect::<Vec<_>>(),
             increments_text => format!(
-                "A resting grid of {} scs-paper cells timed over {} steps per run ({} repeats after {} warm-up steps), with and without the element; its cost is the difference divided by the count (membrane: the bare grid per cell). Connectors: 10 per cell, weak (A = 10⁻³ N·m², r_int 1 m); pairs: 10 facing connectors on each of two neighbouring cells, switched on against switched off, the count being the pairs active at the end; actuators: 10 spring muscles per cell at ℓ = 1. Differences of wall times on a shared machine: read the σ.",
+                "A resting grid of {} scs-paper cells timed over {} steps per run ({} rounds after {} warm-up steps; in each round every world runs once, in turn), with and without the element; its cost is the difference of the two runs of a round divided by the count, averaged over the rounds, ± the σ of one round (membrane: the bare grid per cell). Inactive connectors: 40 per cell, switched on, weak (A = 10⁻³ N·m²) and reaching no other cell (r_int 5 cm), against the bare grid; pairs: 40 facing connectors (r_int 1 m) on each of two neighbouring cells, switched on against switched off (passive), the count being the pairs active at the end; actuators: 10 spring muscles per cell at ℓ = 1. Differences of wall times on a shared machine: read the σ.",
                 t.increment_cells, t.increment_steps, t.repeats, t.warmup
             ),
             csv => TIMING_CSV,
