@@ -230,7 +230,9 @@ pub struct ChainSpec {
 /// face (each list replaces the builtin one; an empty list removes the kind). On a neighbour site
 /// (`bend`, `double`, `straight`, `zigzag`) an angle is measured on each of the two cells from its
 /// joint towards the side the site is on (the inside of the turn; both sides for `straight` and
-/// `zigzag`); on a `diagonal` site it is the offset from the direction of the partner's target.
+/// `zigzag`); on a `lattice` or `diagonal` site it is the offset from the direction of the partner's
+/// target. Strength, radius and near cap come from the connector type `fold-<kind>` (define it in
+/// `connector_types` to change them).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FoldSitesJson {

@@ -419,6 +419,55 @@ mod tests {
     }
 
     #[test]
+    fn joints_are_classified_by_the_corners_on_either_side() {
+        // L turns left once, at cell 4 (0,0): joints 3 and 4 bend left, the rest are straight.
+        let l = Program::builtin("L").unwrap();
+        let kinds: Vec<(SiteKind, i32)> = (0..6).map(|j| l.joint(j)).collect();
+        let (s, b) = ((SiteKind::Straight, 0), (SiteKind::Bend, 1));
+        assert_eq!(kinds, vec![s, s, s, b, b, s]);
+        // F: cells 6 and 7 both turn left (the U under the lower bar): joint 6 is a double bend; cell 9
+        // turns right, so joints 8 and 9 bend right.
+        let f = Program::builtin("F").unwrap();
+        assert_eq!(f.joint(6), (SiteKind::Double, 1));
+        assert_eq!(f.joint(8), (SiteKind::Bend, -1));
+        assert_eq!(f.joint(9), (SiteKind::Bend, -1));
+        // E: cell 4 turns left and cell 5 right (zigzag); cells 5 and 6 both turn right.
+        let e = Program::builtin("E").unwrap();
+        assert_eq!(e.joint(4), (SiteKind::Zigzag, 0));
+        assert_eq!(e.joint(5), (SiteKind::Double, -1));
+        // P: every joint from 3 on bends right, none twice.
+        let p = Program::builtin("P").unwrap();
+        assert!((3..9).all(|j| p.joint(j) == (SiteKind::Bend, -1)));
+    }
+
+    #[test]
+    fn the_builtin_layout_has_bend_sites_on_the_inside_and_lattice_sites_facing_the_partner() {
+        let design = Design::builtin(3);
+        let deg = PI / 180.0;
+        // L: one face per bending joint (3 and 4), on the left (+70° from the joint on the first
+        // cell, the mirror image 110° on the second); its one spec site (3, 5) is diagonal: none.
+        let l = Program::builtin("L").unwrap().layout(&design);
+        assert_eq!(l.len(), 2);
+        for (site, j) in l.iter().zip([3, 4]) {
+            assert_eq!((site.kind, site.a, site.b), (SiteKind::Bend, j, j + 1));
+            assert!((site.angles_a[1] - 70.0 * deg).abs() < 1e-12);
+            for (a, b) in site.angles_a.iter().zip(&site.angles_b) {
+                assert!((a + b - PI).abs() < 1e-12, "{a} and {b} are not mirror images");
+            }
+        }
+        // P: the bowl closes between cells 2 (0,2) and 9 (1,2), lattice neighbours. Cell 2 heads up
+        // (+y), so cell 9 is to its right (−90°); cell 9 heads −x, so cell 2 is ahead (0°).
+        let p = Program::builtin("P").unwrap().layout(&design);
+        let lattice: Vec<&Site> = p.iter().filter(|s| s.kind == SiteKind::Lattice).collect();
+        assert_eq!(lattice.len(), 1);
+        assert_eq!((lattice[0].a, lattice[0].b), (2, 9));
+        assert!((lattice[0].angles_a[1] + FRAC_PI_2).abs() < 1e-12);
+        assert!(lattice[0].angles_b[1].abs() < 1e-12);
+        assert!((lattice[0].angles_a[2] - lattice[0].angles_a[1] - 8.0 * deg).abs() < 1e-12);
+        assert!(p.iter().all(|s| s.kind != SiteKind::Diagonal && s.kind != SiteKind::Straight));
+    }
+
+    #[test]
     fn site_connector_names_round_trip() {
         for kind in SiteKind::ALL {
             let name = format!("{}7", kind.connector_prefix(12));
