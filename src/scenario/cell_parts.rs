@@ -202,8 +202,10 @@ pub struct ChainSpec {
     pub direction: f64,
     /// A folding program, `builtin:E`, `builtin:P`, `builtin:F` or `builtin:L` (`cells.md` §11; letters
     /// are reconstructions, not the paper's sequences): adds the attraction sites' connectors, of the
-    /// connector types `fold-bend` (and `fold-straight`, `fold-diagonal` when the design uses them),
-    /// which `connector_types` may define to override the design's values.
+    /// connector types `fold-bend`, `fold-double` and `fold-lattice` (and `fold-straight`,
+    /// `fold-zigzag`, `fold-diagonal` when `sites` gives them angles), which `connector_types` may
+    /// define to override the design's strength, radius and near cap. Interpretation (ours): the bend
+    /// sites join chain neighbours, which the spec's sites do not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program: Option<String>,
     /// Connectors per site face (3, ours).
@@ -212,12 +214,60 @@ pub struct ChainSpec {
     /// A key of `cell_types` for the cells where the letter turns (default: `type`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_type: Option<String>,
+    /// With a `program`: the membrane angles of the site connectors, replacing the builtin design's
+    /// for the kinds given (ours; `cells.md` §11 lists them "in the JSON").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sites: Option<FoldSitesJson>,
     /// Muscles given to each cell listed in `muscle_cells`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub muscles: Vec<MuscleJson>,
     /// Indices of the chain cells that carry `muscles` (default: all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub muscle_cells: Option<Vec<usize>>,
+}
+
+/// The site connectors' membrane angles of a folding chain, in degrees, one entry per connector of a
+/// face (each list replaces the builtin one; an empty list removes the kind). On a neighbour site
+/// (`bend`, `double`, `straight`, `zigzag`) an angle is measured on each of the two cells from its
+/// joint towards the side the site is on (the inside of the turn; both sides for `straight` and
+/// `zigzag`); on a `lattice` or `diagonal` site it is the offset from the direction of the partner's
+/// target. Strength, radius and near cap come from the connector type `fold-<kind>` (define it in
+/// `connector_types` to change them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FoldSitesJson {
+    /// Joints next to one corner of the letter (connector type `fold-bend`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bend: Option<Vec<f64>>,
+    /// Joints between two corners that turn the same way (`fold-double`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub double: Option<Vec<f64>>,
+    /// Joints with no corner on either side (`fold-straight`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub straight: Option<Vec<f64>>,
+    /// Joints between two corners that turn opposite ways (`fold-zigzag`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zigzag: Option<Vec<f64>>,
+    /// Cells that are lattice neighbours in the letter (they touch there) but not in the chain
+    /// (`fold-lattice`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lattice: Option<Vec<f64>>,
+    /// Cells that are diagonal neighbours in the letter, across a corner (`fold-diagonal`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagonal: Option<Vec<f64>>,
+}
+
+impl FoldSitesJson {
+    fn get(&self, kind: SiteKind) -> Option<&Vec<f64>> {
+        match kind {
+            SiteKind::Bend => self.bend.as_ref(),
+            SiteKind::Double => self.double.as_ref(),
+            SiteKind::Straight => self.straight.as_ref(),
+            SiteKind::Zigzag => self.zigzag.as_ref(),
+            SiteKind::Lattice => self.lattice.as_ref(),
+            SiteKind::Diagonal => self.diagonal.as_ref(),
+        }
+    }
 }
 
 /// One scheduled change, applied once at the first step with t ≤ t_k, in file order (spec §9). Exactly
@@ -425,9 +475,41 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
         if !(1..=10).contains(&count) {
             return Err(at(path("site_connectors"), format!("{count} connectors per site: use 1 … 10")));
         }
-        let design = Design::builtin(count);
+        let mut design = Design::builtin(count);
+        if let Some(sites) = &ch.sites {
+            for kind in SiteKind::ALL {
+                let Some(list) = sites.get(kind) else { continue };
+                let field = format!("sites.{}", kind.key());
+                if list.len() > 10 {
+                    return Err(at(path(&field), format!("{} angles: give at most 10 per face", list.len())));
+                }
+                if let Some(n) = ch.site_connectors {
+                    if !list.is_empty() && list.len() != n {
+                        return Err(at(
+                            path(&field),
+                            format!(
+                                "{} angles, but `site_connectors` is {n}; give {n} angles or leave out `site_connectors`",
+                                list.len()
+                            ),
+                        ));
+                    }
+                }
+                for (m, &a) in list.iter().enumerate() {
+                    if !a.is_finite() || a.abs() > 180.0 {
+                        return Err(at(
+                            path(&format!("{field}[{m}]")),
+                            format!("{} is invalid: give an angle in degrees within ±180", compact(a)),
+                        ));
+                    }
+                }
+                design.site_mut(kind).angles = list.iter().map(|a| a.to_radians()).collect();
+            }
+        }
         for kind in SiteKind::ALL {
-            let Some(d) = design.site(kind) else { continue };
+            let d = design.site(kind);
+            if d.angles.is_empty() {
+                continue;
+            }
             if !connector_types.iter().any(|t| t.name == kind.type_name()) {
                 connector_types.push(ConnectorType {
                     name: kind.type_name().to_string(),
@@ -553,6 +635,9 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
         };
         if ch.site_connectors.is_some() && program.is_none() {
             return Err(at(path("site_connectors"), "belongs to a chain with a `program`; remove it"));
+        }
+        if ch.sites.is_some() && program.is_none() {
+            return Err(at(path("sites"), "belongs to a chain with a `program`; remove it"));
         }
         if !ch.start.iter().all(|x| x.is_finite() && x.abs() <= MAX_POSITION) {
             return Err(at(path("start"), "both coordinates must be finite and within ±1e5 m"));

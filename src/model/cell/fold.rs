@@ -4,6 +4,21 @@
 //! own frame, where the chain runs along +x: the angle from the chain's heading at that cell to its
 //! partner's target position.
 //!
+//! Sites come in six kinds ([`SiteKind`]): four between chain neighbours, by what their joint does
+//! in the letter (next to one corner, between two corners turning the same way, straight, between
+//! two corners turning opposite ways), and the spec's two between cells that are not chain
+//! neighbours (lattice neighbours, which touch in the letter, and diagonal neighbours). A chain's
+//! `sites` (JSON) lists the connector angles per kind; [`Design::builtin`] is what the letters ship
+//! with.
+//!
+//! Interpretation (ours): the spec (`cells.md` §11) allows sites only between cells that are not
+//! chain neighbours. The builtin design also puts sites on the inside of each bending joint, between
+//! chain neighbours, because the spec's corner sites cannot reach across a straight chain without
+//! gluing cells the letter keeps apart. With the soft membranes (their area, the only thing the
+//! pressure holds, changes only to second order when a cell changes shape at a fixed perimeter), a
+//! pull near a joint mostly deforms the two cells (egg shapes, cusps at the pins) instead of turning
+//! them about the pin, so the joints bend less, or further, than the rigid-disc picture predicts.
+//!
 //! These are reconstructions, not the paper's sequences: the paper gives no paths, layouts or timing.
 
 use std::f64::consts::{FRAC_PI_2, PI, TAU};
@@ -101,42 +116,54 @@ impl Program {
         self.turn(i) != 0
     }
 
-    /// The bend of joint j (between cells j and j + 1): the side its two cells turn to, +1 left, −1
-    /// right, 0 where they turn both ways or not at all.
-    pub fn joint_bend(&self, j: usize) -> i32 {
-        (self.turn(j) + self.turn(j + 1)).signum()
+    /// What joint j (between cells j and j + 1) does in the target, and to which side: +1 left
+    /// (counter-clockwise), −1 right, 0 for both sides (straight) or none (zigzag).
+    pub fn joint(&self, j: usize) -> (SiteKind, i32) {
+        let (a, b) = (self.turn(j), self.turn(j + 1));
+        match (a + b, a, b) {
+            (0, 0, 0) => (SiteKind::Straight, 0),
+            (0, _, _) => (SiteKind::Zigzag, 0),
+            (s, _, _) if s.abs() == 1 => (SiteKind::Bend, s),
+            (s, _, _) => (SiteKind::Double, s.signum()),
+        }
     }
 
     /// Every site of the program under `design`, connector angles in each cell's own frame.
     pub fn layout(&self, design: &Design) -> Vec<Site> {
         let mut out = Vec::new();
-        let fan = |centre: f64, d: &SiteDesign| -> Vec<f64> {
-            (0..d.count).map(|m| centre + d.spacing * (m as f64 - (d.count as f64 - 1.0) / 2.0)).collect()
-        };
         // Neighbour sites: the two faces next to joint j attract on the side it bends to (both sides
-        // of a straight joint, which holds it straight).
+        // of a straight joint, which holds it straight); cell j's face is at angle +x from its joint
+        // (0 in its frame) towards that side, cell j + 1's the mirror image about the joint.
         for j in 0..self.cells().saturating_sub(1) {
-            let bend = self.joint_bend(j);
-            let (kind, sides): (SiteKind, &[f64]) =
-                if bend == 0 { (SiteKind::Straight, &[1.0, -1.0]) } else { (SiteKind::Bend, &[1.0]) };
-            let Some(d) = design.site(kind) else { continue };
-            for &side in sides {
-                let side = side * f64::from(if bend == 0 { 1 } else { bend });
-                let a = fan(side * d.angle, d);
-                let b = a.iter().map(|x| PI - x).collect();
+            let (kind, side) = self.joint(j);
+            let d = design.site(kind);
+            if d.angles.is_empty() {
+                continue;
+            }
+            let sides: &[f64] = if side == 0 { &[1.0, -1.0] } else { &[1.0] };
+            for &s in sides {
+                let s = s * f64::from(if side == 0 { 1 } else { side });
+                let a: Vec<f64> = d.angles.iter().map(|x| wrap(s * x)).collect();
+                let b = a.iter().map(|x| wrap(PI - x)).collect();
                 out.push(Site { kind, a: j, b: j + 1, angles_a: a, angles_b: b });
             }
         }
-        if let Some(d) = design.site(SiteKind::Diagonal) {
-            for (i, j) in self.sites() {
-                out.push(Site {
-                    kind: SiteKind::Diagonal,
-                    a: i,
-                    b: j,
-                    angles_a: fan(self.site_angle(i, j), d),
-                    angles_b: fan(self.site_angle(j, i), d),
-                });
+        for (i, j) in self.sites() {
+            let (p, q) = (self.path[i], self.path[j]);
+            let kind =
+                if (p[0] - q[0]).abs() + (p[1] - q[1]).abs() == 1 { SiteKind::Lattice } else { SiteKind::Diagonal };
+            let d = design.site(kind);
+            if d.angles.is_empty() {
+                continue;
             }
+            let fan = |centre: f64| -> Vec<f64> { d.angles.iter().map(|x| wrap(centre + x)).collect() };
+            out.push(Site {
+                kind,
+                a: i,
+                b: j,
+                angles_a: fan(self.site_angle(i, j)),
+                angles_b: fan(self.site_angle(j, i)),
+            });
         }
         out
     }
@@ -145,30 +172,55 @@ impl Program {
 /// What a site joins (each kind is a connector type of its own).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SiteKind {
-    /// Chain neighbours at a joint that bends: one side, the inside of the turn.
+    /// Chain neighbours at a joint next to one corner of the target: one side, the inside of the turn.
     Bend,
-    /// Chain neighbours at a straight joint: both sides.
+    /// Chain neighbours at a joint between two corners that turn the same way (a U-turn): the inside.
+    Double,
+    /// Chain neighbours at a straight joint (no corner on either side): both sides.
     Straight,
-    /// Cells that are lattice or diagonal neighbours in the target but not in the chain.
+    /// Chain neighbours at a joint between two corners that turn opposite ways: both sides.
+    Zigzag,
+    /// Cells that are lattice neighbours in the target (they touch there) but not in the chain.
+    Lattice,
+    /// Cells that are diagonal neighbours in the target (across a corner).
     Diagonal,
 }
 
 impl SiteKind {
-    pub const ALL: [SiteKind; 3] = [SiteKind::Bend, SiteKind::Straight, SiteKind::Diagonal];
+    pub const ALL: [SiteKind; 6] =
+        [SiteKind::Bend, SiteKind::Double, SiteKind::Straight, SiteKind::Zigzag, SiteKind::Lattice, SiteKind::Diagonal];
 
     /// The connector type's key in `connector_types` (a scenario may define it to override the design).
     pub fn type_name(self) -> &'static str {
         match self {
             SiteKind::Bend => "fold-bend",
+            SiteKind::Double => "fold-double",
             SiteKind::Straight => "fold-straight",
+            SiteKind::Zigzag => "fold-zigzag",
+            SiteKind::Lattice => "fold-lattice",
             SiteKind::Diagonal => "fold-diagonal",
+        }
+    }
+
+    /// The kind's key in a chain's `sites`.
+    pub fn key(self) -> &'static str {
+        match self {
+            SiteKind::Bend => "bend",
+            SiteKind::Double => "double",
+            SiteKind::Straight => "straight",
+            SiteKind::Zigzag => "zigzag",
+            SiteKind::Lattice => "lattice",
+            SiteKind::Diagonal => "diagonal",
         }
     }
 
     fn prefix(self) -> char {
         match self {
             SiteKind::Bend => 'b',
+            SiteKind::Double => 'u',
             SiteKind::Straight => 's',
+            SiteKind::Zigzag => 'z',
+            SiteKind::Lattice => 'l',
             SiteKind::Diagonal => 'd',
         }
     }
@@ -202,52 +254,104 @@ pub struct Site {
 }
 
 /// The connectors of one site kind.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SiteDesign {
-    /// Connectors per site face.
-    pub count: usize,
-    /// Angle of the fan's centre from the joint (neighbour sites), rad.
-    pub angle: f64,
-    /// Angle between neighbouring connectors of a face, rad.
-    pub spacing: f64,
+    /// The connectors of each face, rad: for neighbour sites the angle from the joint towards the
+    /// side the site is on; for diagonal sites the offset from the direction of the partner's target.
+    /// Empty: the kind has no sites.
+    pub angles: Vec<f64>,
     /// A, N·m²; r_int, m; near cap L, m (`cells.md` §4).
     pub strength: f64,
     pub radius: f64,
     pub near_cap: f64,
 }
 
-/// How a program places its sites: which kinds exist and their connectors.
-#[derive(Debug, Clone, Copy, PartialEq)]
+impl SiteDesign {
+    /// `count` connectors `spacing` apart, centred on `centre` (rad).
+    pub fn fan(count: usize, centre: f64, spacing: f64) -> Vec<f64> {
+        (0..count).map(|m| centre + spacing * (m as f64 - (count as f64 - 1.0) / 2.0)).collect()
+    }
+}
+
+/// How a program places its sites: the connectors of every kind.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Design {
-    pub bend: Option<SiteDesign>,
-    pub straight: Option<SiteDesign>,
-    pub diagonal: Option<SiteDesign>,
+    pub bend: SiteDesign,
+    pub double: SiteDesign,
+    pub straight: SiteDesign,
+    pub zigzag: SiteDesign,
+    pub lattice: SiteDesign,
+    pub diagonal: SiteDesign,
 }
 
 impl Design {
-    pub fn site(&self, kind: SiteKind) -> Option<&SiteDesign> {
+    pub fn site(&self, kind: SiteKind) -> &SiteDesign {
         match kind {
-            SiteKind::Bend => self.bend.as_ref(),
-            SiteKind::Straight => self.straight.as_ref(),
-            SiteKind::Diagonal => self.diagonal.as_ref(),
+            SiteKind::Bend => &self.bend,
+            SiteKind::Double => &self.double,
+            SiteKind::Straight => &self.straight,
+            SiteKind::Zigzag => &self.zigzag,
+            SiteKind::Lattice => &self.lattice,
+            SiteKind::Diagonal => &self.diagonal,
+        }
+    }
+
+    pub fn site_mut(&mut self, kind: SiteKind) -> &mut SiteDesign {
+        match kind {
+            SiteKind::Bend => &mut self.bend,
+            SiteKind::Double => &mut self.double,
+            SiteKind::Straight => &mut self.straight,
+            SiteKind::Zigzag => &mut self.zigzag,
+            SiteKind::Lattice => &mut self.lattice,
+            SiteKind::Diagonal => &mut self.diagonal,
         }
     }
 
     /// The design the builtin letters ship with, with `count` connectors per face (the chain's
-    /// `site_connectors`).
+    /// `site_connectors`; ours, tuned on the four fixtures, see `cells-fold-*.json`):
+    ///
+    /// - `bend` and `double`: a fan 8° apart centred 70° from the joint on the inside of the turn,
+    ///   A 300 N·m², r_int 4 m (the middle connectors of two straight neighbours are 6.9 m apart, so
+    ///   they pair at t = 0), near cap 2 m (a peak force of 75 N per pair; 1 m or A ≥ 600 makes the
+    ///   membranes unstable at dt 1/50 s). These join chain neighbours, which the spec's sites do not
+    ///   (interpretation): across a corner the spec's diagonal partners are 14.6 m apart (centres)
+    ///   in the letter and 20.6 m in the straight chain, so sites that reach need r_int ≥ 7.7 m and
+    ///   then pair with cells the letter keeps apart.
+    /// - `lattice`: a fan 8° apart facing the partner, A 300 N·m², r_int 5 m, near cap 2 m. These are
+    ///   the spec's sites between cells that touch in the letter (P's bowl, E's and F's bars); they
+    ///   pull the letter shut once the bends have brought the partners within 10 m. r_int 6 m closes
+    ///   F better but pairs F's cell 10 with cell 4 (unintended).
+    /// - `straight`, `zigzag`, `diagonal`: none. Straight sites (both faces 8°–16° from the joint)
+    ///   stop the joints next to a corner from bending back, which helps L (0.21·D) but squeezes every
+    ///   joint to 0.9 pitch and leaves E, P and F near 1.2–1.7·D; diagonal sites either do not reach
+    ///   or glue the corner shut.
+    ///
+    /// With the fixtures' cell types (C 200, turn cells C 100), measured at 30 s: L 0.342·D,
+    /// E 0.667·D, P 0.933·D, F 1.454·D, 0 unintended pairs: short of the spec's 0.25·D. The runs are
+    /// chaotic in the design's numbers (a change of a few per cent moves a letter by ±0.3·D), so these
+    /// values are tuned, not predicted.
     pub fn builtin(count: usize) -> Design {
         let deg = PI / 180.0;
+        let off =
+            |strength: f64, radius: f64, near_cap: f64| SiteDesign { angles: Vec::new(), strength, radius, near_cap };
+        let bend = SiteDesign {
+            angles: SiteDesign::fan(count, 70.0 * deg, 8.0 * deg),
+            strength: 300.0,
+            radius: 4.0,
+            near_cap: 2.0,
+        };
         Design {
-            bend: Some(SiteDesign {
-                count,
-                angle: 70.0 * deg,
-                spacing: 8.0 * deg,
+            double: bend.clone(),
+            bend,
+            straight: off(100.0, 1.0, 1.0),
+            zigzag: off(100.0, 1.0, 1.0),
+            lattice: SiteDesign {
+                angles: SiteDesign::fan(count, 0.0, 8.0 * deg),
                 strength: 300.0,
-                radius: 4.0,
+                radius: 5.0,
                 near_cap: 2.0,
-            }),
-            straight: None,
-            diagonal: None,
+            },
+            diagonal: off(300.0, 3.0, 2.0),
         }
     }
 }
@@ -317,6 +421,55 @@ mod tests {
         assert_eq!(body_at(PI, 100), 75);
         assert_eq!(body_at(FRAC_PI_2, 100), 0);
         assert_eq!(body_at(-FRAC_PI_2, 100), 50);
+    }
+
+    #[test]
+    fn joints_are_classified_by_the_corners_on_either_side() {
+        // L turns left once, at cell 4 (0,0): joints 3 and 4 bend left, the rest are straight.
+        let l = Program::builtin("L").unwrap();
+        let kinds: Vec<(SiteKind, i32)> = (0..6).map(|j| l.joint(j)).collect();
+        let (s, b) = ((SiteKind::Straight, 0), (SiteKind::Bend, 1));
+        assert_eq!(kinds, vec![s, s, s, b, b, s]);
+        // F: cells 6 and 7 both turn left (the U under the lower bar): joint 6 is a double bend; cell 9
+        // turns right, so joints 8 and 9 bend right.
+        let f = Program::builtin("F").unwrap();
+        assert_eq!(f.joint(6), (SiteKind::Double, 1));
+        assert_eq!(f.joint(8), (SiteKind::Bend, -1));
+        assert_eq!(f.joint(9), (SiteKind::Bend, -1));
+        // E: cell 4 turns left and cell 5 right (zigzag); cells 5 and 6 both turn right.
+        let e = Program::builtin("E").unwrap();
+        assert_eq!(e.joint(4), (SiteKind::Zigzag, 0));
+        assert_eq!(e.joint(5), (SiteKind::Double, -1));
+        // P: every joint from 3 on bends right, none twice.
+        let p = Program::builtin("P").unwrap();
+        assert!((3..9).all(|j| p.joint(j) == (SiteKind::Bend, -1)));
+    }
+
+    #[test]
+    fn the_builtin_layout_has_bend_sites_on_the_inside_and_lattice_sites_facing_the_partner() {
+        let design = Design::builtin(3);
+        let deg = PI / 180.0;
+        // L: one face per bending joint (3 and 4), on the left (+70° from the joint on the first
+        // cell, the mirror image 110° on the second); its one spec site (3, 5) is diagonal: none.
+        let l = Program::builtin("L").unwrap().layout(&design);
+        assert_eq!(l.len(), 2);
+        for (site, j) in l.iter().zip([3, 4]) {
+            assert_eq!((site.kind, site.a, site.b), (SiteKind::Bend, j, j + 1));
+            assert!((site.angles_a[1] - 70.0 * deg).abs() < 1e-12);
+            for (a, b) in site.angles_a.iter().zip(&site.angles_b) {
+                assert!((a + b - PI).abs() < 1e-12, "{a} and {b} are not mirror images");
+            }
+        }
+        // P: the bowl closes between cells 2 (0,2) and 9 (1,2), lattice neighbours. Cell 2 heads up
+        // (+y), so cell 9 is to its right (−90°); cell 9 heads −x, so cell 2 is ahead (0°).
+        let p = Program::builtin("P").unwrap().layout(&design);
+        let lattice: Vec<&Site> = p.iter().filter(|s| s.kind == SiteKind::Lattice).collect();
+        assert_eq!(lattice.len(), 1);
+        assert_eq!((lattice[0].a, lattice[0].b), (2, 9));
+        assert!((lattice[0].angles_a[1] + FRAC_PI_2).abs() < 1e-12);
+        assert!(lattice[0].angles_b[1].abs() < 1e-12);
+        assert!((lattice[0].angles_a[2] - lattice[0].angles_a[1] - 8.0 * deg).abs() < 1e-12);
+        assert!(p.iter().all(|s| s.kind != SiteKind::Diagonal && s.kind != SiteKind::Straight));
     }
 
     #[test]
