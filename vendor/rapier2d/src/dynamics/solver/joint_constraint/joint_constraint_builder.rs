@@ -363,11 +363,8 @@ impl JointConstraintBuilderSimd {
     /// joint assembly.
     pub fn update_warmstart_seeds(&mut self, joints_all: &[crate::dynamics::JointGraphEdge]) {
         let joint = array![|ii| &joints_all[self.joint_id[ii]].weight];
-        // (Patch 7) Only locked axes emit `WritebackId::Dof` rows, which read these seeds.
-        if self.locked_axes != 0 {
-            self.prev_dof_impulses =
-                core::array::from_fn(|axis| array![|ii| joint[ii].impulses[axis]].into());
-        }
+        self.prev_dof_impulses =
+            core::array::from_fn(|axis| array![|ii| joint[ii].impulses[axis]].into());
         let limit_axes = self.limit_axes;
         self.prev_limit_impulses = core::array::from_fn(|axis| {
             if limit_axes & (1 << axis) != 0 {
@@ -378,11 +375,8 @@ impl JointConstraintBuilderSimd {
         });
         #[cfg(feature = "dim2")]
         {
-            // (Patch 7) Read only by an angular motor row, as in `refresh_motors`.
-            if self.motor_axes & crate::dynamics::JointAxesMask::ANG_AXES.bits() != 0 {
-                self.prev_motor_impulse =
-                    array![|ii| joint[ii].data.motors[crate::math::DIM].impulse].into();
-            }
+            self.prev_motor_impulse =
+                array![|ii| joint[ii].data.motors[crate::math::DIM].impulse].into();
             if let Some(lin) = &mut self.lin_motor {
                 lin.prev_impulse = array![|ii| joint[ii].data.motors[0].impulse].into();
             }
