@@ -14,6 +14,15 @@ fn l_fixture(edit: impl FnOnce(&mut serde_json::Value)) -> String {
     v.to_string()
 }
 
+/// Turns the L fixture's chain into a plain 7-cell chain: no program, no turn type.
+fn drop_program(v: &mut serde_json::Value) -> &mut serde_json::Map<String, serde_json::Value> {
+    let chain = v["chains"][0].as_object_mut().unwrap();
+    chain.remove("program");
+    chain.remove("turn_type");
+    chain.insert("cells".into(), serde_json::json!(7));
+    chain
+}
+
 #[test]
 fn fold_scenarios_are_refused_with_path_and_fix() {
     refused(&l_fixture(|v| v["world"]["gravity"] = serde_json::json!([0, -9.8])), "world.gravity", &["[0, 0]"]);
@@ -24,10 +33,7 @@ fn fold_scenarios_are_refused_with_path_and_fix() {
     );
     refused(
         &l_fixture(|v| {
-            let chain = v["chains"][0].as_object_mut().unwrap();
-            chain.remove("program");
-            chain.remove("turn_type");
-            chain.insert("cells".into(), serde_json::json!(7));
+            drop_program(v);
         }),
         "task",
         &["`program`", "builtin:L"],
@@ -55,11 +61,7 @@ fn fold_scenarios_are_refused_with_path_and_fix() {
     );
     refused(
         &l_fixture(|v| {
-            let chain = v["chains"][0].as_object_mut().unwrap();
-            chain.remove("program");
-            chain.remove("turn_type");
-            chain.insert("cells".into(), serde_json::json!(7));
-            chain.insert("sites".into(), serde_json::json!({ "bend": [70] }));
+            drop_program(v).insert("sites".into(), serde_json::json!({ "bend": [70] }));
             v["task"] = serde_json::json!({ "type": "free" });
         }),
         "chains[0].sites",
