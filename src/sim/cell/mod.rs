@@ -55,9 +55,13 @@ impl Stepping {
 
 /// Engine steps per step a membrane needs to stay stable at the world step dt (ours, measured).
 ///
-/// The pressure force is held over an engine step; a ring under tension (`rest_area: circle` starts
-/// pressurised) then goes unstable once its zig-zag modes are too fast for that step, and those modes
-/// quicken with N and C. Measured on one free cell (`scs-paper`, dt 1/50 s, 4 solver substeps, 10 s,
+/// The pressure force is held over an engine step, and what goes unstable is its area feedback
+/// (F falls as A grows): the ring's joints, solved by Gauss–Seidel along a chain of N links, barely
+/// resist a uniform stretch within one step (each link sees only ~π/N of a radial motion), so the
+/// feedback acts on an almost free breathing mode whose rate grows with N and C. Checked on N 1000,
+/// C 200 (2026-11-24): with F frozen at its rest value the ring is stable at one engine step; c_d = 0,
+/// 2–8 PGS iterations per substep or joint warm-starting leave the threshold where it is; only a
+/// shorter engine step moves it. Measured on one free cell (`scs-paper`, dt 1/50 s, 4 solver substeps, 10 s,
 /// gravity 0), the fewest engine steps per step (of 1, 2, 4, 8, 16) that stay stable: N 150: 1 (C 200
 /// and 450); N 200: 1 / 2; N 300: 2 / 4; N 500: 4 / 16; N 700: 8 (C 200); N 1000: 16 (C 200). The rule
 /// (N/200)²·(C/200)·(dt/0.02), rounded up to a power of two, is at or above every measurement (N 1000
