@@ -187,6 +187,7 @@ pub enum SiteKind {
 }
 
 impl SiteKind {
+    /// Every kind, in declaration order (the index of [`Design`]'s sites).
     pub const ALL: [SiteKind; 6] =
         [SiteKind::Bend, SiteKind::Double, SiteKind::Straight, SiteKind::Zigzag, SiteKind::Lattice, SiteKind::Diagonal];
 
@@ -273,38 +274,19 @@ impl SiteDesign {
     }
 }
 
-/// How a program places its sites: the connectors of every kind.
+/// How a program places its sites: the connectors of every kind, in [`SiteKind::ALL`] order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Design {
-    pub bend: SiteDesign,
-    pub double: SiteDesign,
-    pub straight: SiteDesign,
-    pub zigzag: SiteDesign,
-    pub lattice: SiteDesign,
-    pub diagonal: SiteDesign,
+    sites: [SiteDesign; 6],
 }
 
 impl Design {
     pub fn site(&self, kind: SiteKind) -> &SiteDesign {
-        match kind {
-            SiteKind::Bend => &self.bend,
-            SiteKind::Double => &self.double,
-            SiteKind::Straight => &self.straight,
-            SiteKind::Zigzag => &self.zigzag,
-            SiteKind::Lattice => &self.lattice,
-            SiteKind::Diagonal => &self.diagonal,
-        }
+        &self.sites[kind as usize]
     }
 
     pub fn site_mut(&mut self, kind: SiteKind) -> &mut SiteDesign {
-        match kind {
-            SiteKind::Bend => &mut self.bend,
-            SiteKind::Double => &mut self.double,
-            SiteKind::Straight => &mut self.straight,
-            SiteKind::Zigzag => &mut self.zigzag,
-            SiteKind::Lattice => &mut self.lattice,
-            SiteKind::Diagonal => &mut self.diagonal,
-        }
+        &mut self.sites[kind as usize]
     }
 
     /// The design the builtin letters ship with, with `count` connectors per face (the chain's
@@ -340,18 +322,11 @@ impl Design {
             radius: 4.0,
             near_cap: 2.0,
         };
+        let lattice =
+            SiteDesign { angles: SiteDesign::fan(count, 0.0, 8.0 * deg), strength: 300.0, radius: 5.0, near_cap: 2.0 };
+        // In `SiteKind::ALL` order: bend, double, straight, zigzag, lattice, diagonal.
         Design {
-            double: bend.clone(),
-            bend,
-            straight: off(100.0, 1.0, 1.0),
-            zigzag: off(100.0, 1.0, 1.0),
-            lattice: SiteDesign {
-                angles: SiteDesign::fan(count, 0.0, 8.0 * deg),
-                strength: 300.0,
-                radius: 5.0,
-                near_cap: 2.0,
-            },
-            diagonal: off(300.0, 3.0, 2.0),
+            sites: [bend.clone(), bend, off(100.0, 1.0, 1.0), off(100.0, 1.0, 1.0), lattice, off(300.0, 3.0, 2.0)],
         }
     }
 }
@@ -376,6 +351,17 @@ fn wrap(a: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn site_kinds_index_the_design_in_declaration_order() {
+        for (i, kind) in SiteKind::ALL.into_iter().enumerate() {
+            assert_eq!(kind as usize, i, "{kind:?}");
+        }
+        let mut d = Design::builtin(3);
+        d.site_mut(SiteKind::Zigzag).strength = 7.0;
+        assert_eq!(d.site(SiteKind::Zigzag).strength, 7.0);
+        assert_ne!(d.site(SiteKind::Straight).strength, 7.0);
+    }
 
     #[test]
     fn paths_are_chains_of_lattice_neighbours_without_repeats() {
