@@ -34,7 +34,7 @@ pub struct CellBenchOptions {
     /// bodies, clamped to [`MIN_STEPS`, `MAX_STEPS`], so small worlds are timed over many steps.
     pub body_steps: u64,
     /// Engine steps per step and solver substeps; `None` (the default): what a scenario of that cell
-    /// type gets, [`Stepping::for_cells`] (1 × 16 for N 100, more engine steps for fine membranes).
+    /// type gets, [`Stepping::for_cells`] (1 × 16 up to N 1000 at C 450).
     pub stepping: Option<Stepping>,
 }
 

@@ -102,7 +102,7 @@ impl Scenario {
     /// Engine steps per step and solver substeps: the scenario's `world.force_substeps` and
     /// `world.solver_iterations`, else the defaults: [`DEFAULT_SOLVER_ITERATIONS`] without cells, and
     /// with cells [`Stepping::for_cells`] over the declared cell types (cells need more substeps than
-    /// voxels to keep the ring inextensible, and fine membranes more engine steps; cells.md §8).
+    /// voxels to keep the ring inextensible, and fine membranes more still; cells.md §8).
     pub fn stepping(&self) -> Stepping {
         let auto = if self.has_cells() {
             let types: Vec<_> =

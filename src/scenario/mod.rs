@@ -71,9 +71,9 @@ pub struct WorldSpec {
     pub duration: f64,
     /// Solver substeps per step (default: the project's measured default).
     pub solver_iterations: Option<usize>,
-    /// Engine steps of dt / k per step, each recomputing the cells' pressure, damping and magnet forces
-    /// (default: 1 without cells, the project's measured default with cells). The solver substeps apply
-    /// to each of them.
+    /// Engine steps of dt / k per step, each with its own collision detection and magnet forces
+    /// (default 1). The solver substeps apply to each of them; the cells' pressure is recomputed in every
+    /// solver substep.
     pub force_substeps: Option<usize>,
     /// `default`, or `legacy-1.0` for the released 2D-VSR-Sim's timing, terrain and default materials.
     pub compat: Preset,
@@ -365,7 +365,7 @@ impl Scenario {
         check("gravity[1]", w.gravity[1], w.gravity[1].abs() <= MAX_GRAVITY, "in [-1000, 1000] m/s²")?;
         w.terrain.validate(w.compat.is_legacy()).map_err(ScenarioError::Terrain)?;
         if let Some(n) = w.solver_iterations {
-            check("solver_iterations", n as f64, (1..=100).contains(&n), "between 1 and 100")?;
+            check("solver_iterations", n as f64, (1..=256).contains(&n), "between 1 and 256")?;
         }
         if let Some(n) = w.force_substeps {
             check("force_substeps", n as f64, (1..=64).contains(&n), "between 1 and 64")?;

@@ -4,13 +4,14 @@
 mod body;
 mod cell;
 mod contact;
+mod hooks;
 mod kinds;
 mod tag;
 pub mod voxel_robot;
 pub mod world;
 
 pub use cell::system::{CellAction, CellEvent, ConnectorType, LinkKind, MuscleSpec};
-pub use cell::{stable_force_substeps, Stepping, CELL_SOLVER_ITERATIONS};
+pub use cell::{stable_solver_substeps, Stepping, CELL_SOLVER_ITERATIONS};
 pub use voxel_robot::{spring_joint, RobotOptions, Welds};
 pub use world::{legacy_step_count, PointLoad, SimError, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS};
 pub use world::{FixtureError, Plate, PlateContact, PlateMotion};

@@ -12,7 +12,9 @@ mod fixture;
 pub use fixture::{FixtureError, Plate, PlateContact, PlateMotion};
 
 use super::cell::Cell;
+use super::cell::pressure::SubstepPressure;
 use super::contact::{ContactFilter, SelfContact};
+use super::hooks::StepHooks;
 use super::kinds::BodyRuntime;
 use super::tag::ColliderTag;
 use super::v;
@@ -57,9 +59,9 @@ pub struct WorldSettings {
     /// c: the controller runs every c + 1 steps.
     pub control_interval: u32,
     pub solver_iterations: usize,
-    /// Engine steps of dt / k per step, each recomputing the cells' pressure, damping and magnet forces
-    /// (1 for voxel-only worlds; see [`crate::sim::Stepping::for_cells`]). Forces held over a whole
-    /// step make fine membranes unstable (cells.md §8, ours).
+    /// Engine steps of dt / k per step, each with its own collision detection and the user forces of
+    /// that engine step (magnets, loads, actuation); 1 unless a scenario asks for more. The cells'
+    /// pressure is recomputed every solver substep whatever k is ([`crate::sim::Stepping`]).
     pub force_substeps: usize,
     /// `legacy-1.0` timing: the first control call happens after step c + 1, not at t = 0.
     pub legacy_first_control: bool,
@@ -121,6 +123,8 @@ pub struct PointLoad {
 pub struct World {
     physics: PhysicsWorld,
     filter: ContactFilter,
+    /// The cells' pressure, applied inside the engine step (buffers kept across steps).
+    pressure: SubstepPressure,
     bodies: Vec<BodyRuntime>,
     terrain: Option<Arc<Polygon>>,
     statics: Vec<Arc<Polygon>>,
@@ -148,6 +152,7 @@ impl World {
         World {
             physics,
             filter: ContactFilter::default(),
+            pressure: SubstepPressure::default(),
             bodies: Vec::new(),
             terrain: None,
             statics: Vec::new(),
@@ -448,7 +453,8 @@ impl World {
         }
         self.plates.place(&mut self.physics, progress);
 
-        self.physics.step_with_events(&self.filter, &());
+        let hooks = StepHooks::new(&self.filter, &self.bodies, &self.pressure);
+        self.physics.step_with_events(&hooks, &());
 
         self.plates.add_contacts(&self.physics);
         for body in &self.bodies {

@@ -248,14 +248,12 @@ pub fn geometric_normal(p: &[Vec2], i: usize) -> Vec2 {
     Vec2::new(-d.y, d.x).normalized()
 }
 
-/// What the pressure law gives for one step.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PressureForces {
+/// The pressure law's scalars at one evaluation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pressure {
     pub area: f64,
     /// F, N.
     pub force: f64,
-    /// f_i per body, N.
-    pub forces: Vec<Vec2>,
 }
 
 /// The damping coefficient the engine applies for c_d over a step dt: (m/dt)·(1 − e^{−c_d·dt/m}), the
@@ -269,19 +267,22 @@ pub fn effective_damping(c: f64, mass: f64, dt: f64) -> f64 {
     mass / dt * (1.0 - (-c * dt / mass).exp())
 }
 
-/// f_i = F·n_i − c_d·(v_i − v̄) − γ·v̄ − f_corr (spec §3), c_d and γ as [`effective_damping`] for a step
-/// `dt`. `up` is each body's local +y in world frame, used by `normals: scs` only.
-pub fn pressure_forces(params: &CellParams, p: &[Vec2], vel: &[Vec2], up: &[Vec2], dt: f64) -> PressureForces {
+/// f_i = F·n_i − c_d·(v_i − v̄) − γ·v̄ − f_corr (spec §3), written to `forces` (one per body), c_d and γ
+/// as [`effective_damping`] for an interval `dt`. `up` is each body's local +y in world frame, used by
+/// `normals: scs` only.
+pub fn pressure_forces(params: &CellParams, p: &[Vec2], vel: &[Vec2], up: &[Vec2], dt: f64, forces: &mut Vec<Vec2>) -> Pressure {
     let n = p.len();
     let area = membrane_area(p);
     let force = pressure_force(params, area);
     let nf = n as f64;
     let mean_v = vel.iter().fold(Vec2::ZERO, |s, v| s + *v) * (1.0 / nf);
-    let normals: Vec<Vec2> = match params.normals {
-        Normals::Geometric => (0..n).map(|i| geometric_normal(p, i)).collect(),
-        Normals::Scs => up.to_vec(),
-    };
-    let sum_n = normals.iter().fold(Vec2::ZERO, |s, v| s + *v);
+    // The normals first, then each turned into its force in place (no allocation per call).
+    forces.clear();
+    match params.normals {
+        Normals::Geometric => forces.extend((0..n).map(|i| geometric_normal(p, i))),
+        Normals::Scs => forces.extend_from_slice(up),
+    }
+    let sum_n = forces.iter().fold(Vec2::ZERO, |s, v| s + *v);
     // The correction removes the net pressure force, so the cell cannot propel itself.
     let corr = match params.normals {
         Normals::Geometric => sum_n * (force / nf),
@@ -290,8 +291,10 @@ pub fn pressure_forces(params: &CellParams, p: &[Vec2], vel: &[Vec2], up: &[Vec2
     };
     let m = params.body_mass();
     let (damping, drag) = (effective_damping(params.damping, m, dt), effective_damping(params.drag, m, dt));
-    let forces = (0..n).map(|i| normals[i] * force - (vel[i] - mean_v) * damping - mean_v * drag - corr).collect();
-    PressureForces { area, force, forces }
+    for (f, v) in forces.iter_mut().zip(vel) {
+        *f = *f * force - (*v - mean_v) * damping - mean_v * drag - corr;
+    }
+    Pressure { area, force }
 }
 
 #[cfg(test)]
@@ -348,9 +351,11 @@ mod tests {
         }
         let vel: Vec<Vec2> = (0..16).map(|i| Vec2::new((i as f64).sin(), (i as f64 * 0.7).cos())).collect();
         let up = vec![Vec2::new(0.0, 1.0); 16];
-        let f = pressure_forces(&p, &pos, &vel, &up, 0.02);
+        let mut forces = Vec::new();
+        let f = pressure_forces(&p, &pos, &vel, &up, 0.02, &mut forces);
         assert!(f.force > 0.0, "a squashed cell is over-pressured");
-        let net = f.forces.iter().fold(Vec2::ZERO, |s, v| s + *v);
+        assert_eq!(forces.len(), 16);
+        let net = forces.iter().fold(Vec2::ZERO, |s, v| s + *v);
         assert!(net.length() < 1e-9 * f.force.abs().max(1.0), "{net:?}");
     }
 

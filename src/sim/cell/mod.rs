@@ -15,14 +15,15 @@ use crate::snapshot::{BodyId, BodySnapshot, CellSnapshot, SnapshotDetail};
 
 /// Solver substeps for worlds with cells: the smallest of 4, 8, 16, 32, 64 for which the free ring of
 /// `scs-paper` keeps its perimeter error < 0.5 % after a squeeze (spec §8; `tests::substep_probe`
-/// measured 2.0 %, 1.04 %, 0.43 %, 0.13 %, 0.035 %). The F–δ half of the criterion is not probed yet.
+/// measured 2.0 %, 1.04 %, 0.43 %, 0.13 %, 0.035 % with the pressure held over the step).
 pub const CELL_SOLVER_ITERATIONS: usize = 16;
 
-/// Most engine steps per step the automatic choice ([`Stepping::for_cells`]) takes.
-pub const MAX_FORCE_SUBSTEPS: usize = 64;
+/// Most solver substeps per step the automatic choice ([`Stepping::for_cells`]) takes.
+pub const MAX_SOLVER_SUBSTEPS: usize = 256;
 
-/// How a step is divided: engine steps per step, each recomputing the forces, and solver substeps per
-/// engine step.
+/// How a step is divided: engine steps per step (each a collision detection and constraint set-up with
+/// the user forces of that engine step), and solver substeps per engine step (the pressure is
+/// recomputed in each, [`pressure`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Stepping {
     pub force_substeps: usize,
@@ -36,15 +37,15 @@ impl std::fmt::Display for Stepping {
 }
 
 impl Stepping {
-    /// The project's default for worlds of `scs-paper` cells (N 100, C ≤ 800): one engine step per step.
+    /// The project's default for worlds of `scs-paper` cells (N ≤ 1000 at C ≤ 450, N 100 at any C):
+    /// one engine step of [`CELL_SOLVER_ITERATIONS`] substeps per step.
     pub const CELLS: Stepping = Stepping { force_substeps: 1, solver_iterations: CELL_SOLVER_ITERATIONS };
 
-    /// The default for a world of these cell types: the engine steps the finest, most pressurised
-    /// membrane needs ([`stable_force_substeps`]), and [`CELL_SOLVER_ITERATIONS`] solver substeps per
-    /// step shared among them (at least one per engine step), so N 100 keeps [`Stepping::CELLS`].
+    /// The default for a world of these cell types: one engine step, with the solver substeps the
+    /// finest, most pressurised membrane needs ([`stable_solver_substeps`]).
     pub fn for_cells<'a>(types: impl IntoIterator<Item = &'a CellParams>, dt: f64) -> Stepping {
-        let force_substeps = types.into_iter().map(|p| stable_force_substeps(p, dt)).max().unwrap_or(1);
-        Stepping { force_substeps, solver_iterations: (CELL_SOLVER_ITERATIONS / force_substeps).max(1) }
+        let solver_iterations = types.into_iter().map(|p| stable_solver_substeps(p, dt)).max().unwrap_or(1);
+        Stepping { force_substeps: 1, solver_iterations: solver_iterations.max(CELL_SOLVER_ITERATIONS) }
     }
 
     /// `self` with another count of solver substeps (the convergence probe's n and 2n).
@@ -53,27 +54,24 @@ impl Stepping {
     }
 }
 
-/// Engine steps per step a membrane needs to stay stable at the world step dt (ours, measured).
+/// Solver substeps per step a membrane needs to stay stable at the world step dt (ours, measured), at
+/// least [`CELL_SOLVER_ITERATIONS`].
 ///
-/// The pressure force is held over an engine step, and what goes unstable is its area feedback
-/// (F falls as A grows): the ring's joints, solved by Gauss–Seidel along a chain of N links, barely
-/// resist a uniform stretch within one step (each link sees only ~π/N of a radial motion), so the
-/// feedback acts on an almost free breathing mode whose rate grows with N and C. Checked on N 1000,
-/// C 200 (2026-11-24): with F frozen at its rest value the ring is stable at one engine step; c_d = 0,
-/// 2–8 PGS iterations per substep or joint warm-starting leave the threshold where it is; only a
-/// shorter engine step moves it. Measured on one free cell (`scs-paper`, dt 1/50 s, 4 solver substeps, 10 s,
-/// gravity 0), the fewest engine steps per step (of 1, 2, 4, 8, 16) that stay stable: N 150: 1 (C 200
-/// and 450); N 200: 1 / 2; N 300: 2 / 4; N 500: 4 / 16; N 700: 8 (C 200); N 1000: 16 (C 200). The rule
-/// (N/200)²·(C/200)·(dt/0.02), rounded up to a power of two, is at or above every measurement (N 1000
-/// C 200: 32, N 700 C 450: 32, stable; N 1000 C 450: 64, stable). The engine step must resolve a mode
-/// frequency, hence linear in dt.
-pub fn stable_force_substeps(params: &CellParams, dt: f64) -> usize {
-    let need = (params.bodies as f64 / 200.0).powi(2) * (params.pressure.abs() / 200.0) * (dt / 0.02);
-    let mut k = 1;
-    while (k as f64) < need && k < MAX_FORCE_SUBSTEPS {
-        k *= 2;
+/// The pressure's area feedback acts on the membrane's breathing mode, whose rate grows with N and C
+/// and which the ring's Gauss–Seidel joints barely resist within a substep; the substep must resolve
+/// it. Measured on one free cell (`scs-paper`, dt 1/50 s, gravity 0, 500 steps,
+/// `tests::resolution_probe`): 4 substeps stay stable up to N 700 at C 450 and N 1000 at C 200, not
+/// N 1000 at C 450; 8 and 16 up to N 1000 at C 800 (perimeter error ≤ 5·10⁻⁶ at N 1000). With the
+/// pressure held over the step, N 1000 C 200 needed 16 engine steps. The rule N·√C/2000·(dt/0.02),
+/// rounded up to a power of two and at least 16, gives at least twice every measured need; linear in
+/// dt because a substep must resolve a mode frequency.
+pub fn stable_solver_substeps(params: &CellParams, dt: f64) -> usize {
+    let need = params.bodies as f64 * params.pressure.abs().sqrt() / 2000.0 * (dt / 0.02);
+    let mut n = CELL_SOLVER_ITERATIONS;
+    while (n as f64) < need && n < MAX_SOLVER_SUBSTEPS {
+        n *= 2;
     }
-    k
+    n
 }
 
 /// Perimeter error above which a run is unstable (spec §9).
@@ -93,7 +91,7 @@ pub(crate) struct Cell {
     area: f64,
     force: f64,
     /// The world's step dt, s: the damping law's coefficients are those of a whole step, however many
-    /// engine steps it is divided into (`model::cell::effective_damping`).
+    /// engine steps and substeps it is divided into (`model::cell::effective_damping`).
     step_dt: f64,
 }
 
@@ -209,18 +207,8 @@ impl SimBody for Cell {
         }
     }
 
-    /// The pressure step (spec §9 step 2). The world resets a cell's forces after every step (rapier
-    /// keeps user forces), so these add to task loads of this step only.
-    fn before_step(&mut self, physics: &mut PhysicsWorld, _engine_dt: f64) {
-        let f = cell::pressure_forces(&self.params, &self.pos, &self.vel, &self.up, self.step_dt);
-        self.area = f.area;
-        self.force = f.force;
-        for (h, fi) in self.bodies.iter().zip(&f.forces) {
-            if let Some(rb) = physics.bodies.get_mut(*h) {
-                rb.add_force(v(*fi), true);
-            }
-        }
-    }
+    /// The pressure is applied inside the engine step, every solver substep ([`pressure`]).
+    fn before_step(&mut self, _physics: &mut PhysicsWorld, _engine_dt: f64) {}
 
     fn reset_forces(&self, physics: &mut PhysicsWorld) {
         for h in &self.bodies {
@@ -338,6 +326,7 @@ impl Cell {
     }
 }
 
+pub(crate) mod pressure;
 pub(crate) mod system;
 
 #[cfg(test)]

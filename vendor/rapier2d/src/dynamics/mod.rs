@@ -23,6 +23,7 @@ pub use self::rigid_body_handle::RigidBodyHandle;
 pub(crate) use self::rigid_body_set::ModifiedRigidBodies;
 #[cfg(feature = "alloc")]
 pub(crate) use self::solver::StagedIslandSolver;
+pub use self::solver::SubstepState;
 pub use parry::mass_properties::MassProperties;
 
 #[cfg(feature = "alloc")]

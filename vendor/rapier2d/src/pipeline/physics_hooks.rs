@@ -319,6 +319,19 @@ pub trait PhysicsHooks: crate::utils::MaybeSync {
     /// manifold; two soft surfaces' contacts arrive as candidates ([`ModifiableContacts::Soft`])
     /// whose direction and distance may be edited, or disabled; self contacts never reach the hook.
     fn modify_solver_contacts(&self, _context: &mut ContactModificationContext) {}
+
+    /// (Patch) Whether the solver calls [`PhysicsHooks::substep_forces`] (read once per step).
+    fn has_substep_forces(&self) -> bool {
+        false
+    }
+
+    /// (Patch) Forces that must follow the state within a step (a pressure that depends on the
+    /// shape a ring of bodies encloses, say). Called at the start of every solver substep, after
+    /// the substep's constant increments, for each substep group; the hook reads the awake
+    /// bodies' poses and velocities and applies impulses for that substep only. User forces set
+    /// on the bodies before the step are held constant over it, which is unstable for a stiff
+    /// state-dependent force once the step is long against the motion it drives.
+    fn substep_forces(&self, _state: &mut crate::dynamics::SubstepState) {}
 }
 
 #[cfg(feature = "alloc")]

@@ -16,6 +16,8 @@ pub(crate) use soft_constraint::soft_element_constraint::symmetric_eigen;
 #[cfg(feature = "fem")]
 pub(crate) mod soft_fem;
 mod solver_body;
+mod substep_forces;
+pub use substep_forces::SubstepState;
 pub(crate) mod solver_contact_graph;
 mod staged_island_solver;
 pub(crate) use staged_island_solver::StagedIslandSolver;

@@ -576,6 +576,7 @@ impl PhysicsPipeline {
                 impulse_joints,
                 multibody_joints,
                 soft_bodies,
+                hooks,
                 events,
             );
 

@@ -54,6 +54,8 @@ impl StagedIslandSolver {
         // The narrow-phase's per-body masks of persistent contact solver colors,
         // used to color the joints in the same color space as the contacts.
         contact_color_masks: &[u128],
+        // (Patch) The hook of the state-dependent forces, called every solver substep.
+        substep_forces: Option<&dyn crate::pipeline::PhysicsHooks>,
     ) {
         counters.solver.velocity_assembly_time.resume();
         // Substep solve-groups: each group (contiguous constraint-closed awake-body range, keyed
@@ -655,6 +657,7 @@ impl StagedIslandSolver {
             any_gyroscopic: &self.any_gyroscopic as *const _,
             any_ccd_active: &self.any_ccd_active as *const _,
             any_bouncy: &self.any_bouncy as *const _,
+            substep_forces,
         };
 
         let ctx_ref = &ctx;

@@ -224,6 +224,8 @@ struct SharedCtx<'a> {
     /// restitution seed (approaching bouncy contact); gates the end-of-step restitution
     /// pass. Published before the first substep barrier, read after it.
     any_bouncy: *const AtomicBool,
+    /// (Patch) The hook of the state-dependent forces: one worker-0 stage per substep when set.
+    substep_forces: Option<&'a dyn crate::pipeline::PhysicsHooks>,
 }
 
 unsafe impl Sync for SharedCtx<'_> {}

@@ -327,6 +327,28 @@ pub(super) unsafe fn run_worker(ctx: &SharedCtx, worker_id: usize) {
             }
 
             /*
+             * (Patch) Stage: the state-dependent forces of this substep (worker 0 alone: the hook
+             * may read any body of the group). Every worker sees the same `substep_forces`.
+             */
+            if let Some(hooks) = ctx.substep_forces {
+                let stage_work = 1;
+                if worker_id == 0 {
+                    let vs = unsafe { &mut *ctx.velocity_solver };
+                    let mut state = crate::dynamics::SubstepState {
+                        dt: params.dt,
+                        substep: substep_id,
+                        bodies: unsafe { &*ctx.bodies },
+                        island_bodies: ctx.island_bodies,
+                        slots: group_bodies.clone(),
+                        solver_bodies: &mut vs.solver_bodies,
+                    };
+                    hooks.substep_forces(&mut state);
+                    sync.complete(stage, 1, stage_work);
+                }
+                stage = sync.sync(stage, stage_work);
+            }
+
+            /*
              * Stage: the FEM soft bodies' implicit elastic step (parallel over the group's FEM
              * bodies): assemble `A = M + h D + h² K` and solve `A Δv = h f - (A - M) v`. One body
              * per claim; nothing else touches its system or particle slots during this stage.
