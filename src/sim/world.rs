@@ -11,8 +11,8 @@ mod fixture;
 
 pub use fixture::{FixtureError, Plate, PlateContact, PlateMotion};
 
-use super::cell::Cell;
 use super::cell::pressure::SubstepPressure;
+use super::cell::Cell;
 use super::contact::{ContactFilter, SelfContact};
 use super::hooks::StepHooks;
 use super::kinds::BodyRuntime;

@@ -170,12 +170,14 @@ pub enum FdError {
 }
 
 /// Stepping of the characterization sweeps: the smallest solver substep count that passes cells.md §8's
-/// criterion (perimeter error < 0.5 % and F–δ change < 1 % when the count doubles), with the pressure
-/// recomputed four times per step. With one engine step per step no count up to 128 passes (16 goes
-/// unstable near 0.45·D at C 450, 64 stretches the ring by 0.91 % at 0.5·D). Measured by the report's
-/// probe (C 450, 20 levels to 0.5·D) at 4 engine steps: n 16 / 32 / 64 / 128, perimeter error 0.45 % /
-/// 0.12 % / 0.029 % / 0.0075 %; F–δ change 16 → 32 3.2 %, 32 → 64 1.26 %, 64 → 128 0.46 %. Cell worlds
-/// elsewhere keep the cheaper [`Stepping::for_cells`].
+/// criterion (perimeter error < 0.5 % and F–δ change < 1 % when the count doubles) at 4 engine steps per
+/// step. The bar's contacts need the shorter engine steps (their collision detection and constraint
+/// set-up are per engine step): at one engine step the report's probe (C 450, 10 levels to 0.5·D, the
+/// pressure recomputed every substep, `tests::substep_probe`) gives n 8 and 16 unstable, n 32 / 64 / 128
+/// perimeter error 1.63 % / 0.45 % / 0.12 % and F–δ change 32 → 64 10.2 %, 64 → 128 3.0 %. Measured at
+/// 4 engine steps before the pressure moved into the substeps: n 16 / 32 / 64 / 128, perimeter error
+/// 0.45 % / 0.12 % / 0.029 % / 0.0075 %; F–δ change 16 → 32 3.2 %, 32 → 64 1.26 %, 64 → 128 0.46 % (the
+/// report re-measures it). Cell worlds elsewhere keep the cheaper [`Stepping::for_cells`].
 pub const CONVERGED_STEPPING: Stepping = Stepping { force_substeps: 4, solver_iterations: 64 };
 
 /// Mass of the force-loaded bar, kg (ours: light, so that it follows the cell within the settle time; its

@@ -220,9 +220,9 @@ impl CellParams {
 
 /// Shoelace area of the membrane polygon, positive for the rest (clockwise) ring.
 pub fn membrane_area(p: &[Vec2]) -> f64 {
-    let n = p.len();
-    // Clockwise order gives a negative signed area: the sum is negated.
-    -0.5 * (0..n).map(|i| p[i].cross(p[(i + 1) % n])).sum::<f64>()
+    // Clockwise order gives a negative signed area: the sum is negated. Neighbours by `cycle`, not `%`:
+    // the pressure evaluates this every solver substep.
+    -0.5 * p.iter().zip(p.iter().cycle().skip(1)).map(|(a, b)| a.cross(*b)).sum::<f64>()
 }
 
 /// Σ|p_i − p_{i−1}|: the centre polygon's perimeter now.
@@ -244,8 +244,14 @@ pub fn pressure_force(params: &CellParams, area: f64) -> f64 {
 /// (outward because the ring runs clockwise).
 pub fn geometric_normal(p: &[Vec2], i: usize) -> Vec2 {
     let n = p.len();
-    let d = p[(i + 1) % n] - p[(i + n - 1) % n];
-    Vec2::new(-d.y, d.x).normalized()
+    chord_normal(p[(i + n - 1) % n], p[(i + 1) % n])
+}
+
+/// The chord next − prev turned by +90°, normalised (by `sqrt`, not `hypot`: neighbours on a ring
+/// are never 1e154 apart, and libm's `hypot` was a third of the per-substep pressure's time).
+fn chord_normal(prev: Vec2, next: Vec2) -> Vec2 {
+    let d = next - prev;
+    Vec2::new(-d.y, d.x) * (1.0 / (d.x * d.x + d.y * d.y).sqrt())
 }
 
 /// The pressure law's scalars at one evaluation.
@@ -270,7 +276,14 @@ pub fn effective_damping(c: f64, mass: f64, dt: f64) -> f64 {
 /// f_i = F·n_i − c_d·(v_i − v̄) − γ·v̄ − f_corr (spec §3), written to `forces` (one per body), c_d and γ
 /// as [`effective_damping`] for an interval `dt`. `up` is each body's local +y in world frame, used by
 /// `normals: scs` only.
-pub fn pressure_forces(params: &CellParams, p: &[Vec2], vel: &[Vec2], up: &[Vec2], dt: f64, forces: &mut Vec<Vec2>) -> Pressure {
+pub fn pressure_forces(
+    params: &CellParams,
+    p: &[Vec2],
+    vel: &[Vec2],
+    up: &[Vec2],
+    dt: f64,
+    forces: &mut Vec<Vec2>,
+) -> Pressure {
     let n = p.len();
     let area = membrane_area(p);
     let force = pressure_force(params, area);
@@ -279,7 +292,10 @@ pub fn pressure_forces(params: &CellParams, p: &[Vec2], vel: &[Vec2], up: &[Vec2
     // The normals first, then each turned into its force in place (no allocation per call).
     forces.clear();
     match params.normals {
-        Normals::Geometric => forces.extend((0..n).map(|i| geometric_normal(p, i))),
+        // `geometric_normal` for every i, with the neighbours walked instead of found by `%`.
+        Normals::Geometric => forces.extend(
+            p.iter().cycle().skip(n - 1).zip(p.iter().cycle().skip(1)).take(n).map(|(a, b)| chord_normal(*a, *b)),
+        ),
         Normals::Scs => forces.extend_from_slice(up),
     }
     let sum_n = forces.iter().fold(Vec2::ZERO, |s, v| s + *v);
@@ -356,6 +372,15 @@ mod tests {
         assert!(f.force > 0.0, "a squashed cell is over-pressured");
         assert_eq!(forces.len(), 16);
         let net = forces.iter().fold(Vec2::ZERO, |s, v| s + *v);
+        // Each force is F·n_i less one common correction (the velocities add their own terms, so
+        // a second call at rest checks the walked normals against `geometric_normal`).
+        let rest = vec![Vec2::ZERO; 16];
+        let mut at_rest = Vec::new();
+        pressure_forces(&p, &pos, &rest, &up, 0.02, &mut at_rest);
+        for i in 1..16 {
+            let expected = (geometric_normal(&pos, i) - geometric_normal(&pos, 0)) * f.force;
+            assert!((at_rest[i] - at_rest[0] - expected).length() < 1e-12, "body {i}");
+        }
         assert!(net.length() < 1e-9 * f.force.abs().max(1.0), "{net:?}");
     }
 

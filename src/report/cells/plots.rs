@@ -340,7 +340,7 @@ pub fn timing_charts(t: &TimingData) -> Result<Vec<Chart>, PlotError> {
         &mut out,
         "timing_resolution.png",
         title,
-        "One scs-paper cell of N bodies (R 5), mean over repeats, each at the stepping a scenario of that cell gets: from N 300 on the step is split into more engine steps (column k × n of the table), which a fine membrane needs to stay stable; that, not the bodies alone, makes the curve steepen.".into(),
+        "One scs-paper cell of N bodies (R 5), mean over repeats, each at the stepping a scenario of that cell gets (column k × n of the table: engine steps × solver substeps per step; one engine step of 16 substeps up to N 1000 at C 450, the pressure recomputed in every substep).".into(),
         image,
     );
     Ok(out)

@@ -220,9 +220,24 @@ fn the_stepping_rule_keeps_one_engine_step_and_covers_every_measured_need() {
 fn resolution_probe() {
     let dt = CellPreset::ScsPaper.dt();
     for it in [4usize, 8, 16] {
-        for (n, c) in [(100, 450.0), (200, 450.0), (300, 450.0), (500, 200.0), (500, 450.0), (700, 450.0), (1000, 200.0), (1000, 450.0), (1000, 800.0)] {
+        for (n, c) in [
+            (100, 450.0),
+            (200, 450.0),
+            (300, 450.0),
+            (500, 200.0),
+            (500, 450.0),
+            (700, 450.0),
+            (1000, 200.0),
+            (1000, 450.0),
+            (1000, 800.0),
+        ] {
             let p = CellParams { bodies: n, pressure: c, ..CellPreset::ScsPaper.params() };
-            let mut w = World::new(WorldSettings { dt, gravity: Vec2::ZERO, solver_iterations: it, ..WorldSettings::default() });
+            let mut w = World::new(WorldSettings {
+                dt,
+                gravity: Vec2::ZERO,
+                solver_iterations: it,
+                ..WorldSettings::default()
+            });
             w.add_cell("c", "soft", p, Vec2::ZERO, 0.0);
             let mut worst = 0.0f64;
             let mut failed = None;
@@ -234,7 +249,11 @@ fn resolution_probe() {
                 worst = worst.max(cell_of(&mut w).perimeter_error);
             }
             let c2 = cell_of(&mut w);
-            eprintln!("it {it} N {n} C {c}: {} max perimeter error {worst:.2e}, A/A_Ngon {:.5}", failed.unwrap_or("stable".into()), c2.area / p.polygon_area());
+            eprintln!(
+                "it {it} N {n} C {c}: {} max perimeter error {worst:.2e}, A/A_Ngon {:.5}",
+                failed.unwrap_or("stable".into()),
+                c2.area / p.polygon_area()
+            );
         }
     }
 }
