@@ -47,8 +47,15 @@ impl SubstepPressure {
             // Slots are fixed within a step, not across steps.
             if state.substep() == 0 {
                 m.slots.clear();
-                if let Some(slots) = cell.bodies.iter().map(|h| state.slot(*h)).collect::<Option<Vec<_>>>() {
-                    m.slots = slots;
+                for h in &cell.bodies {
+                    match state.slot(*h) {
+                        Some(slot) => m.slots.push(slot),
+                        // A cell outside the group being solved gets its pressure in its own group's substeps.
+                        None => {
+                            m.slots.clear();
+                            break;
+                        }
+                    }
                 }
             }
             if m.slots.is_empty() {
