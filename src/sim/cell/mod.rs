@@ -1,5 +1,5 @@
 //! An SCS soft cell in the world (spec `cells.md` §2, §3, §8): N circle bodies joined in a ring by
-//! revolute impulse joints, pushed every step by the pressure law of [`crate::model::cell`].
+//! revolute impulse joints, pushed in every solver substep by the pressure law of [`crate::model::cell`].
 
 use std::f64::consts::PI;
 
@@ -15,7 +15,8 @@ use crate::snapshot::{BodyId, BodySnapshot, CellSnapshot, SnapshotDetail};
 
 /// Solver substeps for worlds with cells: the smallest of 4, 8, 16, 32, 64 for which the free ring of
 /// `scs-paper` keeps its perimeter error < 0.5 % after a squeeze (spec §8; `tests::substep_probe`
-/// measured 2.0 %, 1.04 %, 0.43 %, 0.13 %, 0.035 % with the pressure held over the step).
+/// measured 1.38 %, 0.86 %, 0.38 %, 0.12 %, 0.032 %; with the pressure held over the step it was 2.0 %,
+/// 1.04 %, 0.43 %, 0.13 %, 0.035 %).
 pub const CELL_SOLVER_ITERATIONS: usize = 16;
 
 /// Most solver substeps per step the automatic choice ([`Stepping::for_cells`]) takes.
