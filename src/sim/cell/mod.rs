@@ -75,6 +75,11 @@ pub fn stable_solver_substeps(params: &CellParams, dt: f64) -> usize {
     n
 }
 
+/// A body's local +y in world frame, (−sin θ, cos θ): the `scs` normal.
+pub(crate) fn local_up(rotation: Rotation) -> Vec2 {
+    Vec2::new(-rotation.sin() as f64, rotation.cos() as f64)
+}
+
 /// Perimeter error above which a run is unstable (spec §9).
 const MAX_PERIMETER_ERROR: f64 = 0.05;
 
@@ -227,8 +232,7 @@ impl SimBody for Cell {
             let rot = rb.position().rotation;
             self.pos[i] = Vec2::new(t.x as f64, t.y as f64);
             self.vel[i] = Vec2::new(lv.x as f64, lv.y as f64);
-            // Local +y = (−sin θ, cos θ).
-            self.up[i] = Vec2::new(-rot.sin() as f64, rot.cos() as f64);
+            self.up[i] = local_up(rot);
         }
         self.area = cell::membrane_area(&self.pos);
         self.force = cell::pressure_force(&self.params, self.area);

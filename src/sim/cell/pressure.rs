@@ -69,12 +69,9 @@ impl SubstepPressure {
                 m.pos.push(Vec2::new(t.x as f64, t.y as f64));
                 m.vel.push(Vec2::new(v.x as f64, v.y as f64));
             }
-            // The bodies' local +y = (−sin θ, cos θ), read by the `scs` normals only.
+            // The bodies' local +y, read by the `scs` normals only.
             if cell.params.normals == cell::Normals::Scs {
-                m.up.extend(m.slots.iter().map(|&slot| {
-                    let r = state.rotation(slot);
-                    Vec2::new(-r.sin() as f64, r.cos() as f64)
-                }));
+                m.up.extend(m.slots.iter().map(|&slot| super::local_up(state.rotation(slot))));
             }
             // The damping coefficients are those of the whole step (`Cell::step_dt`): a steady relative
             // motion is damped as when the pressure was held over the step.
