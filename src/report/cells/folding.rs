@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::demos::DemoError;
-use crate::model::cell::fold::RECONSTRUCTION;
+use crate::model::cell::fold::{Program, RECONSTRUCTION};
 use crate::scenario::Scenario;
 use crate::task::fold::{FoldListener, FoldMetrics};
 
@@ -50,6 +50,11 @@ pub struct FoldRun {
     pub max_perimeter_error: f64,
     /// (t, RMS error / D) every 10 steps.
     pub series: Vec<(f64, f64)>,
+    /// The error, in D, of the same chain made of rigid discs at its best bends
+    /// ([`Program::rigid_chain_optimum`]): what pins at opposite points allow before any softness.
+    pub rigid_optimum: f64,
+    /// The chain's cell types and their pressure constants C, N, in order of first use.
+    pub pressures: Vec<(String, f64)>,
 }
 
 /// What section 5 shows.
@@ -76,7 +81,16 @@ fn run_letter(letter: &str) -> Result<FoldRun, DemoError> {
     let name = format!("fold {letter}");
     let s = scenario(letter)?;
     let goals = s.fold_goals().map_err(|source| DemoError::Scenario { name: name.clone(), source })?;
+    let plan = s.cell_plan().map_err(|source| DemoError::Scenario { name: name.clone(), source })?;
+    let mut pressures: Vec<(String, f64)> = Vec::new();
+    for c in &plan.cells {
+        if !pressures.iter().any(|(t, _)| *t == c.type_name) {
+            pressures.push((c.type_name.clone(), c.params.pressure));
+        }
+    }
     let sim = s.build().map_err(|source| DemoError::Scenario { name: name.clone(), source })?;
+    // The chain's pitch d_c: the distance of its first two target points.
+    let pitch = goals.first().and_then(|g| Some((*g.targets.get(1)? - *g.targets.first()?).length()));
     let mut listener = FoldListener::new(goals);
     let out = crate::batch::simulate(&s, sim, &mut [&mut listener])
         .map_err(|source| DemoError::Sim { name: name.clone(), source })?;
@@ -87,5 +101,8 @@ fn run_letter(letter: &str) -> Result<FoldRun, DemoError> {
         .ok_or_else(|| DemoError::Fixture { name, message: "the fixture has no programmed chain".into() })?;
     let max_perimeter_error = out.cells.iter().flatten().map(|c| c.max_perimeter_error).fold(0.0, f64::max);
     let series = listener.series()[0].iter().step_by(10).copied().collect();
-    Ok(FoldRun { letter: letter.into(), metrics, max_perimeter_error, series })
+    let program = Program::builtin(&metrics.program)
+        .ok_or_else(|| DemoError::Fixture { name: format!("fold {letter}"), message: "not a builtin letter".into() })?;
+    let rigid_optimum = program.rigid_chain_optimum().error * pitch.unwrap_or(metrics.diameter) / metrics.diameter;
+    Ok(FoldRun { letter: letter.into(), metrics, max_perimeter_error, series, rigid_optimum, pressures })
 }

@@ -397,6 +397,7 @@ pub fn render_page(data: &CellsReportData, charts: &[Chart], media: &[Media]) ->
                     m.cells.to_string(),
                     sig(m.initial_rms / m.diameter, 3),
                     sig(m.final_error, 3),
+                    sig(r.rigid_optimum, 3),
                     sig(m.min_rms / m.diameter, 3),
                     format!("{} s", sig(m.settle_time, 3)),
                     m.intended_pairs.to_string(),
@@ -407,6 +408,9 @@ pub fn render_page(data: &CellsReportData, charts: &[Chart], media: &[Media]) ->
             .collect();
         minijinja::context! {
             caption => f.caption,
+            pressures => f.runs.first().map_or(String::new(), |r| {
+                r.pressures.iter().map(|(t, c)| format!("{t} C {}", sig(*c, 3))).collect::<Vec<_>>().join(", ")
+            }),
             rows => rows,
             quick => !f.complete(),
             charts => charts_of(charts, &["fold_error.png"]),
