@@ -169,10 +169,11 @@ impl Program {
     }
 }
 
-/// The best a chain of the spec's geometry can do if its cells were rigid: discs of diameter one pitch,
-/// each pinned to its neighbours at two opposite points (spec §6), bent at each joint by any angle that
-/// keeps cells that are not chain neighbours from overlapping. A reference for the letters' error, not
-/// a folding design (ours).
+/// The best a chain of the spec's geometry can do before any softness of its cells: each cell a rigid
+/// segment one pitch long between its two pins, which sit at opposite points (spec §6), with its centre
+/// in the middle (where a cell's centre is when its two halves carry the same load). Neighbours may overlap
+/// at their joint, as soft cells flatten against each other there; cells that are not neighbours stay one
+/// pitch apart. A reference for the letters' error, not a folding design (ours).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RigidChain {
     /// Bend at each joint, rad (counter-clockwise), in chain order.
@@ -181,7 +182,7 @@ pub struct RigidChain {
     pub error: f64,
 }
 
-/// Centres of a chain of rigid discs of unit diameter pinned at opposite points: cell i runs from its
+/// Centres of a chain of unit segments pinned end to end ([`RigidChain`]): cell i runs from its
 /// pin with cell i − 1 to its pin with cell i + 1, its heading turned by `bends[i − 1]` from cell
 /// i − 1's, and its centre is halfway between the two pins.
 pub fn rigid_chain_centres(bends: &[f64]) -> Vec<Vec2> {
@@ -560,7 +561,7 @@ mod tests {
     }
 
     #[test]
-    fn a_rigid_chain_bent_at_one_joint_turns_its_centres_by_half_the_bend_on_each_side() {
+    fn rigid_chain_centres_sit_halfway_between_the_pins() {
         // Two joints bent by 90° each: the middle cell is perpendicular to its neighbours, whose centres
         // lie 1/√2 pitch from it (their pins are its ends).
         let c = rigid_chain_centres(&[FRAC_PI_2, -FRAC_PI_2]);
@@ -589,6 +590,9 @@ mod tests {
             let again = rigid_rms(&rigid_chain_centres(&r.bends), &p.targets(1.0));
             assert!((again - r.error).abs() < 1e-12);
         }
+        // The report says E's optimum folds single joints beyond a right angle.
+        let e = Program::builtin("E").unwrap().rigid_chain_optimum();
+        assert!(e.bends.iter().any(|b| b.abs() > FRAC_PI_2), "{:?}", e.bends);
     }
 
     #[test]

@@ -521,8 +521,9 @@ pub fn acceptance(
                     measured,
                     Some(worst),
                     &format!(
-                        "the letters are reconstructions (ours), cells-fold-<letter>.json at 30 s; even rigid discs \
-                         pinned at opposite points, at their best bends, stay {rigid}·D from the letters (section 5)"
+                        "the letters are reconstructions (ours), cells-fold-<letter>.json at 30 s; even cells kept \
+                         rigid between pins at opposite points, at their best bends, stay {rigid}·D from the letters \
+                         (section 5)"
                     ),
                 );
             } else {

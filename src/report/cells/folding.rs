@@ -50,7 +50,7 @@ pub struct FoldRun {
     pub max_perimeter_error: f64,
     /// (t, RMS error / D) every 10 steps.
     pub series: Vec<(f64, f64)>,
-    /// The error, in D, of the same chain made of rigid discs at its best bends
+    /// The error, in D, of the same chain with each cell rigid between its pins, at its best bends
     /// ([`Program::rigid_chain_optimum`]): what pins at opposite points allow before any softness.
     pub rigid_optimum: f64,
     /// The chain's cell types and their pressure constants C, N, in order of first use.
