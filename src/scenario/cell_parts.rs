@@ -218,12 +218,34 @@ pub struct ChainSpec {
     /// for the kinds given (ours; `cells.md` §11 lists them "in the JSON").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sites: Option<FoldSitesJson>,
+    /// How neighbours are joined: `touching` (default; spec §6: the membranes touch and the pin sits where
+    /// they meet) or, with a `program`, `stops` (ours): each joint gets a gap that lets it turn freely
+    /// until the two cells touch at the bend the letter needs there (`Program::stop_bends`, within ±90°),
+    /// the pin bridging the gap at its midpoint, and the bend sites sit where the cells touch at the stop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joints: Option<ChainJoints>,
     /// Muscles given to each cell listed in `muscle_cells`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub muscles: Vec<MuscleJson>,
     /// Indices of the chain cells that carry `muscles` (default: all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub muscle_cells: Option<Vec<usize>>,
+}
+
+/// The connector type of the sites of stop joint `joint` (from cell `joint` to cell `joint + 1`).
+fn stop_type_name(joint: usize) -> String {
+    format!("{}.{joint}", SiteKind::Bend.type_name())
+}
+
+/// How a chain's neighbours are joined (see [`ChainSpec::joints`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChainJoints {
+    /// Touching membranes, pinned where they meet (spec §6).
+    #[default]
+    Touching,
+    /// A gap per joint, closed by a contact stop at the letter's bend (ours; needs a `program`).
+    Stops,
 }
 
 /// The site connectors' membrane angles of a folding chain, in degrees, one entry per connector of a
@@ -352,6 +374,8 @@ pub struct PlannedFold {
     pub first: usize,
     pub program: Program,
     pub sites: Vec<Site>,
+    /// With `joints: stops`, each joint's stop in rad ([`fold::stop_bends`]).
+    pub stops: Option<Vec<f64>>,
     /// The chain's centre spacing d_c and the cells' diameter D, m.
     pub pitch: f64,
     pub diameter: f64,
@@ -461,12 +485,20 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
     }
     // A folding program's site types, unless the scenario defines them.
     let mut programs: Vec<Option<(Program, Design)>> = Vec::new();
+    let mut stops: Vec<Option<Vec<f64>>> = Vec::new();
+    // Each stop joint's sites get a connector type of their own, `fold-bend.<j>`, that does not attract
+    // the other joints' (ours): a cell carries two joints' fans, and each must close its own joint.
+    let mut stop_types: Vec<usize> = Vec::new();
     for (k, ch) in input.chains.iter().enumerate() {
+        let path = |f: &str| format!("chains[{k}].{f}");
         let Some(name) = &ch.program else {
+            if ch.joints == Some(ChainJoints::Stops) {
+                return Err(at(path("joints"), "`stops` are set by a folding `program`; add one or remove `joints`"));
+            }
             programs.push(None);
+            stops.push(None);
             continue;
         };
-        let path = |f: &str| format!("chains[{k}].{f}");
         let program = name.strip_prefix("builtin:").and_then(Program::builtin).ok_or_else(|| {
             let known: Vec<String> = fold::builtin_names().iter().map(|n| format!("builtin:{n}")).collect();
             at(path("program"), format!("{name:?} is not a folding program; use one of {known:?}"))
@@ -522,6 +554,21 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
                 });
             }
         }
+        let stop = (ch.joints == Some(ChainJoints::Stops)).then(|| fold::stop_bends(&program));
+        if let Some(bends) = &stop {
+            let bend = connector_types.iter().find(|t| t.name == SiteKind::Bend.type_name()).map(|t| t.params);
+            for site in program.stop_layout(bends, &design) {
+                let name = stop_type_name(site.a);
+                match connector_types.iter().position(|t| t.name == name) {
+                    Some(i) => stop_types.push(i),
+                    None => {
+                        stop_types.push(connector_types.len());
+                        connector_types.push(ConnectorType { name, params: bend.expect("the bend type exists") });
+                    }
+                }
+            }
+        }
+        stops.push(stop);
         programs.push(Some((program, design)));
     }
     let names: Vec<&str> = connector_types.iter().map(|t| t.name.as_str()).collect();
@@ -531,6 +578,13 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
         for j in 0..n {
             strengths[i][j] =
                 connector::default_strength(connector_types[i].params.strength, connector_types[j].params.strength);
+        }
+    }
+    for &i in &stop_types {
+        for &j in &stop_types {
+            if i != j {
+                strengths[i][j] = 0.0;
+            }
         }
     }
     let type_index = |path: String, name: &str| {
@@ -646,6 +700,14 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
             return Err(at(path("direction"), "must be a finite angle in rad"));
         }
         let pitch = 2.0 * (p.radius + p.body_radius());
+        let stops = &stops[k];
+        // Distance of cell j's centre from cell 0's along the line: a joint with a stop β is 1/cos(β/2)
+        // pitches long, so the cells touch when it has turned by β.
+        let mut along = vec![0.0];
+        for j in 1..count {
+            let stretch = stops.as_ref().map_or(1.0, |b| 1.0 / (0.5 * b[j - 1]).cos());
+            along.push(along[j - 1] + pitch * stretch);
+        }
         let dir = Vec2::new(ch.direction.cos(), ch.direction.sin());
         let first = cells.len();
         for j in 0..count {
@@ -653,7 +715,7 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
             if cells.iter().any(|c| c.id == id) {
                 return Err(at(path("id"), format!("cell id {id:?} of this chain is already taken; rename the chain")));
             }
-            let position = Vec2::new(ch.start[0], ch.start[1]) + dir * (pitch * j as f64);
+            let position = Vec2::new(ch.start[0], ch.start[1]) + dir * along[j];
             let (type_name, params) = match (turn, program) {
                 (Some(t), Some(pr)) if pr.is_turn(j) => (ch.turn_type.clone().unwrap_or_default(), t),
                 _ => (ch.cell_type.clone(), p),
@@ -666,7 +728,11 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
                 chain: ch.id.clone(),
                 first,
                 program: program.clone(),
-                sites: program.layout(design),
+                sites: match stops {
+                    Some(bends) => program.stop_layout(bends, design),
+                    None => program.layout(design),
+                },
+                stops: stops.clone(),
                 pitch,
                 diameter: 2.0 * p.radius,
                 connectors: Vec::new(),
@@ -739,7 +805,11 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
     // The folding programs' sites: connector `<kind><partner>.<i>` on each face, switched on at t = 0.
     for fold in &mut folds {
         for site in &fold.sites {
-            let kind = type_index(format!("chains.{}.program", fold.chain), site.kind.type_name())?;
+            let type_name = match fold.stops {
+                Some(_) => stop_type_name(site.a),
+                None => site.kind.type_name().to_string(),
+            };
+            let kind = type_index(format!("chains.{}.program", fold.chain), &type_name)?;
             for (cell, other, angles) in [(site.a, site.b, &site.angles_a), (site.b, site.a, &site.angles_b)] {
                 let ci = fold.first + cell;
                 let prefix = site.kind.connector_prefix(other);

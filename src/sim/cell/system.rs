@@ -310,6 +310,9 @@ impl CellSystem {
                 })
                 .collect();
             self.pairs = connector::find_pairs(&at);
+            // Types that do not interact (A_ab = 0: the stop joints' types of a folding chain) do not pair.
+            let (connectors, strengths) = (&self.connectors, &self.strengths);
+            self.pairs.retain(|&(i, j)| strengths[connectors[i].kind][connectors[j].kind] != 0.0);
             let mut paired = vec![false; self.connectors.len()];
             for &(i, j) in &self.pairs {
                 paired[i] = true;
