@@ -10,7 +10,7 @@ use super::cells::{resolve_type, CellSpec, CellTypeSpec};
 use super::{ScenarioError, MAX_POSITION};
 use crate::geom::{compact, Vec2};
 use crate::model::cell::connector::{self, ConnectorParams, MU_0};
-use crate::model::cell::fold::{self, Design, Program, Site, SiteKind};
+use crate::model::cell::fold::{self, Design, Program, Site, SiteKind, StopChain};
 use crate::model::cell::muscle::MuscleKind;
 use crate::model::cell::{CellParams, CellPreset};
 use crate::sim::{CellAction, CellEvent, ConnectorType, LinkKind, MuscleSpec};
@@ -219,9 +219,11 @@ pub struct ChainSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sites: Option<FoldSitesJson>,
     /// How neighbours are joined: `touching` (default; spec §6: the membranes touch and the pin sits where
-    /// they meet) or, with a `program`, `stops` (ours): each joint gets a gap that lets it turn freely
-    /// until the two cells touch at the bend the letter needs there (`Program::stop_bends`, within ±90°),
-    /// the pin bridging the gap at its midpoint, and the bend sites sit where the cells touch at the stop.
+    /// they meet) or, with a `program`, `stops` (ours): each joint gets a gap, bridged by the pin at its
+    /// midpoint, that lets it turn freely until the two cells touch at ±90°; where the letter needs it a
+    /// cell's pins sit a quarter turn apart (`Program::stop_chain`), so at the stops the chain is the
+    /// letter exactly. The chain is laid out with its joints open, and each joint's bend site, a
+    /// connector type of its own (`fold-bend.<j>`, with the parameters of `fold-bend`), pulls it shut.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub joints: Option<ChainJoints>,
     /// Muscles given to each cell listed in `muscle_cells`.
@@ -374,8 +376,8 @@ pub struct PlannedFold {
     pub first: usize,
     pub program: Program,
     pub sites: Vec<Site>,
-    /// With `joints: stops`, each joint's stop in rad ([`fold::stop_bends`]).
-    pub stops: Option<Vec<f64>>,
+    /// With `joints: stops`, the joints' stops and the cells' pin offsets ([`Program::stop_chain`]).
+    pub stops: Option<StopChain>,
     /// The chain's centre spacing d_c and the cells' diameter D, m.
     pub pitch: f64,
     pub diameter: f64,
@@ -485,7 +487,7 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
     }
     // A folding program's site types, unless the scenario defines them.
     let mut programs: Vec<Option<(Program, Design)>> = Vec::new();
-    let mut stops: Vec<Option<Vec<f64>>> = Vec::new();
+    let mut stops: Vec<Option<StopChain>> = Vec::new();
     // Each stop joint's sites get a connector type of their own, `fold-bend.<j>`, that does not attract
     // the other joints' (ours): a cell carries two joints' fans, and each must close its own joint.
     let mut stop_types: Vec<usize> = Vec::new();
@@ -554,10 +556,10 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
                 });
             }
         }
-        let stop = (ch.joints == Some(ChainJoints::Stops)).then(|| fold::stop_bends(&program));
-        if let Some(bends) = &stop {
+        let stop = (ch.joints == Some(ChainJoints::Stops)).then(|| program.stop_chain());
+        if let Some(chain) = &stop {
             let bend = connector_types.iter().find(|t| t.name == SiteKind::Bend.type_name()).map(|t| t.params);
-            for site in program.stop_layout(bends, &design) {
+            for site in program.stop_layout(chain, &design) {
                 let name = stop_type_name(site.a);
                 match connector_types.iter().position(|t| t.name == name) {
                     Some(i) => stop_types.push(i),
@@ -701,13 +703,12 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
         }
         let pitch = 2.0 * (p.radius + p.body_radius());
         let stops = &stops[k];
-        // Distance of cell j's centre from cell 0's along the line: a joint with a stop β is 1/cos(β/2)
-        // pitches long, so the cells touch when it has turned by β.
-        let mut along = vec![0.0];
-        for j in 1..count {
-            let stretch = stops.as_ref().map_or(1.0, |b| 1.0 / (0.5 * b[j - 1]).cos());
-            along.push(along[j - 1] + pitch * stretch);
-        }
+        // Cell centres and headings relative to the chain's start and direction, in pitches and rad: a
+        // straight line of touching cells, or a stop chain laid out with its joints open.
+        let (open, headings) = match stops {
+            Some(c) => (c.open_centres(), c.open_headings()),
+            None => ((0..count).map(|j| Vec2::new(j as f64, 0.0)).collect(), vec![0.0; count]),
+        };
         let dir = Vec2::new(ch.direction.cos(), ch.direction.sin());
         let first = cells.len();
         for j in 0..count {
@@ -715,12 +716,13 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
             if cells.iter().any(|c| c.id == id) {
                 return Err(at(path("id"), format!("cell id {id:?} of this chain is already taken; rename the chain")));
             }
-            let position = Vec2::new(ch.start[0], ch.start[1]) + dir * along[j];
+            let o = open[j] * pitch;
+            let position = Vec2::new(ch.start[0], ch.start[1]) + dir * o.x + Vec2::new(-dir.y, dir.x) * o.y;
             let (type_name, params) = match (turn, program) {
                 (Some(t), Some(pr)) if pr.is_turn(j) => (ch.turn_type.clone().unwrap_or_default(), t),
                 _ => (ch.cell_type.clone(), p),
             };
-            cells.push(PlannedCell { id, type_name, params, position, rotation: ch.direction });
+            cells.push(PlannedCell { id, type_name, params, position, rotation: ch.direction + headings[j] });
             chain_cells.push((k, cells.len() - 1));
         }
         if let Some((program, design)) = &programs[k] {
@@ -729,7 +731,7 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
                 first,
                 program: program.clone(),
                 sites: match stops {
-                    Some(bends) => program.stop_layout(bends, design),
+                    Some(chain) => program.stop_layout(chain, design),
                     None => program.layout(design),
                 },
                 stops: stops.clone(),
@@ -738,9 +740,11 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
                 connectors: Vec::new(),
             });
         }
-        // Facing bodies: N/4 (on the +θ side after the turn by θ) and 3N/4.
+        // Facing bodies: N/4 (on the +θ side after the turn by θ; turned by a stop chain's pin offset)
+        // and 3N/4.
         for j in 0..count - 1 {
-            links.push((LinkKind::Pin, (first + j, p.bodies / 4), (first + j + 1, 3 * p.bodies / 4)));
+            let out = stops.as_ref().map_or(p.bodies / 4, |c| fold::body_at(c.offsets[j], p.bodies));
+            links.push((LinkKind::Pin, (first + j, out), (first + j + 1, 3 * p.bodies / 4)));
         }
     }
     // Chain cells must not overlap anything built before them (touching neighbours are fine).

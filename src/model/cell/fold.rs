@@ -21,9 +21,7 @@
 //!
 //! These are reconstructions, not the paper's sequences: the paper gives no paths, layouts or timing.
 
-use std::collections::HashMap;
 use std::f64::consts::{FRAC_PI_2, PI, TAU};
-use std::sync::{Mutex, OnceLock, PoisonError};
 
 use crate::geom::{rigid_rms, Vec2};
 
@@ -188,24 +186,26 @@ pub struct RigidChain {
 /// pin with cell i − 1 to its pin with cell i + 1, its heading turned by `bends[i − 1]` from cell
 /// i − 1's, and its centre is halfway between the two pins.
 pub fn rigid_chain_centres(bends: &[f64]) -> Vec<Vec2> {
-    chain_centres(bends, |_| 1.0)
+    chain_centres(bends, &vec![0.0; bends.len() + 1], |_| 1.0)
 }
 
 /// Centres of a chain whose joint j has a gap that lets it turn freely until the two cells touch at
 /// `bends[j]` (a stop, ours): the pins of joint j are 1/cos(β_j/2) pitches apart along the cells' axes,
 /// so at its stop the two centres are exactly one pitch apart, as lattice neighbours are.
 pub fn stop_chain_centres(bends: &[f64]) -> Vec<Vec2> {
-    chain_centres(bends, |b| 1.0 / (0.5 * b).cos())
+    chain_centres(bends, &vec![0.0; bends.len() + 1], |b| 1.0 / (0.5 * b).cos())
 }
 
-/// Centres of a chain of cells whose pins sit at opposite points, joint j stretching the distance of
-/// the two centres it joins by `length(bends[j])` pitches (half on each cell).
-fn chain_centres(bends: &[f64], length: impl Fn(f64) -> f64) -> Vec<Vec2> {
+/// Centres of a chain of cells whose pins sit at opposite points, turned by `offsets[k]` on cell k (its
+/// pin to cell k + 1 is that far round from the point opposite its pin to cell k − 1), joint j
+/// stretching the distance of the two centres it joins by `length(bends[j])` pitches (half on each cell).
+fn chain_centres(bends: &[f64], offsets: &[f64], length: impl Fn(f64) -> f64) -> Vec<Vec2> {
     let mut out = Vec::with_capacity(bends.len() + 1);
     let (mut centre, mut heading) = (Vec2::ZERO, 0.0_f64);
     out.push(centre);
-    for &b in bends {
+    for (j, &b) in bends.iter().enumerate() {
         let half = 0.5 * length(b);
+        heading += offsets[j];
         let before = Vec2::new(heading.cos(), heading.sin());
         heading += b;
         let after = Vec2::new(heading.cos(), heading.sin());
@@ -213,6 +213,48 @@ fn chain_centres(bends: &[f64], length: impl Fn(f64) -> f64) -> Vec<Vec2> {
         out.push(centre);
     }
     out
+}
+
+/// A chain with a stop at every joint that folds into its letter exactly ([`Program::stop_chain`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StopChain {
+    /// Joint j's stop, rad: ±90°, the bend at which cells j and j + 1 touch.
+    pub bends: Vec<f64>,
+    /// Cell k's pin offset, rad: 0 (pins at opposite points) or ±90° (its pin to cell k + 1 a quarter
+    /// turn from the opposite point, so the pins are a quarter turn apart).
+    pub offsets: Vec<f64>,
+}
+
+impl StopChain {
+    /// The cell centres when every joint has reached its stop, in pitches, cell 0 at the origin.
+    pub fn folded_centres(&self) -> Vec<Vec2> {
+        chain_centres(&self.bends, &self.offsets, |b| 1.0 / (0.5 * b).cos())
+    }
+
+    /// The cell centres of the chain laid out with every joint straight (its joints open), in pitches.
+    pub fn open_centres(&self) -> Vec<Vec2> {
+        let stretch: Vec<f64> = self.bends.iter().map(|b| 1.0 / (0.5 * b).cos()).collect();
+        let mut out = vec![Vec2::ZERO];
+        let mut heading = 0.0_f64;
+        for (j, s) in stretch.iter().enumerate() {
+            heading += self.offsets[j];
+            out.push(out[j] + Vec2::new(heading.cos(), heading.sin()) * *s);
+        }
+        out
+    }
+
+    /// Each cell's heading in the open layout, rad (the sum of the offsets before it).
+    pub fn open_headings(&self) -> Vec<f64> {
+        let mut h = 0.0;
+        self.offsets
+            .iter()
+            .map(|o| {
+                let here = h;
+                h += o;
+                here
+            })
+            .collect()
+    }
 }
 
 impl Program {
@@ -305,44 +347,62 @@ impl Program {
 }
 
 impl Program {
-    /// The sites of a chain with stops at its joints ([`stop_chain_centres`]): each joint whose stop
-    /// `bends[j]` is not straight gets the design's `bend` fan, recentred on the point where the two cells
-    /// touch at the stop (|β|/2 from the joint, on the side it bends to) and mirrored on the next cell,
-    /// so the connectors pull the joint shut until the cells meet there.
-    pub fn stop_layout(&self, bends: &[f64], design: &Design) -> Vec<Site> {
+    /// The stop chain that makes this letter exactly: every joint stops at ±90°, so at the stops
+    /// neighbours are lattice neighbours and the chain turns at cell k by the mean of its two joints'
+    /// bends plus its pin offset. Straight cells then need the two bends opposite, corners the same,
+    /// b_k = 2·turn_k − b_{k−1} − 2·offset_k; where that would leave ±90°, the cell's pins are placed a
+    /// quarter turn apart instead (offset ±90°). The first bend (±90°) is the one that needs fewer
+    /// offsets, +90° on a tie.
+    pub fn stop_chain(&self) -> StopChain {
+        let joints = self.cells() - 1;
+        let build = |first: f64| {
+            let (mut bends, mut offsets) = (vec![first], vec![0.0; self.cells()]);
+            for k in 1..joints {
+                let free = f64::from(self.turn(k)) * PI - bends[k - 1];
+                let offset = if free > FRAC_PI_2 + 1e-9 {
+                    FRAC_PI_2
+                } else if free < -FRAC_PI_2 - 1e-9 {
+                    -FRAC_PI_2
+                } else {
+                    0.0
+                };
+                offsets[k] = offset;
+                bends.push(free - 2.0 * offset);
+            }
+            StopChain { bends, offsets }
+        };
+        let count = |c: &StopChain| c.offsets.iter().filter(|o| **o != 0.0).count();
+        let (up, down) = (build(FRAC_PI_2), build(-FRAC_PI_2));
+        if count(&down) < count(&up) {
+            down
+        } else {
+            up
+        }
+    }
+
+    /// The sites of a stop chain ([`Program::stop_chain`]): each joint gets the design's `bend` fan,
+    /// recentred on the point where the two cells touch at the stop (|β|/2 from the joint, on the side
+    /// it bends to) and mirrored on the next cell, so the connectors pull the joint shut until the cells
+    /// meet there. On a cell with a pin offset the fan turns with its pin.
+    pub fn stop_layout(&self, chain: &StopChain, design: &Design) -> Vec<Site> {
         let d = design.site(SiteKind::Bend);
         if d.angles.is_empty() {
             return Vec::new();
         }
         let mean = d.angles.iter().sum::<f64>() / d.angles.len() as f64;
-        bends
+        chain
+            .bends
             .iter()
             .enumerate()
             .filter(|(_, b)| b.abs() >= STRAIGHT_STOP)
             .map(|(j, &b)| {
-                let a: Vec<f64> = d.angles.iter().map(|x| wrap(b.signum() * (x - mean + 0.5 * b.abs()))).collect();
-                let mirrored = a.iter().map(|x| wrap(PI - x)).collect();
+                let rel: Vec<f64> = d.angles.iter().map(|x| b.signum() * (x - mean + 0.5 * b.abs())).collect();
+                let a = rel.iter().map(|x| wrap(chain.offsets[j] + x)).collect();
+                let mirrored = rel.iter().map(|x| wrap(PI - x)).collect();
                 Site { kind: SiteKind::Bend, a: j, b: j + 1, angles_a: a, angles_b: mirrored }
             })
             .collect()
     }
-}
-
-/// The largest stop a chain's joint gets (ours): at ±90° the two cells' pins sit √2 pitches apart when
-/// straight, and beyond it the gaps, and the lever arms of the pins, grow fast (1/cos(β/2)).
-pub const MAX_STOP: f64 = FRAC_PI_2;
-
-/// `program.stop_bends(MAX_STOP).bends`, computed once per letter in a process (the search takes up to a
-/// second, and a scenario is planned more than once per run).
-pub fn stop_bends(program: &Program) -> Vec<f64> {
-    static CACHE: OnceLock<Mutex<HashMap<Vec<[i32; 2]>, Vec<f64>>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(b) = cache.lock().unwrap_or_else(PoisonError::into_inner).get(&program.path) {
-        return b.clone();
-    }
-    let bends = program.stop_bends(MAX_STOP).bends;
-    cache.lock().unwrap_or_else(PoisonError::into_inner).insert(program.path.clone(), bends.clone());
-    bends
 }
 
 /// A stop below this (1°) leaves its joint without sites: the cells touch there already.
