@@ -742,6 +742,46 @@ mod tests {
     }
 
     #[test]
+    fn every_letter_s_stop_chain_folds_into_it_exactly_and_opens_without_overlap() {
+        for name in builtin_names() {
+            let program = Program::builtin(name).unwrap();
+            let chain = program.stop_chain();
+            assert!(chain.bends.iter().all(|b| (b.abs() - FRAC_PI_2).abs() < 1e-12), "{name}: {:?}", chain.bends);
+            assert!(chain.offsets.iter().all(|o| *o == 0.0 || (o.abs() - FRAC_PI_2).abs() < 1e-12));
+            // At the stops, each step between centres is the letter's lattice step turned by one common
+            // rotation (the spec's path table, not the recursion that built the chain).
+            let folded = chain.folded_centres();
+            let step = |k: usize| {
+                let (a, b) = (program.path[k], program.path[k + 1]);
+                Vec2::new(f64::from(b[0] - a[0]), f64::from(b[1] - a[1]))
+            };
+            let (first, want) = (folded[1] - folded[0], step(0));
+            let turn = first.y.atan2(first.x) - want.y.atan2(want.x);
+            for k in 0..folded.len() - 1 {
+                let s = step(k);
+                let rotated = Vec2::new(s.x * turn.cos() - s.y * turn.sin(), s.x * turn.sin() + s.y * turn.cos());
+                assert!((folded[k + 1] - folded[k] - rotated).length() < 1e-9, "{name}, step {k}");
+            }
+            // Open, the joints' gaps make neighbours √2 pitches apart and nothing overlaps.
+            let open = chain.open_centres();
+            for i in 0..open.len() {
+                for j in i + 1..open.len() {
+                    let d = (open[i] - open[j]).length();
+                    if j == i + 1 {
+                        assert!((d - std::f64::consts::SQRT_2).abs() < 1e-12);
+                    } else {
+                        assert!(d >= 1.0, "{name}: cells {i} and {j} {d} pitches apart");
+                    }
+                }
+            }
+            // L's two turns keep the parity a chain of ±90° stops needs (see the test below), so its cells
+            // all keep their pins at opposite points; E, P and F each need quarter-turn cells.
+            let quarter = chain.offsets.iter().filter(|o| **o != 0.0).count();
+            assert_eq!(quarter == 0, name == "L", "{name}: {:?}", chain.offsets);
+        }
+    }
+
+    #[test]
     fn a_chain_with_stops_at_its_joints_can_make_the_l_exactly_but_not_the_e() {
         // Every joint of the L at ±90°: the stem zigzags along a straight line of centres, the corner turns
         // by two stops the same way (the exact recursion b_j = 2·turn_j − b_{j−1}).

@@ -50,11 +50,16 @@ pub struct FoldRun {
     pub max_perimeter_error: f64,
     /// (t, RMS error / D) every 10 steps.
     pub series: Vec<(f64, f64)>,
-    /// The error, in D, of the same chain with each cell rigid between its pins, at its best bends
-    /// ([`Program::rigid_chain_optimum`]): what pins at opposite points allow before any softness.
+    /// The error, in D, of the spec's touching chain (§6) with each cell rigid between its pins, at its
+    /// best bends ([`Program::rigid_chain_optimum`]): what pins at opposite points allow before any
+    /// softness, the reason the fixtures use stop chains.
     pub rigid_optimum: f64,
     /// The chain's cell types and their pressure constants C, N, in order of first use.
     pub pressures: Vec<(String, f64)>,
+    /// The chain cells whose two pins sit a quarter turn apart (a stop chain's offsets), in chain order.
+    pub quarter_turn_cells: Vec<usize>,
+    /// The scenario's duration, s.
+    pub duration: f64,
 }
 
 /// What section 5 shows.
@@ -88,6 +93,12 @@ fn run_letter(letter: &str) -> Result<FoldRun, DemoError> {
             pressures.push((c.type_name.clone(), c.params.pressure));
         }
     }
+    let quarter_turn_cells = plan
+        .folds
+        .first()
+        .and_then(|f| f.stops.as_ref())
+        .map_or(Vec::new(), |c| c.offsets.iter().enumerate().filter(|(_, o)| **o != 0.0).map(|(k, _)| k).collect());
+    let duration = s.world.duration;
     let sim = s.build().map_err(|source| DemoError::Scenario { name: name.clone(), source })?;
     // The chain's pitch d_c: the distance of its first two target points.
     let pitch = goals.first().and_then(|g| Some((*g.targets.get(1)? - *g.targets.first()?).length()));
@@ -104,5 +115,14 @@ fn run_letter(letter: &str) -> Result<FoldRun, DemoError> {
     let program = Program::builtin(&metrics.program)
         .ok_or_else(|| DemoError::Fixture { name: format!("fold {letter}"), message: "not a builtin letter".into() })?;
     let rigid_optimum = program.rigid_chain_optimum().error * pitch.unwrap_or(metrics.diameter) / metrics.diameter;
-    Ok(FoldRun { letter: letter.into(), metrics, max_perimeter_error, series, rigid_optimum, pressures })
+    Ok(FoldRun {
+        letter: letter.into(),
+        metrics,
+        max_perimeter_error,
+        series,
+        rigid_optimum,
+        pressures,
+        quarter_turn_cells,
+        duration,
+    })
 }

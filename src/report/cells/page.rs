@@ -397,6 +397,11 @@ pub fn render_page(data: &CellsReportData, charts: &[Chart], media: &[Media]) ->
                     m.cells.to_string(),
                     sig(m.initial_rms / m.diameter, 3),
                     sig(m.final_error, 3),
+                    if r.quarter_turn_cells.is_empty() {
+                        "none".to_string()
+                    } else {
+                        r.quarter_turn_cells.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+                    },
                     sig(r.rigid_optimum, 3),
                     sig(m.min_rms / m.diameter, 3),
                     format!("{} s", sig(m.settle_time, 3)),
@@ -412,6 +417,7 @@ pub fn render_page(data: &CellsReportData, charts: &[Chart], media: &[Media]) ->
                 r.pressures.iter().map(|(t, c)| format!("{t} C {}", sig(*c, 3))).collect::<Vec<_>>().join(", ")
             }),
             rows => rows,
+            duration => f.runs.first().map_or(String::new(), |r| sig(r.duration, 3)),
             quick => !f.complete(),
             charts => charts_of(charts, &["fold_error.png"]),
             media => media.iter().filter(|m| m.demo == "fold").cloned().collect::<Vec<_>>(),
