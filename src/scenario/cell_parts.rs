@@ -223,7 +223,8 @@ pub struct ChainSpec {
     /// midpoint, that lets it turn freely until the two cells touch at ±90°; where the letter needs it a
     /// cell's pins sit a quarter turn apart (`Program::stop_chain`), so at the stops the chain is the
     /// letter exactly. The chain is laid out with its joints open, and each joint's bend site, a
-    /// connector type of its own (`fold-bend.<j>`, with the parameters of `fold-bend`), pulls it shut.
+    /// connector type of its own (`fold-bend.<j>`, with the parameters of `fold-bend`; the fan of
+    /// `sites.bend` recentred where the cells touch; the other site kinds unused), pulls it shut.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub joints: Option<ChainJoints>,
     /// Muscles given to each cell listed in `muscle_cells`.

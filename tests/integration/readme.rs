@@ -81,7 +81,7 @@ fn the_fold_errors_quoted_are_what_simulate_gives() {
     let text = readme();
     let at = text.find("final error L ").expect("the README quotes the letters' final errors");
     let quote = &text[at + "final error ".len()..];
-    let quote = quote[..quote.find(" (straight").unwrap()].replace('\n', " ");
+    let quote = quote[..quote.find(" (open chain").unwrap()].replace('\n', " ");
     let mut seen = 0;
     for item in quote.split(", ") {
         let (letter, value) = item.trim().split_once(' ').unwrap();

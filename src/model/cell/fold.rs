@@ -8,8 +8,12 @@
 //! in the letter (next to one corner, between two corners turning the same way, straight, between
 //! two corners turning opposite ways), and the spec's two between cells that are not chain
 //! neighbours (lattice neighbours, which touch in the letter, and diagonal neighbours). A chain's
-//! `sites` (JSON) lists the connector angles per kind; [`Design::builtin`] is what the letters ship
-//! with.
+//! `sites` (JSON) lists the connector angles per kind; [`Design::builtin`] is the default design.
+//!
+//! The fixtures fold *stop chains* instead ([`Program::stop_chain`], ours): a gap at every joint that
+//! closes at ±90°, quarter-turn pins where the letter's parity needs them, one `bend` fan per joint.
+//! The spec's touching chain cannot reach a letter ([`Program::rigid_chain_optimum`] measures how
+//! close it could come).
 //!
 //! Interpretation (ours): the spec (`cells.md` §11) allows sites only between cells that are not
 //! chain neighbours. The builtin design also puts sites on the inside of each bending joint, between

@@ -461,6 +461,6 @@ pub fn fold_charts(f: &FoldingSection) -> Result<Vec<Chart>, PlotError> {
         series,
         hlines,
     })?;
-    push(&mut out, "fold_error.png", title, format!("Cell centres against the letter's lattice points after the best rotation and translation (no scale, no reflection), in units of the cell diameter D; frictionless, gravity-free chains built straight (cells-fold-<letter>.json), every site connector on from t = 0. The programs are a {}.", f.caption), image);
+    push(&mut out, "fold_error.png", title, format!("Cell centres against the letter's lattice points after the best rotation and translation (no scale, no reflection), in units of the cell diameter D; frictionless, gravity-free stop chains laid out with their joints open (cells-fold-<letter>.json), every site connector on from t = 0. The programs are a {}.", f.caption), image);
     Ok(out)
 }
