@@ -487,7 +487,8 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
         });
     }
     // A folding program's site types, unless the scenario defines them.
-    let mut programs: Vec<Option<(Program, Design)>> = Vec::new();
+    // Each chain's program and its sites (the design's layout, or its stop chain's).
+    let mut programs: Vec<Option<(Program, Vec<Site>)>> = Vec::new();
     let mut stops: Vec<Option<StopChain>> = Vec::new();
     // Each stop joint's sites get a connector type of their own, `fold-bend.<j>`, that does not attract
     // the other joints' (ours): a cell carries two joints' fans, and each must close its own joint.
@@ -558,9 +559,13 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
             }
         }
         let stop = (ch.joints == Some(ChainJoints::Stops)).then(|| program.stop_chain());
-        if let Some(chain) = &stop {
+        let sites = match &stop {
+            Some(chain) => program.stop_layout(chain, &design),
+            None => program.layout(&design),
+        };
+        if stop.is_some() {
             let bend = connector_types.iter().find(|t| t.name == SiteKind::Bend.type_name()).map(|t| t.params);
-            for site in program.stop_layout(chain, &design) {
+            for site in &sites {
                 let name = stop_type_name(site.a);
                 match connector_types.iter().position(|t| t.name == name) {
                     Some(i) => stop_types.push(i),
@@ -572,7 +577,7 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
             }
         }
         stops.push(stop);
-        programs.push(Some((program, design)));
+        programs.push(Some((program, sites)));
     }
     let names: Vec<&str> = connector_types.iter().map(|t| t.name.as_str()).collect();
     let n = connector_types.len();
@@ -726,15 +731,12 @@ pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
             cells.push(PlannedCell { id, type_name, params, position, rotation: ch.direction + headings[j] });
             chain_cells.push((k, cells.len() - 1));
         }
-        if let Some((program, design)) = &programs[k] {
+        if let Some((program, sites)) = &programs[k] {
             folds.push(PlannedFold {
                 chain: ch.id.clone(),
                 first,
                 program: program.clone(),
-                sites: match stops {
-                    Some(chain) => program.stop_layout(chain, design),
-                    None => program.layout(design),
-                },
+                sites: sites.clone(),
                 stops: stops.clone(),
                 pitch,
                 diameter: 2.0 * p.radius,

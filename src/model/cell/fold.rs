@@ -197,7 +197,13 @@ pub fn rigid_chain_centres(bends: &[f64]) -> Vec<Vec2> {
 /// `bends[j]` (a stop, ours): the pins of joint j are 1/cos(β_j/2) pitches apart along the cells' axes,
 /// so at its stop the two centres are exactly one pitch apart, as lattice neighbours are.
 pub fn stop_chain_centres(bends: &[f64]) -> Vec<Vec2> {
-    chain_centres(bends, &vec![0.0; bends.len() + 1], |b| 1.0 / (0.5 * b).cos())
+    chain_centres(bends, &vec![0.0; bends.len() + 1], stop_length)
+}
+
+/// The distance, in pitches, of the two centres a joint with stop `bend` joins while it is straight:
+/// at the stop they are one pitch apart.
+fn stop_length(bend: f64) -> f64 {
+    1.0 / (0.5 * bend).cos()
 }
 
 /// Centres of a chain of cells whose pins sit at opposite points, turned by `offsets[k]` on cell k (its
@@ -232,17 +238,16 @@ pub struct StopChain {
 impl StopChain {
     /// The cell centres when every joint has reached its stop, in pitches, cell 0 at the origin.
     pub fn folded_centres(&self) -> Vec<Vec2> {
-        chain_centres(&self.bends, &self.offsets, |b| 1.0 / (0.5 * b).cos())
+        chain_centres(&self.bends, &self.offsets, stop_length)
     }
 
     /// The cell centres of the chain laid out with every joint straight (its joints open), in pitches.
     pub fn open_centres(&self) -> Vec<Vec2> {
-        let stretch: Vec<f64> = self.bends.iter().map(|b| 1.0 / (0.5 * b).cos()).collect();
+        let headings = self.open_headings();
         let mut out = vec![Vec2::ZERO];
-        let mut heading = 0.0_f64;
-        for (j, s) in stretch.iter().enumerate() {
-            heading += self.offsets[j];
-            out.push(out[j] + Vec2::new(heading.cos(), heading.sin()) * *s);
+        for (j, &b) in self.bends.iter().enumerate() {
+            let h = headings[j + 1];
+            out.push(out[j] + Vec2::new(h.cos(), h.sin()) * stop_length(b));
         }
         out
     }
