@@ -183,21 +183,6 @@ fn parse_detail(text: &str) -> Result<SnapshotDetail, String> {
     Ok(d)
 }
 
-/// `vsr2d simulate` of a `force_deflection` scenario: the sweep's levels as JSON.
-fn force_deflection(path: &Path, scenario: &Scenario, record: bool) -> Result<(), Failure> {
-    if record {
-        return Err(input(anyhow::anyhow!(
-            "scenario {}: a force_deflection sweep is not recorded (`--record` records one run of a free scene); \
-             drop --record, or see the sweep's frames in `vsr2d cells-report`",
-            path.display()
-        )));
-    }
-    let output = vsr2d::batch::simulate_scenario(scenario).map_err(|e| {
-        cli::classified(e.is_input(), anyhow::anyhow!(e).context(format!("scenario {}", path.display())))
-    })?;
-    cli::outln(&serde_json::to_string_pretty(&output)?)
-}
-
 fn simulate(
     path: &Path,
     duration: Option<f64>,
@@ -211,9 +196,6 @@ fn simulate(
         (d.springs, d.ropes, d.welds, d.controller) =
             (d.springs | extra.springs, d.ropes | extra.ropes, d.welds | extra.welds, d.controller | extra.controller);
     }
-    if matches!(scenario.task, vsr2d::scenario::TaskSpec::ForceDeflection(_)) {
-        return force_deflection(path, &scenario, record.is_some());
-    }
     let simulation = scenario.build().with_context(|| format!("scenario {}", path.display())).map_err(input)?;
     // Open the recording before simulating, so an unwritable path fails at once.
     let mut recorder = record.map(|p| JsonlRecorder::create(p, every)).transpose().map_err(input)?;
@@ -221,16 +203,19 @@ fn simulate(
     if let Some(r) = recorder.as_mut() {
         listeners.push(r);
     }
-    let output = vsr2d::batch::simulate(&scenario, simulation, &mut listeners)?;
+    let output = vsr2d::batch::simulate(simulation, &mut listeners).map_err(|e| match e {
+        e @ vsr2d::task::RunError::NotOneRun => input(anyhow::anyhow!(e).context(format!("scenario {}", path.display()))),
+        e => anyhow::anyhow!(e).into(),
+    })?;
     drop(listeners);
     if let Some(r) = recorder.take_if(|r| r.closed()) {
         // `--record /dev/stdout | head`: the recording's reader went away and the run stopped there.
         // Its metrics are those of a partial run: end quietly (a broken pipe, exit 0) without them.
         r.finish()?;
     }
-    if let Some((i, name)) = output.robots.iter().enumerate().find_map(|(i, m)| m.non_finite().map(|n| (i, n))) {
+    if let Some(pointer) = output.non_finite() {
         // NaN/inf is no result (and not JSON): fail before publishing the recording.
-        return Err(anyhow::anyhow!(vsr2d::batch::EvalError::NonFinite { robot: i, metric: name }).into());
+        return Err(anyhow::anyhow!(vsr2d::batch::EvalError::NonFinite { pointer }).into());
     }
     if let Some(r) = recorder {
         r.finish()?;

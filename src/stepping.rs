@@ -11,7 +11,7 @@ use crate::model::terrain::TerrainSpec;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::SimError;
 use crate::snapshot::{BodyId, Progress, Snapshot};
-use crate::task::locomotion::{LocomotionListener, LocomotionMetrics};
+use crate::task::{Monitor, RunResult};
 use crate::task::Simulation;
 
 /// Why a step was refused or failed.
@@ -39,7 +39,7 @@ pub struct SteppedSimulation {
     scenario: Scenario,
     sensors: Option<SensorLayout>,
     simulation: Simulation,
-    metrics: LocomotionListener,
+    metrics: Monitor,
     robots: Vec<Driven>,
     /// A step failed (unstable): no further step.
     failed: bool,
@@ -58,7 +58,7 @@ impl SteppedSimulation {
     fn build(
         scenario: &Scenario,
         sensors: Option<&SensorLayout>,
-    ) -> Result<(Simulation, LocomotionListener, Vec<Driven>), ScenarioError> {
+    ) -> Result<(Simulation, Monitor, Vec<Driven>), ScenarioError> {
         let mut robots = Vec::new();
         let mut layout_error = None;
         let simulation = scenario.build_with(|i, cells, grid| {
@@ -85,8 +85,22 @@ impl SteppedSimulation {
         if let Some(e) = layout_error {
             return Err(e);
         }
-        let mut metrics = simulation.task.listener();
-        metrics.begin(&simulation.world);
+        if matches!(simulation.task, crate::task::Task::ForceDeflection(_)) {
+            return Err(ScenarioError::Json {
+                path: "task".into(),
+                message: "a `force_deflection` sweep is many short runs, not one: it cannot be stepped; use \
+                          `evaluate` for its result"
+                    .into(),
+            });
+        }
+        let mut simulation = simulation;
+        let mut metrics = simulation.monitor();
+        if metrics.needs_snapshots() {
+            // A listener that never fails or stops: the flow is always `Continue`.
+            let _ = simulation.world.emit_initial(&mut [&mut metrics]);
+        } else {
+            metrics.begin(&simulation.world);
+        }
         let mut built = (simulation, metrics, robots);
         Self::observe(&mut built.0, &mut built.2);
         Ok(built)
@@ -166,11 +180,15 @@ impl SteppedSimulation {
         let mut controlled = false;
         while world.step_index() < self.simulation.steps {
             controlled |= world.is_control_step();
-            if let Err(e) = world.step(&mut []) {
+            let stepped = if self.metrics.needs_snapshots() {
+                world.step(&mut [&mut self.metrics])
+            } else {
+                world.step(&mut []).inspect(|_| self.metrics.observe_world(world))
+            };
+            if let Err(e) = stepped {
                 self.failed = true;
                 return Err(e.into());
             }
-            self.metrics.observe(&*world);
             taken += 1;
             if controlled && world.is_control_step() {
                 break;
@@ -185,9 +203,10 @@ impl SteppedSimulation {
         self.failed || self.simulation.world.step_index() >= self.simulation.steps
     }
 
-    /// The task's metrics so far (those of the whole run once it is finished).
-    pub fn metrics(&self) -> Vec<LocomotionMetrics> {
-        self.metrics.metrics()
+    /// The task's result so far (that of the whole run once it is finished): what `vsr2d simulate`
+    /// prints for the scenario.
+    pub fn metrics(&self) -> RunResult {
+        self.metrics.result()
     }
 
     /// The current state as plain data.

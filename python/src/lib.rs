@@ -78,24 +78,19 @@ fn to_py<'py>(py: Python<'py>, value: &impl serde::Serialize) -> PyResult<Bound<
     Ok(pythonize(py, &value)?)
 }
 
-/// What `vsr2d simulate` prints: `{"robots": [metrics of each robot]}`.
-fn metrics_value(metrics: &[vsr2d::task::locomotion::LocomotionMetrics]) -> serde_json::Value {
-    serde_json::json!({ "robots": metrics })
-}
-
 fn eval_error(e: vsr2d::batch::EvalError) -> PyErr {
     PyRuntimeError::new_err(e.to_string())
 }
 
-/// Runs a scenario to the end; returns `{"robots": [...]}` (and `"cells"` when it has soft cells,
-/// `"fold"` for the fold task, `"force_deflection"` for that task's sweep)
-/// with the same numbers, bit for bit, as `vsr2d simulate`. Raises ScenarioError for a scenario that cannot be used, RuntimeError for a run
+/// Runs a scenario to the end; returns its result, `{"robots": [...]}` (with `"cells"` when it has soft
+/// cells and the task's own metrics under the task's name: `"jumping"`, `"fold"`, …), with the same
+/// numbers, bit for bit, as `vsr2d simulate`. Raises ScenarioError for a scenario that cannot be used, RuntimeError for a run
 /// that fails (unstable).
 #[pyfunction]
 #[pyo3(signature = (scenario, *, allow_large = false))]
 fn evaluate<'py>(py: Python<'py>, scenario: &Bound<'py, PyAny>, allow_large: bool) -> PyResult<Bound<'py, PyAny>> {
     let s = self::scenario(py, scenario, allow_large)?;
-    let output = py.detach(|| vsr2d::batch::simulate_scenario(&s)).map_err(eval_error)?;
+    let output = py.detach(|| vsr2d::batch::evaluate(&s)).map_err(eval_error)?;
     to_py(py, &output)
 }
 
@@ -131,7 +126,7 @@ fn evaluate_many<'py>(
             parsed
                 .par_iter()
                 .map(|p| match p {
-                    Ok(s) => match vsr2d::batch::simulate_scenario(s) {
+                    Ok(s) => match vsr2d::batch::evaluate(s) {
                         Ok(m) => serde_json::to_value(m).unwrap_or_default(),
                         Err(e) => serde_json::json!({ "error": e.to_string(), "path": null }),
                     },
@@ -461,7 +456,7 @@ impl Simulation {
 
     /// The task's metrics so far, as `vsr2d simulate` prints them at the end.
     fn metrics<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &metrics_value(&self.lock().sim.metrics()))
+        to_py(py, &self.lock().sim.metrics())
     }
 
     /// The current state as plain data (the format of `vsr2d simulate --record` lines).

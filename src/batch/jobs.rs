@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use super::{evaluate_within, EvalError};
 use crate::scenario::{Limits, Scenario};
-use crate::task::locomotion::LocomotionMetrics;
+use crate::task::RunResult;
 
 /// A job's identifier: any JSON string or number, compared as parsed (so `1` and `"1"` differ).
 /// Integers beyond 64 bits are read as floating point: use strings for such ids.
@@ -78,11 +78,6 @@ impl Job {
     }
 }
 
-/// The metrics of a successful job, shaped like the output of `vsr2d simulate`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JobMetrics {
-    pub robots: Vec<LocomotionMetrics>,
-}
 
 /// One output line: `{"id": ..., "line": i, "scenario_hash": "…", "metrics": {...}}` or
 /// `{"id": ..., "line": i, "scenario_hash": "…", "error": "..."}`. `id` is null when the line had no
@@ -99,7 +94,7 @@ pub struct Record {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scenario_hash: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metrics: Option<JobMetrics>,
+    pub metrics: Option<RunResult>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
@@ -312,13 +307,13 @@ fn run_line(job: &ShardLine, text: &[u8], limits: &JobLimits) -> Record {
         Err(format!("internal error while evaluating the job (please report it): {what}"))
     });
     let (metrics, error) = match outcome {
-        Ok(robots) => (Some(JobMetrics { robots }), None),
+        Ok(result) => (Some(result), None),
         Err(e) => (None, Some(e)),
     };
     Record { id: job.id.clone(), line: job.line, scenario_hash: Some(hash_text(job.hash)), metrics, error }
 }
 
-fn evaluate_line(job: &ShardLine, text: &[u8], limits: &JobLimits) -> Result<Vec<LocomotionMetrics>, String> {
+fn evaluate_line(job: &ShardLine, text: &[u8], limits: &JobLimits) -> Result<RunResult, String> {
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
     struct RawJob {

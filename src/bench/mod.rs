@@ -193,6 +193,7 @@ pub fn worm_scenario(w: u32, scaffolding: Scaffolding, dt: f64, duration: f64) -
         links: Vec::new(),
         chains: Vec::new(),
         schedule: Vec::new(),
+        objects: Vec::new(),
         task: TaskSpec::Locomotion,
     }
 }
@@ -205,7 +206,14 @@ fn time_once(case: BenchCase, duration: f64, with_metrics: bool) -> Result<(usiz
     let (voxels, steps) = (sim.world.voxel_count(), sim.steps);
     let start = Instant::now();
     // With metrics: the path `eval::evaluate` takes (no snapshots, metrics read the world).
-    let result = if with_metrics { sim.evaluate().map(|_| ()) } else { sim.world.run(steps, &mut []).map(|_| ()) };
+    let result = if with_metrics {
+        sim.evaluate().map(|_| ()).map_err(|e| match e {
+            crate::task::RunError::Sim(e) => e,
+            other => unreachable!("a locomotion run fails only in the engine: {other}"),
+        })
+    } else {
+        sim.world.run(steps, &mut []).map(|_| ())
+    };
     let seconds = start.elapsed().as_secs_f64();
     result.map_err(|source| BenchError::Sim { w, scaffolding, dt, source })?;
     Ok((voxels, steps, seconds))

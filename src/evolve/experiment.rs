@@ -5,7 +5,6 @@ use serde::{Deserialize, Serialize};
 use super::represent::RepresentationSpec;
 use super::EvolveError;
 use crate::scenario::{TaskSpec, WorldSpec};
-use crate::task::locomotion::LocomotionMetrics;
 
 /// One evolutionary run: the algorithm, the representation, the fitness, the simulation settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -88,21 +87,25 @@ impl Default for EaParams {
     }
 }
 
-/// The fitness: a locomotion metric of one robot, maximised or minimised.
+/// The fitness: a number of the run's result, maximised or minimised.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FitnessSpec {
+    /// A locomotion metric of robot `robot` (`relative_x_velocity`, the default; `x_velocity`,
+    /// `center_avg_y`, `control_effort`, `control_change`, `x_distance`), a metric of the task's own
+    /// (`max_height` for `jumping`, `carried_distance` for `carrying`, …), or a JSON pointer into the
+    /// result as `vsr2d simulate` prints it (`/robots/1/x_velocity`, `/jumping/airtime`).
     #[serde(default = "default_metric")]
-    pub metric: Metric,
+    pub metric: String,
     #[serde(default)]
     pub goal: Goal,
-    /// Index of the robot whose metric counts (default 0).
+    /// Index of the robot whose locomotion metric counts (default 0).
     #[serde(default)]
     pub robot: usize,
 }
 
-fn default_metric() -> Metric {
-    Metric::RelativeXVelocity
+fn default_metric() -> String {
+    "relative_x_velocity".into()
 }
 
 impl Default for FitnessSpec {
@@ -111,27 +114,30 @@ impl Default for FitnessSpec {
     }
 }
 
-/// The numeric metrics of `model.md` §10.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Metric {
-    XVelocity,
-    RelativeXVelocity,
-    CenterAvgY,
-    ControlEffort,
-    ControlChange,
-    XDistance,
-}
+/// The numeric locomotion metrics of `model.md` §10, every robot's.
+pub const LOCOMOTION_METRICS: [&str; 6] =
+    ["x_velocity", "relative_x_velocity", "center_avg_y", "control_effort", "control_change", "x_distance"];
 
-impl Metric {
-    pub fn of(self, m: &LocomotionMetrics) -> f64 {
-        match self {
-            Metric::XVelocity => m.x_velocity,
-            Metric::RelativeXVelocity => m.relative_x_velocity,
-            Metric::CenterAvgY => m.center_avg_y,
-            Metric::ControlEffort => m.control_effort,
-            Metric::ControlChange => m.control_change,
-            Metric::XDistance => m.x_distance,
+impl FitnessSpec {
+    /// The JSON pointer of the fitness in the result of a run of `task`, or why there is none.
+    pub fn pointer(&self, task: &TaskSpec) -> Result<String, String> {
+        let m = self.metric.as_str();
+        if m.starts_with('/') {
+            return Ok(m.to_string());
+        }
+        if LOCOMOTION_METRICS.contains(&m) {
+            return Ok(format!("/robots/{}/{m}", self.robot));
+        }
+        let (name, names) = task.metric_names();
+        match name {
+            Some(name) if names.iter().any(|n| n == m) => Ok(format!("/{name}/{m}")),
+            _ => Err(format!(
+                "{m:?} is not a metric of the `{}` task: use one of {}{}, or a JSON pointer into the result \
+                 such as \"/robots/0/x_velocity\"",
+                task.name(),
+                LOCOMOTION_METRICS.join(", "),
+                names.iter().map(|n| format!(", {n}")).collect::<String>()
+            )),
         }
     }
 }
@@ -236,6 +242,13 @@ impl Experiment {
             return bad("ea.max_attempts", "is 0: give at least 1 attempt per child (the paper uses 10)".into());
         }
         self.representation.validate(self.scenario.is_some())?;
+        // The `slots` template brings its own task, checked when it is read.
+        let task = self.scenario.as_ref().map(|s| s.task.clone()).unwrap_or_default();
+        if self.scenario.is_some() || !matches!(self.representation, RepresentationSpec::Slots(_)) {
+            if let Err(message) = self.fitness.pointer(&task) {
+                return bad("fitness.metric", message);
+            }
+        }
         Ok(())
     }
 }
@@ -250,7 +263,7 @@ mod tests {
         assert_eq!((e.ea.n_pop, e.ea.n_gen, e.ea.tournament), (250, 500, 8));
         assert_eq!((e.ea.p_crossover, e.ea.p_mutation, e.ea.sigma), (0.8, 0.2, 0.15));
         assert_eq!((e.ea.alpha, e.ea.max_attempts, e.cache), ([-1.0, 2.0], 10, 10_000));
-        assert_eq!(e.fitness, FitnessSpec { metric: Metric::RelativeXVelocity, goal: Goal::Max, robot: 0 });
+        assert_eq!(e.fitness, FitnessSpec { metric: "relative_x_velocity".into(), goal: Goal::Max, robot: 0 });
     }
 
     #[test]

@@ -19,7 +19,7 @@ pub mod study;
 use std::io;
 use std::path::PathBuf;
 
-pub use experiment::{EaParams, Experiment, FitnessSpec, Goal, Metric};
+pub use experiment::{EaParams, Experiment, FitnessSpec, Goal, LOCOMOTION_METRICS};
 pub use represent::{MapError, Mapper, RepresentationSpec};
 pub use run::{run, GenerationDone, RunOptions, RunSummary};
 

@@ -544,16 +544,13 @@ fn simulate(scenario: &Scenario, fitness: &super::FitnessSpec) -> Evaluation {
     match outcome {
         Err(_) => Evaluation::invalid("internal error while simulating (please report it)"),
         Ok(Err(e)) => Evaluation::invalid(e.to_string()),
-        Ok(Ok(robots)) => match robots.get(fitness.robot) {
-            None => Evaluation::invalid(format!("the scenario has no robot {}", fitness.robot)),
-            Some(m) => {
-                let v = fitness.metric.of(m);
-                if v.is_finite() {
-                    Evaluation { fitness: Some(v), error: None }
-                } else {
-                    Evaluation::invalid(format!("the fitness metric is {v}"))
-                }
-            }
+        Ok(Ok(result)) => match fitness.pointer(&scenario.task) {
+            Err(e) => Evaluation::invalid(e),
+            Ok(pointer) => match result.number(&pointer) {
+                None => Evaluation::invalid(format!("the result has no number at {pointer}")),
+                Some(v) if !v.is_finite() => Evaluation::invalid(format!("the fitness metric is {v}")),
+                Some(v) => Evaluation { fitness: Some(v), error: None },
+            },
         },
     }
 }

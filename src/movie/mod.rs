@@ -36,8 +36,7 @@ use crate::render::{
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::world::SimError;
 use crate::snapshot::{BodyId, Flow, ListenerError, Snapshot, SnapshotDetail, SnapshotListener};
-use crate::task::free::{CellMetrics, CellMetricsListener};
-use crate::task::locomotion::{LocomotionListener, LocomotionMetrics};
+use crate::task::{Monitor, RunResult, Task};
 use crate::task::Simulation;
 
 /// Why a movie could not be made. Each message names the input involved.
@@ -67,6 +66,8 @@ pub enum MovieError {
     Video(#[from] crate::output::video::VideoError),
     #[error("`{name}` delivered no snapshot; give a simulation that has not been run yet")]
     NoSnapshot { name: String },
+    #[error("scenario `{name}`: a `force_deflection` sweep is many short runs, not one: it is not rendered; see its frames in `vsr2d cells-report`")]
+    NotOneRun { name: String },
     #[error("nothing to render: give at least one scenario or recording")]
     NoSources,
     #[error(
@@ -152,21 +153,31 @@ impl MovieSource {
         d.welds |= extra.welds;
         let sim =
             scenario.build().map_err(|source| MovieError::Scenario { name: name.clone(), source: Box::new(source) })?;
+        if matches!(sim.task, Task::ForceDeflection(_)) {
+            return Err(MovieError::NotOneRun { name });
+        }
         Ok(Self::simulation(name, sim))
     }
 
     /// A built simulation that has not been stepped yet, run to its `steps`. Its snapshots carry the
     /// detail it was built with.
     pub fn simulation(name: impl Into<String>, sim: Simulation) -> Self {
-        let bodies: Vec<_> = sim.labels.iter().cloned().enumerate().map(|(i, l)| (BodyId(i), l)).collect();
+        // Objects (boxes, walls) are scenery: drawn in their robots' cells, never given cells of their own.
+        let bodies: Vec<_> = sim
+            .labels
+            .iter()
+            .cloned()
+            .enumerate()
+            .map(|(i, l)| (BodyId(i), l))
+            .filter(|(id, _)| !sim.world.is_object(*id))
+            .collect();
         let cells_only = bodies.iter().all(|(id, _)| sim.world.is_cell(*id));
         let end_t = sim.steps as f64 * sim.world.settings().dt;
-        let metrics = sim.task.listener();
-        let cell_metrics = bodies.iter().any(|(id, _)| sim.world.is_cell(*id)).then(CellMetricsListener::default);
+        let monitor = sim.monitor();
         let detail = sim.world.settings().detail;
         MovieSource {
             name: name.into(),
-            stream: Stream::Live { sim: Box::new(sim), metrics, cell_metrics, started: false },
+            stream: Stream::Live { sim: Box::new(sim), monitor, started: false },
             bodies,
             cells_only,
             end_t,
@@ -190,7 +201,9 @@ impl MovieSource {
             if bodies.is_none() {
                 cells_only = s.voxel_robots().next().is_none();
             }
-            bodies.get_or_insert_with(|| s.bodies.iter().map(|b| (b.id(), b.label().to_string())).collect());
+            bodies.get_or_insert_with(|| {
+                s.bodies.iter().filter(|b| b.as_object().is_none()).map(|b| (b.id(), b.label().to_string())).collect()
+            });
             detail.get_or_insert_with(|| SnapshotDetail {
                 springs: s.voxel_robots().all(|r| r.springs.is_some()),
                 ropes: s.voxel_robots().all(|r| r.ropes.is_some()),
@@ -250,9 +263,8 @@ enum Stream {
     /// Boxed: a simulation is large and a recording small.
     Live {
         sim: Box<Simulation>,
-        metrics: LocomotionListener,
-        /// Present when the simulation has soft cells.
-        cell_metrics: Option<CellMetricsListener>,
+        /// The task's observer: what `vsr2d simulate` would report of the run.
+        monitor: Monitor,
         started: bool,
     },
     Recorded {
@@ -266,13 +278,10 @@ impl Stream {
     /// The next snapshot in time order, `None` at the end of the run or recording.
     fn next_snapshot(&mut self, name: &str) -> Result<Option<Arc<Snapshot>>, MovieError> {
         match self {
-            Stream::Live { sim, metrics, cell_metrics, started } => {
+            Stream::Live { sim, monitor, started } => {
                 let mut latest = Latest(None);
                 let failed = |source| MovieError::Simulation { name: name.to_owned(), source };
-                let mut listeners: Vec<&mut dyn SnapshotListener> = vec![metrics, &mut latest];
-                if let Some(c) = cell_metrics.as_mut() {
-                    listeners.push(c);
-                }
+                let mut listeners: Vec<&mut dyn SnapshotListener> = vec![monitor, &mut latest];
                 // No listener here ever stops the run, so the flow is always `Continue`.
                 if !*started {
                     *started = true;
@@ -281,10 +290,7 @@ impl Stream {
                 drop(listeners);
                 // A simulation handed over already started has no initial snapshot left to give.
                 if latest.0.is_none() && sim.world.step_index() < sim.steps {
-                    let mut listeners: Vec<&mut dyn SnapshotListener> = vec![metrics, &mut latest];
-                    if let Some(c) = cell_metrics.as_mut() {
-                        listeners.push(c);
-                    }
+                    let mut listeners: Vec<&mut dyn SnapshotListener> = vec![monitor, &mut latest];
                     sim.world.step(&mut listeners).map_err(failed)?;
                 }
                 Ok(latest.0)
@@ -408,14 +414,12 @@ impl Default for MovieSettings {
     }
 }
 
-/// The metrics of one live simulation, as `vsr2d simulate` prints them.
+/// The result of one live simulation, named: what `vsr2d simulate` prints for it, with its `name`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunMetrics {
     pub name: String,
-    pub robots: Vec<LocomotionMetrics>,
-    /// Each soft cell's metrics, in a scenario with cells.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cells: Option<Vec<CellMetrics>>,
+    #[serde(flatten)]
+    pub result: RunResult,
 }
 
 /// Frames of a grid of sources, in display order (spec §12 frame rule).
@@ -596,22 +600,8 @@ impl Movie {
             .filter(|feed| matches!(feed.stream, Stream::Live { .. }))
             .map(|feed| {
                 while feed.stream.next_snapshot(&feed.name)?.is_some() {}
-                let Stream::Live { sim, metrics, cell_metrics, .. } = &feed.stream else {
-                    unreachable!("filtered to live feeds")
-                };
-                // The locomotion listener sees every body; cells are reported by their own metrics.
-                let robots = metrics
-                    .metrics()
-                    .into_iter()
-                    .enumerate()
-                    .filter(|(i, _)| !sim.world.is_cell(BodyId(*i)))
-                    .map(|(_, m)| m)
-                    .collect();
-                Ok(RunMetrics {
-                    name: feed.name.clone(),
-                    robots,
-                    cells: cell_metrics.as_ref().map(CellMetricsListener::metrics),
-                })
+                let Stream::Live { monitor, .. } = &feed.stream else { unreachable!("filtered to live feeds") };
+                Ok(RunMetrics { name: feed.name.clone(), result: monitor.result() })
             })
             .collect()
     }

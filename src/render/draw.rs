@@ -294,6 +294,7 @@ pub(crate) fn draw_cell(
     if opts.ground_ticks {
         draw_ground_ticks(pm, tf, frame, text, sc);
     }
+    draw_objects(pm, tf, frame, sc);
     draw_voxels(pm, tf, frame, opts, sc);
     draw_soft_cells(pm, tf, frame, sc);
     draw_layers(pm, tf, frame, opts, text, sc);
@@ -340,6 +341,19 @@ fn draw_statics(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, sc: 
         pen.polygon(poly);
     }
     finish(pm, sc, pen, Some(style::TERRAIN_FILL), Some((style::TERRAIN_OUTLINE, style::TERRAIN_OUTLINE_PX, false)));
+}
+
+/// Rigid objects: fixed ones as terrain, moving ones in their own colour, all outlined like terrain.
+fn draw_objects(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, sc: &mut Scratch) {
+    use crate::model::object::ObjectMotion;
+    for fixed in [true, false] {
+        let mut pen = sc.pen(tf, pm);
+        for o in frame.snapshot.objects().filter(|o| (o.motion == ObjectMotion::Fixed) == fixed) {
+            pen.polygon(&o.outline);
+        }
+        let fill = if fixed { style::TERRAIN_FILL } else { style::OBJECT_FILL };
+        finish(pm, sc, pen, Some(fill), Some((style::TERRAIN_OUTLINE, style::TERRAIN_OUTLINE_PX, false)));
+    }
 }
 
 fn draw_voxels(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, opts: &RenderOptions, sc: &mut Scratch) {

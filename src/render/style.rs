@@ -51,6 +51,9 @@ pub const BACKGROUND: Rgba = Rgba::opaque(255, 255, 255);
 pub const WORLD_GRID: Rgba = Rgba::opaque(220, 220, 220);
 pub const TERRAIN_FILL: Rgba = Rgba::opaque(128, 128, 128);
 pub const TERRAIN_OUTLINE: Rgba = Rgba::opaque(0, 0, 0);
+/// Rigid objects that move (boxes, a see-saw's platform): wood brown, apart from the terrain's grey and
+/// the voxels' ramp; fixed structures (walls, poles) are drawn as terrain.
+pub const OBJECT_FILL: Rgba = Rgba::opaque(181, 132, 82);
 pub const VOXEL_OUTLINE: Rgba = Rgba::opaque(0, 0, 255);
 /// Alpha of the voxel fill; the world grid shows through a little.
 pub const VOXEL_FILL_ALPHA: f32 = 0.75;

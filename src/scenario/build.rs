@@ -12,7 +12,7 @@ use crate::model::voxel::grid::BodyGridError;
 use crate::model::voxel::material::MaterialSpec;
 use crate::sim::{RobotOptions, Stepping, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS};
 use crate::snapshot::BodyId;
-use crate::task::{Simulation, Task};
+use crate::task::{Footprint, ForceDeflectionRun, Placement, Simulation, Task};
 
 impl Scenario {
     /// The body of robot `i`, with materials resolved.
@@ -152,18 +152,40 @@ impl Scenario {
         // The voxel squares of every robot built so far, [x0, y0, x1, y1].
         let mut placed: Vec<Vec<[f64; 4]>> = Vec::new();
         let mut labels = Vec::new();
+        let mut task_objects = Vec::new();
         for (i, spec) in self.robots.iter().enumerate() {
             let body = self.body(i)?;
             let l = body.side();
             let bw = body.width() as f64 * l;
-            let origin = match (spec.position, &terrain, legacy_placement) {
-                (Some([x, y]), _, _) => Vec2::new(x, y),
-                (None, Some(_), Some(([y1, y2], x2))) if i == 0 => {
+            let default_origin = match (&terrain, legacy_placement) {
+                (Some(_), Some(([y1, y2], x2))) if i == 0 => {
                     Vec2::new(2.0, 1.0 + y1.max(y1 + (y2 - y1) * bw / (x2 - 2.0)))
                 }
-                (None, Some(t), _) => Vec2::new(next_x, 1.0 + t.max_height(next_x, next_x + bw)),
-                (None, None, _) => Vec2::new(next_x, 0.0),
+                (Some(t), _) => Vec2::new(next_x, 1.0 + t.max_height(next_x, next_x + bw)),
+                (None, _) => Vec2::new(next_x, 0.0),
             };
+            let mut origin = spec.position.map_or(default_origin, |[x, y]| Vec2::new(x, y));
+            if i == 0 {
+                let rows = body.voxels().map(|(c, _)| c[1]);
+                let (min_row, max_row) = rows.fold((u32::MAX, 0), |(lo, hi), r| (lo.min(r), hi.max(r)));
+                let ground_under = |x0: f64, x1: f64| terrain.as_ref().map_or(0.0, |t| t.max_height(x0, x1));
+                let footprint = Footprint {
+                    origin: default_origin,
+                    width: bw,
+                    bottom: min_row as f64 * l,
+                    top: (max_row + 1) as f64 * l,
+                    side: l,
+                    mass: body.voxels().map(|(_, m)| m.mass).sum(),
+                    gravity: self.world.gravity[0].hypot(self.world.gravity[1]),
+                    ground: ground_under(default_origin.x, default_origin.x + bw),
+                    ground_under: &ground_under,
+                };
+                let placement = self.task_placement(&footprint)?;
+                if let (Some(o), None) = (placement.robot_origin, spec.position) {
+                    origin = o;
+                }
+                task_objects = placement.objects;
+            }
             if let Some(t) = &terrain {
                 let (x0, x1) = (t.profile[0].x, t.profile[t.profile.len() - 1].x);
                 if origin.x < x0 || origin.x + bw > x1 {
@@ -238,16 +260,89 @@ impl Scenario {
             }
             world.set_cell_schedule(plan.events);
         }
-        // `free` reuses the locomotion listener for the voxel robots; cell metrics are read from snapshots.
-        let task = match self.task {
-            // `force_deflection` runs through `task::force_deflection`, which adds its ground and bar; built
-            // here, it is the bare scene.
-            TaskSpec::Locomotion | TaskSpec::Free | TaskSpec::ForceDeflection(_) | TaskSpec::Fold => {
-                Task::Locomotion { control_interval: self.world.control_interval, legacy }
+        for (k, o) in self.objects.iter().enumerate() {
+            if let Some((j, _)) = placed.iter().enumerate().find(|(_, squares)| squares.iter().any(|sq| o.overlaps(*sq))) {
+                return Err(ScenarioError::Json {
+                    path: format!("objects[{k}].position"),
+                    message: format!("the object overlaps robot {j} at t = 0; move it (or make it smaller)"),
+                });
             }
+            let label = o.label.clone().unwrap_or_else(|| format!("object{k}"));
+            world.add_object(label.clone(), o);
+            labels.push(label);
+        }
+        // The task's objects come last: their ids are the first of them plus their index.
+        let task_first = world.body_count();
+        for o in &task_objects {
+            let label = o.label.clone().unwrap_or_default();
+            world.add_object(label.clone(), o);
+            labels.push(label);
+        }
+        let task = match &self.task {
+            TaskSpec::Locomotion => Task::Locomotion,
+            TaskSpec::Free => Task::Free,
+            TaskSpec::Fold => Task::Fold(self.fold_goals()?),
+            TaskSpec::ForceDeflection(spec) => {
+                let params = super::cells::validate(&self.cell_types, &self.cells)?;
+                let (Some(p), Some(cell)) = (params.first(), self.cells.first()) else {
+                    return Err(ScenarioError::Json { path: "cells".into(), message: "add one cell".into() });
+                };
+                Task::ForceDeflection(Box::new(ForceDeflectionRun {
+                    cell: cell.id.clone(),
+                    params: *p,
+                    dt: self.world.dt,
+                    stepping: self.stepping(),
+                    spec: spec.clone(),
+                }))
+            }
+            TaskSpec::Jumping(_) => Task::Jumping { ground: flat_ground(&terrain) },
+            TaskSpec::Carrying(_) => Task::Carrying { the_box: task_first },
+            TaskSpec::Pushing(_) => Task::Pushing { the_box: task_first },
+            TaskSpec::Climbing(_) => Task::Climbing { ground: flat_ground(&terrain) },
+            // A quarter of the platform's thickness: see `BalancingMetrics::time_on_platform`.
+            TaskSpec::Balancing(_) => Task::Balancing {
+                platform: task_first,
+                ground: flat_ground(&terrain),
+                fall_margin: 0.25 * task_objects[0].size[1],
+            },
+            TaskSpec::Shape(_) => Task::Shape,
         };
-        Ok(Simulation { world, steps: self.steps(), task, labels })
+        Ok(Simulation {
+            world,
+            steps: self.steps(),
+            task,
+            labels,
+            robots: self.robots.len(),
+            has_cells: self.has_cells(),
+            control_interval: self.world.control_interval,
+            legacy,
+        })
     }
+
+    /// Where the task puts robot 0 (given its footprint) and which objects it places.
+    fn task_placement(&self, footprint: &Footprint<'_>) -> Result<Placement, ScenarioError> {
+        Ok(match &self.task {
+            TaskSpec::Locomotion | TaskSpec::Free | TaskSpec::Fold | TaskSpec::ForceDeflection(_) | TaskSpec::Shape(_) => {
+                Placement::default()
+            }
+            TaskSpec::Jumping(spec) => spec.place(footprint),
+            TaskSpec::Carrying(spec) => spec.place(footprint),
+            TaskSpec::Pushing(spec) => spec.place(footprint),
+            TaskSpec::Climbing(spec) => {
+                spec.check_fit(footprint)?;
+                spec.place(footprint)
+            }
+            TaskSpec::Balancing(spec) => {
+                spec.check_fit(footprint)?;
+                spec.place(footprint)
+            }
+        })
+    }
+}
+
+/// The flat terrain's surface height (the tasks defined on flat ground refuse other terrains).
+fn flat_ground(terrain: &Option<Terrain>) -> f64 {
+    terrain.as_ref().map_or(0.0, |t| t.max_height(t.profile[1].x, t.profile[1].x))
 }
 
 /// Steps for a duration: round(T/dt), or, for `legacy-1.0`, the count of `t += dt while t < T`.

@@ -50,7 +50,12 @@ pub struct Scenario {
     /// Timed changes: connector switches, muscle commands, pressure, rest area, pushes (`cells.md` §9).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub schedule: Vec<cell_parts::EventSpec>,
-    /// What is measured (only `locomotion` for now).
+    /// Rigid objects and fixed structures (boxes, walls, platforms, poles), built after the robots and
+    /// cells and before the task's own objects.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub objects: Vec<crate::model::object::ObjectSpec>,
+    /// What is measured: `locomotion` (default), `jumping`, `carrying`, `pushing`, `climbing`,
+    /// `balancing`, `shape`, and for soft cells `free`, `fold`, `force_deflection`.
     #[serde(default)]
     pub task: TaskSpec,
 }
@@ -144,6 +149,18 @@ pub enum TaskSpec {
     /// Chains with a folding program fold for the world's duration (frictionless, gravity-free): the
     /// `free` metrics plus each chain's error to its letter and its pairs (`cells.md` §11).
     Fold,
+    /// On flat ground, robot 0 starts a gap above it: how high and how long it gets off the ground.
+    Jumping(crate::task::jumping::JumpingSpec),
+    /// A box on top of robot 0: how far it carries it before the box touches the ground.
+    Carrying(crate::task::carrying::CarryingSpec),
+    /// A box on the ground in front of robot 0: how far it pushes it.
+    Pushing(crate::task::pushing::PushingSpec),
+    /// Robot 0 at the bottom of a vertical channel between two walls: how high it climbs.
+    Climbing(crate::task::climbing::ClimbingSpec),
+    /// Robot 0 on a platform hinged at its centre (a see-saw): how level it keeps it, how long it stays.
+    Balancing(crate::task::balancing::BalancingSpec),
+    /// How far robot 0 changes its extent and covered area.
+    Shape(crate::task::shape::ShapeSpec),
 }
 
 /// What [`TaskSpec`] is read from: struct variants, so that unknown fields are refused (serde's
@@ -161,6 +178,58 @@ enum TaskWire {
     ForceDeflection(force_deflection::ForceDeflectionSpec),
     /// Programmed chains fold for the world's duration (soft cells).
     Fold {},
+    /// On flat ground, robot 0 starts a gap above it: how high and how long it gets off the ground.
+    Jumping(crate::task::jumping::JumpingSpec),
+    /// A box on top of robot 0: how far it carries it before the box touches the ground.
+    Carrying(crate::task::carrying::CarryingSpec),
+    /// A box on the ground in front of robot 0: how far it pushes it.
+    Pushing(crate::task::pushing::PushingSpec),
+    /// Robot 0 at the bottom of a vertical channel between two walls: how high it climbs.
+    Climbing(crate::task::climbing::ClimbingSpec),
+    /// Robot 0 on a platform hinged at its centre (a see-saw): how level it keeps it, how long it stays.
+    Balancing(crate::task::balancing::BalancingSpec),
+    /// How far robot 0 changes its extent and covered area.
+    Shape(crate::task::shape::ShapeSpec),
+}
+
+impl TaskSpec {
+    /// The task's name, as in JSON.
+    pub fn name(&self) -> &'static str {
+        match self {
+            TaskSpec::Locomotion => "locomotion",
+            TaskSpec::Free => "free",
+            TaskSpec::ForceDeflection(_) => "force_deflection",
+            TaskSpec::Fold => "fold",
+            TaskSpec::Jumping(_) => "jumping",
+            TaskSpec::Carrying(_) => "carrying",
+            TaskSpec::Pushing(_) => "pushing",
+            TaskSpec::Climbing(_) => "climbing",
+            TaskSpec::Balancing(_) => "balancing",
+            TaskSpec::Shape(_) => "shape",
+        }
+    }
+
+    /// The key of the task's own metrics in a run's result and the names of those metrics that are one
+    /// number each (what a fitness may name); no key for tasks without metrics of their own.
+    pub fn metric_names(&self) -> (Option<&'static str>, Vec<String>) {
+        use crate::task::TaskMetrics as M;
+        let example = match self {
+            TaskSpec::Locomotion | TaskSpec::Free | TaskSpec::ForceDeflection(_) | TaskSpec::Fold => return (None, vec![]),
+            TaskSpec::Jumping(_) => M::Jumping(Default::default()),
+            TaskSpec::Carrying(_) => M::Carrying(Default::default()),
+            TaskSpec::Pushing(_) => M::Pushing(Default::default()),
+            TaskSpec::Climbing(_) => M::Climbing(Default::default()),
+            TaskSpec::Balancing(_) => M::Balancing(Default::default()),
+            TaskSpec::Shape(_) => M::Shape(Default::default()),
+        };
+        let value = serde_json::to_value(example).expect("metrics serialise");
+        let names = value
+            .get(self.name())
+            .and_then(|m| m.as_object())
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        (Some(self.name()), names)
+    }
 }
 
 impl<'de> Deserialize<'de> for TaskSpec {
@@ -176,6 +245,12 @@ impl From<TaskWire> for TaskSpec {
             TaskWire::Free {} => TaskSpec::Free,
             TaskWire::ForceDeflection(spec) => TaskSpec::ForceDeflection(spec),
             TaskWire::Fold {} => TaskSpec::Fold,
+            TaskWire::Jumping(spec) => TaskSpec::Jumping(spec),
+            TaskWire::Carrying(spec) => TaskSpec::Carrying(spec),
+            TaskWire::Pushing(spec) => TaskSpec::Pushing(spec),
+            TaskWire::Climbing(spec) => TaskSpec::Climbing(spec),
+            TaskWire::Balancing(spec) => TaskSpec::Balancing(spec),
+            TaskWire::Shape(spec) => TaskSpec::Shape(spec),
         }
     }
 }
@@ -215,6 +290,8 @@ pub enum ScenarioError {
     Controller { robot: usize, reason: ControllerError },
     #[error("`world.terrain`: {0}")]
     Terrain(TerrainError),
+    #[error(transparent)]
+    Task(#[from] crate::task::TaskSpecError),
 }
 
 /// Resource limits checked before a scenario runs (see [`Scenario::check_limits`]): what one run may
@@ -395,6 +472,12 @@ impl Scenario {
                 });
             }
         }
+        self.validate_task()?;
+        for (i, o) in self.objects.iter().enumerate() {
+            if let Some((field, message)) = o.invalid() {
+                return Err(ScenarioError::Json { path: format!("objects[{i}].{field}"), message });
+            }
+        }
         for (i, robot) in self.robots.iter().enumerate() {
             if let Some(p) = robot.position {
                 if !p.iter().all(|c| c.is_finite() && c.abs() <= MAX_POSITION) {
@@ -403,6 +486,34 @@ impl Scenario {
                 }
             }
             self.body(i)?;
+        }
+        Ok(())
+    }
+
+    /// The robot tasks' own fields, and what they need of the scene: one voxel robot (robot 0 is "the
+    /// robot"), and flat ground where the task is defined on it.
+    fn validate_task(&self) -> Result<(), ScenarioError> {
+        let (name, flat_ground) = match &self.task {
+            TaskSpec::Locomotion | TaskSpec::Free | TaskSpec::ForceDeflection(_) | TaskSpec::Fold => return Ok(()),
+            TaskSpec::Jumping(spec) => (spec.validate().map(|_| "jumping")?, true),
+            TaskSpec::Carrying(spec) => (spec.validate().map(|_| "carrying")?, false),
+            TaskSpec::Pushing(spec) => (spec.validate().map(|_| "pushing")?, false),
+            TaskSpec::Climbing(spec) => (spec.validate().map(|_| "climbing")?, true),
+            TaskSpec::Balancing(spec) => (spec.validate().map(|_| "balancing")?, true),
+            TaskSpec::Shape(_) => ("shape", false),
+        };
+        let json = |path: &str, message: String| ScenarioError::Json { path: path.into(), message };
+        if self.robots.is_empty() {
+            return Err(json("robots", format!("the `{name}` task measures robot 0: add a voxel robot")));
+        }
+        if flat_ground && self.world.terrain != TerrainSpec::Flat {
+            return Err(json(
+                "world.terrain",
+                format!("the `{name}` task is defined on flat ground: use `{{\"type\": \"flat\"}}` (the default)"),
+            ));
+        }
+        if matches!(self.world.terrain, TerrainSpec::None) {
+            return Err(json("world.terrain", format!("the `{name}` task needs ground: use a terrain other than `none`")));
         }
         Ok(())
     }
@@ -528,6 +639,7 @@ impl ScenarioError {
             ScenarioError::BodyGrid { robot, .. } => format!("robots[{robot}].body"),
             ScenarioError::Controller { robot, .. } => format!("robots[{robot}].controller"),
             ScenarioError::Terrain(_) => "world.terrain".into(),
+            ScenarioError::Task(e) => format!("task.{}", e.field),
         }
     }
 }

@@ -5,7 +5,7 @@ use rapier2d::prelude::PhysicsWorld;
 use super::SimError;
 use crate::geom::{Aabb, Vec2};
 use crate::model::voxel::sensors::SensorReadings;
-use crate::snapshot::{BodySnapshot, SnapshotDetail};
+use crate::snapshot::{BodySnapshot, ObjectState, SnapshotDetail};
 
 /// What the world asks of a body, in the order of a step (spec §7): control, forces, step, read-back.
 pub(crate) trait SimBody {
@@ -30,6 +30,16 @@ pub(crate) trait SimBody {
     /// Forgets last step's contacts; then [`SimBody::mark_touching`] is called for each part in contact.
     fn clear_touching(&mut self);
     fn mark_touching(&mut self, part: usize);
+    /// Called besides [`SimBody::mark_touching`] when the other side is the terrain or a wall.
+    fn mark_touching_ground(&mut self) {}
+    /// Whether any part touches something outside the body (as of the last refresh).
+    fn touching_any(&self) -> bool;
+    /// A rigid object's rotation and ground contact; `None` for other kinds.
+    fn object_state(&self) -> Option<ObjectState> {
+        None
+    }
+    /// The points of the body's outline (see [`crate::snapshot::Progress::outline_points`]).
+    fn outline_points(&self) -> Vec<Vec2>;
     /// The state as plain data.
     fn snapshot(&self, detail: SnapshotDetail) -> BodySnapshot;
 

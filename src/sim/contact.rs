@@ -11,13 +11,15 @@ pub(crate) enum SelfContact {
     VoxelRobot(VoxelSelfContact),
     /// Every pair of a cell's bodies may touch: the ring joints switch off neighbour contacts.
     Cell,
+    /// A rigid object is one piece.
+    Object,
 }
 
 impl SelfContact {
     fn allows(&self, a: ColliderTag, b: ColliderTag) -> bool {
         match self {
             SelfContact::VoxelRobot(rules) => rules.allows(a, b),
-            SelfContact::Cell => true,
+            SelfContact::Cell | SelfContact::Object => true,
         }
     }
 }

@@ -22,7 +22,7 @@ impl<'a> StepHooks<'a> {
             .iter()
             .filter_map(|b| match b {
                 BodyRuntime::Cell(c) => Some(c),
-                BodyRuntime::VoxelRobot(_) => None,
+                _ => None,
             })
             .collect();
         StepHooks { filter, cells, pressure }

@@ -3,12 +3,14 @@
 
 use super::body::SimBody;
 use super::cell::Cell;
+use super::object::RigidObject;
 use super::voxel_robot::VoxelRobot;
 
 /// A body of the world, by kind.
 pub(crate) enum BodyRuntime {
     VoxelRobot(VoxelRobot),
     Cell(Cell),
+    Object(RigidObject),
 }
 
 impl BodyRuntime {
@@ -16,12 +18,14 @@ impl BodyRuntime {
         match self {
             BodyRuntime::VoxelRobot(r) => r,
             BodyRuntime::Cell(c) => c,
+            BodyRuntime::Object(o) => o,
         }
     }
     pub fn get_mut(&mut self) -> &mut dyn SimBody {
         match self {
             BodyRuntime::VoxelRobot(r) => r,
             BodyRuntime::Cell(c) => c,
+            BodyRuntime::Object(o) => o,
         }
     }
 }

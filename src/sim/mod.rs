@@ -6,6 +6,7 @@ mod cell;
 mod contact;
 mod hooks;
 mod kinds;
+mod object;
 mod tag;
 pub mod voxel_robot;
 pub mod world;

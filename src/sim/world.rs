@@ -253,6 +253,16 @@ impl World {
         id
     }
 
+    /// Adds a rigid object (box, wall, platform, pole) as a body; returns its id.
+    pub fn add_object(&mut self, label: impl Into<String>, spec: &crate::model::object::ObjectSpec) -> BodyId {
+        let id = BodyId(self.bodies.len());
+        let object = super::object::RigidObject::build(&mut self.physics, id, label.into(), spec);
+        self.filter.bodies.push(SelfContact::Object);
+        self.bodies.push(BodyRuntime::Object(object));
+        self.touching_step = None;
+        id
+    }
+
     /// Sets the connector types and A_ab by type index (square); call before adding connectors.
     pub fn set_connector_types(&mut self, types: Vec<ConnectorType>, strengths: Vec<Vec<f64>>) {
         self.cells.set_connector_types(types, strengths);
@@ -297,11 +307,16 @@ impl World {
         matches!(self.bodies.get(id.index()), Some(BodyRuntime::Cell(_)))
     }
 
+    /// Whether body `id` is a rigid object.
+    pub fn is_object(&self, id: BodyId) -> bool {
+        matches!(self.bodies.get(id.index()), Some(BodyRuntime::Object(_)))
+    }
+
     /// Total linear momentum Σ m·v of cell `id`, kg·m/s (`None` if `id` is not a cell).
     pub fn cell_momentum(&self, id: BodyId) -> Option<V2> {
         match self.bodies.get(id.index())? {
             BodyRuntime::Cell(c) => Some(c.momentum(&self.physics)),
-            BodyRuntime::VoxelRobot(_) => None,
+            _ => None,
         }
     }
 
@@ -347,7 +362,7 @@ impl World {
     pub fn voxel_centre(&self, id: BodyId, vi: usize) -> Option<V2> {
         match self.bodies.get(id.index())? {
             BodyRuntime::VoxelRobot(r) => Some(r.voxel_centre(vi)),
-            BodyRuntime::Cell(_) => None,
+            _ => None,
         }
     }
 
@@ -508,7 +523,11 @@ impl World {
             for (this, other) in [(a, b), (b, a)] {
                 if let Some(this) = this {
                     if other.is_none_or(|o| o.body != this.body) {
-                        self.bodies[this.body.index()].get_mut().mark_touching(this.part);
+                        let body = self.bodies[this.body.index()].get_mut();
+                        body.mark_touching(this.part);
+                        if other.is_none() {
+                            body.mark_touching_ground();
+                        }
                     }
                 }
             }
@@ -527,6 +546,12 @@ impl World {
             }
         }
         Ok(flow)
+    }
+
+    /// Refreshes which parts of which bodies touch something (once per step; what a task that reads
+    /// contacts calls after each step on the snapshot-free path). Changes no physics.
+    pub fn refresh_contacts(&mut self) {
+        self.refresh_touching();
     }
 
     /// The sensor readings of every part of body `id` in the current state (voxels in grid order):
@@ -582,6 +607,15 @@ impl Progress for World {
     fn controls(&self, body: usize) -> (Vec<f64>, Vec<f64>) {
         let (values, raw) = self.bodies[body].get().controls();
         (values.to_vec(), raw.to_vec())
+    }
+    fn touching(&self, body: usize) -> bool {
+        self.bodies[body].get().touching_any()
+    }
+    fn object_state(&self, body: usize) -> Option<crate::snapshot::ObjectState> {
+        self.bodies[body].get().object_state()
+    }
+    fn outline_points(&self, body: usize) -> Vec<V2> {
+        self.bodies[body].get().outline_points()
     }
 }
 

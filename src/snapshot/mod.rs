@@ -7,6 +7,7 @@
 
 mod cell;
 mod listener;
+mod object;
 mod progress;
 mod voxel;
 
@@ -18,7 +19,8 @@ use crate::geom::{Aabb, Polygon, Vec2};
 
 pub use cell::{CellConnectorSnapshot, CellLinkSnapshot, CellMuscleSnapshot, CellPairSnapshot, CellSnapshot};
 pub use listener::{Flow, ListenerError, SnapshotListener, SnapshotRecorder};
-pub use progress::Progress;
+pub use object::ObjectSnapshot;
+pub use progress::{ObjectState, Progress};
 pub use voxel::{RopeSegment, SpringSegment, VoxelRobotSnapshot, VoxelSnapshot};
 
 /// A body of a world: its index in creation order (serialised as that number).
@@ -45,6 +47,7 @@ impl std::fmt::Display for BodyId {
 pub enum BodySnapshot {
     VoxelRobot(VoxelRobotSnapshot),
     Cell(CellSnapshot),
+    Object(ObjectSnapshot),
 }
 
 /// What [`BodySnapshot`] is read from: the same variants, externally tagged (see [`crate::tagged`]); a
@@ -54,6 +57,7 @@ pub enum BodySnapshot {
 enum BodyWire {
     VoxelRobot(VoxelRobotSnapshot),
     Cell(CellSnapshot),
+    Object(ObjectSnapshot),
 }
 
 impl<'de> Deserialize<'de> for BodySnapshot {
@@ -61,6 +65,7 @@ impl<'de> Deserialize<'de> for BodySnapshot {
         Ok(match crate::tagged::deserialize(d, "kind", Some("voxel_robot"))? {
             BodyWire::VoxelRobot(r) => BodySnapshot::VoxelRobot(r),
             BodyWire::Cell(c) => BodySnapshot::Cell(c),
+            BodyWire::Object(o) => BodySnapshot::Object(o),
         })
     }
 }
@@ -70,12 +75,14 @@ impl BodySnapshot {
         match self {
             BodySnapshot::VoxelRobot(r) => r.id,
             BodySnapshot::Cell(c) => c.id,
+            BodySnapshot::Object(o) => o.id,
         }
     }
     pub fn label(&self) -> &str {
         match self {
             BodySnapshot::VoxelRobot(r) => &r.label,
             BodySnapshot::Cell(c) => &c.label,
+            BodySnapshot::Object(o) => &o.label,
         }
     }
     /// The point whose motion a task measures (a voxel robot's mean voxel centre).
@@ -83,24 +90,32 @@ impl BodySnapshot {
         match self {
             BodySnapshot::VoxelRobot(r) => r.center,
             BodySnapshot::Cell(c) => c.center,
+            BodySnapshot::Object(o) => o.center,
         }
     }
     pub fn bbox(&self) -> Aabb {
         match self {
             BodySnapshot::VoxelRobot(r) => r.bbox,
             BodySnapshot::Cell(c) => c.bbox,
+            BodySnapshot::Object(o) => o.bbox,
         }
     }
     pub fn as_voxel_robot(&self) -> Option<&VoxelRobotSnapshot> {
         match self {
             BodySnapshot::VoxelRobot(r) => Some(r),
-            BodySnapshot::Cell(_) => None,
+            _ => None,
         }
     }
     pub fn as_cell(&self) -> Option<&CellSnapshot> {
         match self {
             BodySnapshot::Cell(c) => Some(c),
-            BodySnapshot::VoxelRobot(_) => None,
+            _ => None,
+        }
+    }
+    pub fn as_object(&self) -> Option<&ObjectSnapshot> {
+        match self {
+            BodySnapshot::Object(o) => Some(o),
+            _ => None,
         }
     }
 }
@@ -134,6 +149,11 @@ impl Snapshot {
     /// The soft cells, in creation order.
     pub fn cells(&self) -> impl Iterator<Item = &CellSnapshot> {
         self.bodies.iter().filter_map(BodySnapshot::as_cell)
+    }
+
+    /// The rigid objects, in creation order.
+    pub fn objects(&self) -> impl Iterator<Item = &ObjectSnapshot> {
+        self.bodies.iter().filter_map(BodySnapshot::as_object)
     }
 
     /// The voxel robots, in creation order.

@@ -21,6 +21,20 @@ pub trait Progress {
     fn grid_cells(&self, body: usize) -> usize;
     /// Clipped and raw actuator values, in actuator order.
     fn controls(&self, body: usize) -> (Vec<f64>, Vec<f64>);
+    /// Whether any part of the body touches something outside it (as of the last contact refresh).
+    fn touching(&self, body: usize) -> bool;
+    /// A rigid object's rotation (rad) and whether it touches the terrain or a wall; `None` for other kinds.
+    fn object_state(&self, body: usize) -> Option<ObjectState>;
+    /// The points of the body's outline (a voxel robot's outer mass corners, a cell's bodies, an object's
+    /// corners): what its convex hull is taken of.
+    fn outline_points(&self, body: usize) -> Vec<Vec2>;
+}
+
+/// What [`Progress::object_state`] tells of a rigid object.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ObjectState {
+    pub angle: f64,
+    pub touching_ground: bool,
 }
 
 impl Progress for Snapshot {
@@ -45,13 +59,13 @@ impl Progress for Snapshot {
     fn actuators(&self, body: usize) -> usize {
         match &self.bodies[body] {
             BodySnapshot::VoxelRobot(r) => r.voxels.len(),
-            BodySnapshot::Cell(_) => 0,
+            BodySnapshot::Cell(_) | BodySnapshot::Object(_) => 0,
         }
     }
     fn grid_cells(&self, body: usize) -> usize {
         match &self.bodies[body] {
             BodySnapshot::VoxelRobot(r) => (r.grid[0] * r.grid[1]) as usize,
-            BodySnapshot::Cell(_) => 0,
+            BodySnapshot::Cell(_) | BodySnapshot::Object(_) => 0,
         }
     }
     fn controls(&self, body: usize) -> (Vec<f64>, Vec<f64>) {
@@ -59,7 +73,24 @@ impl Progress for Snapshot {
             BodySnapshot::VoxelRobot(r) => {
                 (r.voxels.iter().map(|v| v.control).collect(), r.voxels.iter().map(|v| v.raw_control).collect())
             }
-            BodySnapshot::Cell(_) => (Vec::new(), Vec::new()),
+            BodySnapshot::Cell(_) | BodySnapshot::Object(_) => (Vec::new(), Vec::new()),
+        }
+    }
+    fn touching(&self, body: usize) -> bool {
+        match &self.bodies[body] {
+            BodySnapshot::VoxelRobot(r) => r.voxels.iter().any(|v| v.touching),
+            BodySnapshot::Cell(_) => false,
+            BodySnapshot::Object(o) => o.touching,
+        }
+    }
+    fn object_state(&self, body: usize) -> Option<ObjectState> {
+        self.bodies[body].as_object().map(|o| ObjectState { angle: o.angle, touching_ground: o.touching_ground })
+    }
+    fn outline_points(&self, body: usize) -> Vec<Vec2> {
+        match &self.bodies[body] {
+            BodySnapshot::VoxelRobot(r) => r.voxels.iter().flat_map(|v| v.outline).collect(),
+            BodySnapshot::Cell(c) => c.bodies.clone(),
+            BodySnapshot::Object(o) => o.outline.clone(),
         }
     }
 }

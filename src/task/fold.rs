@@ -27,7 +27,7 @@ pub struct FoldGoal {
 }
 
 /// What `fold` reports for one chain.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct FoldMetrics {
     pub chain: String,
     pub program: String,

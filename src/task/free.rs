@@ -9,7 +9,7 @@ use crate::geom::Vec2;
 use crate::snapshot::{Flow, ListenerError, Snapshot, SnapshotListener};
 
 /// What `free` reports for one cell.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct CellMetrics {
     pub label: String,
     pub steps: u64,

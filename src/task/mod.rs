@@ -1,31 +1,147 @@
-//! What a run is for, and what it measures: locomotion (spec §10) and the cantilever experiment. A task
-//! owns its metrics and runs its world, with snapshots for listeners or on the snapshot-free path.
+//! What a run is for, and what it measures. A task owns its setup (where the robot goes, which objects
+//! it places: [`Placement`]), its per-step observation ([`Monitor`], fed by snapshots or by the world
+//! itself on the snapshot-free path, with the same numbers) and its result ([`RunResult`], the one shape
+//! every front door returns: `simulate`, `eval`, `render`, `evolve`, Python).
+//!
+//! Adding a task: a variant of `scenario::TaskSpec` with its validation, one file here with its spec,
+//! placement, monitor and metrics, and the arms the compiler asks for ([`Task`], [`TaskMonitor`],
+//! [`TaskMetrics`], `Scenario::build`).
 
+pub mod balancing;
 pub mod cantilever;
+pub mod carrying;
+pub mod climbing;
 pub mod fold;
 pub mod force_deflection;
 pub mod free;
+pub mod jumping;
 pub mod locomotion;
+pub mod pushing;
+mod result;
+pub mod shape;
 
+use std::sync::Arc;
+
+use crate::sim::Stepping;
+use crate::geom::Vec2;
+use crate::model::cell::CellParams;
+use crate::model::object::ObjectSpec;
 use crate::sim::{SimError, World};
-use crate::snapshot::SnapshotListener;
-use locomotion::{LocomotionListener, LocomotionMetrics};
+use crate::snapshot::{Flow, ListenerError, Progress, Snapshot, SnapshotListener};
+use force_deflection::{FdError, ForceDeflectionSpec};
+use free::CellMetricsListener;
+use locomotion::LocomotionListener;
 
-/// What a simulation measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Task {
-    /// Distance, height and control effort of every body; `control_interval` is c (the controller runs
-    /// every c + 1 steps), `legacy` the released code's timing and effort.
-    Locomotion { control_interval: u32, legacy: bool },
+pub use result::{RunResult, TaskMetrics};
+
+/// A task field that is out of its domain: `task.<field>` and what it must be.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("`task.{field}`: {message}")]
+pub struct TaskSpecError {
+    pub field: String,
+    pub message: String,
 }
 
-impl Task {
-    /// The listener that accumulates this task's metrics.
-    pub fn listener(self) -> LocomotionListener {
-        match self {
-            Task::Locomotion { control_interval, legacy } => LocomotionListener::new(control_interval, legacy),
+impl TaskSpecError {
+    pub fn new(field: &str, message: String) -> TaskSpecError {
+        TaskSpecError { field: field.into(), message }
+    }
+}
+
+/// What a task knows of robot 0 when it places things: its default placement and size.
+pub struct Footprint<'a> {
+    /// Bottom-left corner of the body grid under the default placement rule, m.
+    pub origin: Vec2,
+    /// Width of the body grid, m.
+    pub width: f64,
+    /// Heights of the lowest and highest occupied points above `origin.y`, m.
+    pub bottom: f64,
+    pub top: f64,
+    /// Voxel side, m.
+    pub side: f64,
+    /// The robot's mass, kg, and the magnitude of gravity, m/s².
+    pub mass: f64,
+    pub gravity: f64,
+    /// The ground's highest point under the robot at its default placement, m.
+    pub ground: f64,
+    /// The ground's highest point over [x0, x1], m.
+    pub ground_under: &'a dyn Fn(f64, f64) -> f64,
+}
+
+/// What a task places before the run.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Placement {
+    /// Where robot 0's grid corner goes instead of the default rule (an explicit `position` still wins).
+    pub robot_origin: Option<Vec2>,
+    /// The task's objects, built after the scenario's bodies, in this order.
+    pub objects: Vec<ObjectSpec>,
+}
+
+/// Friction of the boxes tasks place (as the terrain's).
+pub const BOX_FRICTION: f64 = 1.0;
+
+/// A box's optional size and mass, checked.
+fn check_box(size: Option<[f64; 2]>, mass: Option<f64>) -> Result<(), TaskSpecError> {
+    if let Some(size) = size {
+        for (i, s) in size.iter().enumerate() {
+            if !(s.is_finite() && *s > 0.0 && *s <= 1000.0) {
+                return Err(TaskSpecError::new(
+                    &format!("box_size[{i}]"),
+                    format!("{} m: a side must be in (0, 1000] m", crate::geom::compact(*s)),
+                ));
+            }
         }
     }
+    match mass {
+        Some(m) if !(m.is_finite() && m > 0.0 && m <= 1e6) => {
+            Err(TaskSpecError::new("box_mass", format!("{} kg: must be in (0, 1e6] kg", crate::geom::compact(m))))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The `force_deflection` sweep as planned from its scenario: one cell pressed level by level, each level
+/// a world of its own (so it is run, not stepped).
+#[derive(Debug, Clone)]
+pub struct ForceDeflectionRun {
+    pub cell: String,
+    pub params: CellParams,
+    pub dt: f64,
+    pub stepping: Stepping,
+    pub spec: ForceDeflectionSpec,
+}
+
+/// What a built simulation measures, with the body indices and heights its monitor needs. Robot 0 is "the
+/// robot" of the single-robot tasks.
+#[derive(Debug, Clone)]
+pub enum Task {
+    /// Distance, height and control effort of every robot (spec §10).
+    Locomotion,
+    /// The scene as given (the robots' locomotion metrics, the cells' metrics).
+    Free,
+    /// Chains folding into letters (`cells.md` §11).
+    Fold(Vec<fold::FoldGoal>),
+    ForceDeflection(Box<ForceDeflectionRun>),
+    Jumping { ground: f64 },
+    Carrying { the_box: usize },
+    Pushing { the_box: usize },
+    Climbing { ground: f64 },
+    Balancing { platform: usize, ground: f64, fall_margin: f64 },
+    Shape,
+}
+
+/// Why a run stopped without a result.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    #[error(transparent)]
+    ForceDeflection(#[from] FdError),
+    #[error(
+        "a `force_deflection` sweep is many short runs of its own, not one run: it is not recorded, rendered \
+         or stepped; run it with `vsr2d simulate` (its frames are in `vsr2d cells-report`)"
+    )]
+    NotOneRun,
 }
 
 /// A built scenario, ready to run.
@@ -35,44 +151,99 @@ pub struct Simulation {
     pub task: Task,
     /// Body labels, in creation order.
     pub labels: Vec<String>,
+    /// How many of the bodies are voxel robots (the first ones): the robots the result lists.
+    pub robots: usize,
+    /// Whether the world has soft cells (the result then lists their metrics).
+    pub has_cells: bool,
+    /// The control interval c and the `legacy-1.0` timing rules (the locomotion metrics need them).
+    pub control_interval: u32,
+    pub legacy: bool,
 }
 
 impl Simulation {
-    /// Runs the whole task with extra listeners and returns the metrics of every robot.
-    pub fn run(mut self, listeners: &mut [&mut dyn SnapshotListener]) -> Result<Vec<LocomotionMetrics>, SimError> {
-        let mut metrics = self.task.listener();
+    /// The task's observer for this run: what every front door feeds, one step at a time.
+    pub fn monitor(&self) -> Monitor {
+        let task = match &self.task {
+            Task::Locomotion | Task::Free | Task::ForceDeflection(_) => TaskMonitor::None,
+            Task::Fold(goals) => TaskMonitor::Fold(fold::FoldListener::new(goals.clone())),
+            Task::Jumping { ground } => TaskMonitor::Jumping(jumping::JumpingMonitor::new(*ground)),
+            Task::Carrying { the_box } => TaskMonitor::Carrying(carrying::CarryingMonitor::new(*the_box)),
+            Task::Pushing { the_box } => TaskMonitor::Pushing(pushing::PushingMonitor::new(*the_box)),
+            Task::Climbing { ground } => TaskMonitor::Climbing(climbing::ClimbingMonitor::new(*ground)),
+            Task::Balancing { platform, ground, fall_margin } => {
+                TaskMonitor::Balancing(balancing::BalancingMonitor::new(*platform, *ground, *fall_margin))
+            }
+            Task::Shape => TaskMonitor::Shape(shape::ShapeMonitor::default()),
+        };
+        Monitor {
+            locomotion: LocomotionListener::new(self.control_interval, self.legacy),
+            robots: self.robots,
+            cells: self.has_cells.then(CellMetricsListener::default),
+            task,
+        }
+    }
+
+    /// Runs the whole task with extra listeners (recorders, renderers) and returns its result.
+    pub fn run(mut self, listeners: &mut [&mut dyn SnapshotListener]) -> Result<RunResult, RunError> {
+        if let Task::ForceDeflection(fd) = &self.task {
+            if !listeners.is_empty() {
+                return Err(RunError::NotOneRun);
+            }
+            return Ok(RunResult::of_task(TaskMetrics::ForceDeflection(fd.run()?)));
+        }
+        let mut monitor = self.monitor();
         let mut all: Vec<&mut dyn SnapshotListener> = Vec::with_capacity(listeners.len() + 1);
-        all.push(&mut metrics);
+        all.push(&mut monitor);
         for l in listeners.iter_mut() {
             all.push(&mut **l);
         }
         self.world.run(self.steps, &mut all)?;
-        Ok(metrics.metrics())
+        drop(all);
+        Ok(monitor.result())
     }
 
-    /// Runs the whole task without building any snapshot and returns the same metrics as
-    /// [`Simulation::run`] (bit-identical): the path for optimizers evaluating many robots.
-    pub fn evaluate(self) -> Result<Vec<LocomotionMetrics>, SimError> {
+    /// Runs the whole task and returns the same result as [`Simulation::run`] (bit-identical), building
+    /// no snapshot unless the task reads snapshot-only content (soft cells): the path for optimizers
+    /// evaluating many robots.
+    pub fn evaluate(self) -> Result<RunResult, RunError> {
         match self.evaluate_while(|_| true)? {
-            Evaluation::Done(metrics) => Ok(metrics),
+            Evaluation::Done(result) => Ok(result),
             Evaluation::Stopped { .. } => unreachable!("never asked to stop"),
         }
     }
 
     /// [`Simulation::evaluate`] that asks `keep_going(step)` every [`CHECK_EVERY`] steps and stops when
-    /// it says no (a wall-clock budget, a cancel flag); the metrics of a run that is not stopped are the
+    /// it says no (a wall-clock budget, a cancel flag); the result of a run that is not stopped is the
     /// same bits.
-    pub fn evaluate_while(mut self, mut keep_going: impl FnMut(u64) -> bool) -> Result<Evaluation, SimError> {
-        let mut metrics = self.task.listener();
-        metrics.begin(&self.world);
+    pub fn evaluate_while(mut self, mut keep_going: impl FnMut(u64) -> bool) -> Result<Evaluation, RunError> {
+        if let Task::ForceDeflection(fd) = &self.task {
+            return Ok(Evaluation::Done(RunResult::of_task(TaskMetrics::ForceDeflection(fd.run()?))));
+        }
+        let mut monitor = self.monitor();
+        let snapshots = monitor.needs_snapshots();
+        if snapshots {
+            self.world.emit_initial(&mut [&mut monitor])?;
+        } else {
+            monitor.begin(&self.world);
+        }
         for step in 0..self.steps {
             if step % CHECK_EVERY == 0 && !keep_going(step) {
                 return Ok(Evaluation::Stopped { step, steps: self.steps });
             }
-            self.world.step(&mut [])?;
-            metrics.observe(&self.world);
+            if snapshots {
+                self.world.step(&mut [&mut monitor])?;
+            } else {
+                self.world.step(&mut [])?;
+                monitor.observe_world(&mut self.world);
+            }
         }
-        Ok(Evaluation::Done(metrics.metrics()))
+        Ok(Evaluation::Done(monitor.result()))
+    }
+}
+
+impl ForceDeflectionRun {
+    fn run(&self) -> Result<force_deflection::FdResult, FdError> {
+        force_deflection::run(&self.cell, &self.params, self.dt, self.stepping, &self.spec)
     }
 }
 
@@ -82,10 +253,126 @@ pub const CHECK_EVERY: u64 = 64;
 /// The end of [`Simulation::evaluate_while`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Evaluation {
-    Done(Vec<LocomotionMetrics>),
+    Done(RunResult),
     /// Stopped before `step` of `steps`.
     Stopped {
         step: u64,
         steps: u64,
     },
+}
+
+/// A task's own observer, by task.
+#[derive(Debug)]
+enum TaskMonitor {
+    None,
+    Fold(fold::FoldListener),
+    Jumping(jumping::JumpingMonitor),
+    Carrying(carrying::CarryingMonitor),
+    Pushing(pushing::PushingMonitor),
+    Climbing(climbing::ClimbingMonitor),
+    Balancing(balancing::BalancingMonitor),
+    Shape(shape::ShapeMonitor),
+}
+
+/// Everything a run measures: every voxel robot's locomotion metrics, every cell's metrics, and the
+/// task's own; fed by snapshots (as a listener) or by the world after each step
+/// ([`Monitor::observe_world`]), with the same numbers either way.
+#[derive(Debug)]
+pub struct Monitor {
+    locomotion: LocomotionListener,
+    robots: usize,
+    cells: Option<CellMetricsListener>,
+    task: TaskMonitor,
+}
+
+impl Monitor {
+    /// Whether what it measures is only in snapshots (soft cells, folds): such runs build them.
+    pub fn needs_snapshots(&self) -> bool {
+        self.cells.is_some() || matches!(self.task, TaskMonitor::Fold(_))
+    }
+
+    /// Whether it reads contacts (refreshed after every step on the snapshot-free path).
+    fn needs_contacts(&self) -> bool {
+        matches!(self.task, TaskMonitor::Jumping(_) | TaskMonitor::Carrying(_))
+    }
+
+    /// Starts from the state at t = 0 (no snapshot-only content: see [`Monitor::needs_snapshots`]).
+    pub fn begin(&mut self, run: &dyn Progress) {
+        self.locomotion.begin(run);
+        match &mut self.task {
+            TaskMonitor::None | TaskMonitor::Fold(_) => {}
+            TaskMonitor::Jumping(m) => m.begin(run),
+            TaskMonitor::Carrying(m) => m.begin(run),
+            TaskMonitor::Pushing(m) => m.begin(run),
+            TaskMonitor::Climbing(m) => m.begin(run),
+            TaskMonitor::Balancing(m) => m.begin(run),
+            TaskMonitor::Shape(m) => m.begin(run),
+        }
+    }
+
+    /// Records the state after a step.
+    pub fn observe(&mut self, run: &dyn Progress) {
+        self.locomotion.observe(run);
+        match &mut self.task {
+            TaskMonitor::None | TaskMonitor::Fold(_) => {}
+            TaskMonitor::Jumping(m) => m.observe(run),
+            TaskMonitor::Carrying(m) => m.observe(run),
+            TaskMonitor::Pushing(m) => m.observe(run),
+            TaskMonitor::Climbing(m) => m.observe(run),
+            TaskMonitor::Balancing(m) => m.observe(run),
+            TaskMonitor::Shape(m) => m.observe(run),
+        }
+    }
+
+    /// [`Monitor::observe`] of the world itself after a step, refreshing contacts first if the task reads
+    /// them (as building a snapshot does).
+    pub fn observe_world(&mut self, world: &mut World) {
+        if self.needs_contacts() {
+            world.refresh_contacts();
+        }
+        self.observe(&*world);
+    }
+
+    /// The result so far (of the whole run once it has ended).
+    pub fn result(&self) -> RunResult {
+        let mut robots = self.locomotion.metrics();
+        // The locomotion listener sees every body; cells and objects are reported by their own metrics.
+        robots.truncate(self.robots);
+        let task = match &self.task {
+            TaskMonitor::None => None,
+            TaskMonitor::Fold(f) => Some(TaskMetrics::Fold(f.metrics())),
+            TaskMonitor::Jumping(m) => Some(TaskMetrics::Jumping(m.metrics())),
+            TaskMonitor::Carrying(m) => Some(TaskMetrics::Carrying(m.metrics())),
+            TaskMonitor::Pushing(m) => Some(TaskMetrics::Pushing(m.metrics())),
+            TaskMonitor::Climbing(m) => Some(TaskMetrics::Climbing(m.metrics())),
+            TaskMonitor::Balancing(m) => Some(TaskMetrics::Balancing(m.metrics())),
+            TaskMonitor::Shape(m) => Some(TaskMetrics::Shape(m.metrics())),
+        };
+        RunResult { robots, cells: self.cells.as_ref().map(CellMetricsListener::metrics), task }
+    }
+
+    /// The fold error series (per chain: (t, RMS/D) at every snapshot), for plots.
+    pub fn fold_series(&self) -> Option<&[Vec<(f64, f64)>]> {
+        match &self.task {
+            TaskMonitor::Fold(f) => Some(f.series()),
+            _ => None,
+        }
+    }
+}
+
+impl SnapshotListener for Monitor {
+    fn on_snapshot(&mut self, s: &Arc<Snapshot>) -> Result<Flow, ListenerError> {
+        if s.step == 0 {
+            self.begin(&**s);
+        } else {
+            self.observe(&**s);
+        }
+        if let Some(c) = self.cells.as_mut() {
+            c.on_snapshot(s)?;
+        }
+        if let TaskMonitor::Fold(f) = &mut self.task {
+            f.on_snapshot(s)?;
+        }
+        Ok(Flow::Continue)
+    }
 }

@@ -194,7 +194,7 @@ fn an_idle_muscle_changes_the_area_ratio_by_less_than_one_percent() {
     };
     let ratios = |text: String| {
         let s = Scenario::from_json(&text).unwrap();
-        let out = vsr2d::batch::simulate_scenario(&s).unwrap();
+        let out = vsr2d::batch::evaluate(&s).unwrap();
         let c = &out.cells.unwrap()[0];
         (c.area_ratio, c.area_ratio_min)
     };
@@ -340,7 +340,7 @@ fn a_thousand_body_membrane_runs_ten_seconds_stably() {
     );
     let s = Scenario::from_json(&text).unwrap();
     assert_eq!((s.stepping().force_substeps, s.stepping().solver_iterations), (1, 16));
-    let out = vsr2d::batch::simulate_scenario(&s).unwrap();
+    let out = vsr2d::batch::evaluate(&s).unwrap();
     let c = &out.cells.unwrap()[0];
     assert_eq!(c.steps, 500);
     assert!(c.max_perimeter_error < 5e-3, "{}", c.max_perimeter_error);

@@ -121,7 +121,7 @@ fn batch_metrics_equal_the_library_evaluation() {
     let uneven = records(&out).into_iter().find(|r| r.line == 7).unwrap();
     let scenario = Scenario::from_json(&fixture("worm-10x3-uneven.json").to_string()).unwrap();
     let direct = evaluate(&scenario).unwrap();
-    assert_eq!(uneven.metrics.unwrap().robots, direct);
+    assert_eq!(uneven.metrics.unwrap(), direct);
     // Snapshot detail is for recording only: evaluation switches it off without changing the metrics.
     let mut detailed = scenario.clone();
     detailed.world.snapshot = SnapshotDetail::ALL;

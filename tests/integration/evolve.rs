@@ -122,7 +122,7 @@ fn the_best_scenario_replays_to_the_logged_fitness() {
     let log = log_lines(tmp.path());
     let logged = log.last().unwrap()["best"].as_f64().unwrap();
     let best = Scenario::from_json(&String::from_utf8(read(tmp.path(), "best.json")).unwrap()).unwrap();
-    let replayed = vsr2d::batch::evaluate(&best).unwrap()[0].relative_x_velocity;
+    let replayed = vsr2d::batch::evaluate(&best).unwrap().robots[0].relative_x_velocity;
     assert_eq!(replayed.to_bits(), logged.to_bits());
     // final_population.jsonl: best first, ranks 1…n, each with its genome and scenario.
     let lines: Vec<serde_json::Value> = String::from_utf8(read(tmp.path(), "final_population.jsonl"))

@@ -245,7 +245,7 @@ fn paper_biped_walks_forward_on_flat_ground() {
     let mut scenario = Scenario::from_json(&text).unwrap();
     scenario.world.duration = 30.0;
     let metrics = scenario.build().unwrap().run(&mut []).unwrap();
-    assert!(metrics[0].x_velocity > 0.1, "biped x velocity over 30 s: {} m/s", metrics[0].x_velocity);
+    assert!(metrics.robots[0].x_velocity > 0.1, "biped x velocity over 30 s: {} m/s", metrics.robots[0].x_velocity);
 }
 
 #[test]
@@ -298,7 +298,7 @@ fn control_effort_default_and_legacy() {
     let run = |compat: &str| {
         let scenario = Scenario::from_json(&text(compat)).unwrap();
         let steps = scenario.steps();
-        (steps, scenario.build().unwrap().run(&mut []).unwrap()[0].control_effort)
+        (steps, scenario.build().unwrap().run(&mut []).unwrap().robots[0].control_effort)
     };
     let (_, effort) = run("default");
     assert!((effort - 1.0).abs() < 1e-12, "clipped values of 1 give effort 1, got {effort}");
@@ -321,7 +321,7 @@ fn snapshot_free_evaluation_gives_bit_identical_metrics() {
         let with_snapshots = scenario.build().unwrap().run(&mut []).unwrap();
         let without = scenario.build().unwrap().evaluate().unwrap();
         assert_eq!(with_snapshots, without, "{name}");
-        assert!(without[0].x_distance != 0.0 && without[0].control_effort > 0.0);
+        assert!(without.robots[0].x_distance != 0.0 && without.robots[0].control_effort > 0.0);
     }
 }
 

@@ -14,7 +14,7 @@ fn readme() -> String {
 fn x_velocity(path: &Path, duration: f64) -> f64 {
     let mut scenario = Scenario::from_json(&std::fs::read_to_string(path).unwrap()).unwrap();
     scenario.world.duration = duration;
-    scenario.build().unwrap().evaluate().unwrap()[0].x_velocity
+    scenario.build().unwrap().evaluate().unwrap().robots[0].x_velocity
 }
 
 /// `0.61 m/s` or `−0.005 m/s` → the value and its number of decimals.
@@ -89,8 +89,9 @@ fn the_fold_errors_quoted_are_what_simulate_gives() {
         let decimals = value.split_once('.').map_or(0, |(_, d)| d.len());
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("fixtures/scenarios/cells-fold-{letter}.json"));
         let scenario = Scenario::from_json(&std::fs::read_to_string(path).unwrap()).unwrap();
-        let out = vsr2d::batch::simulate(&scenario, scenario.build().unwrap(), &mut []).unwrap();
-        let measured = out.fold.unwrap()[0].final_error;
+        let out = vsr2d::batch::evaluate(&scenario).unwrap();
+        let Some(vsr2d::task::TaskMetrics::Fold(fold)) = out.task else { panic!("a fold result") };
+        let measured = fold[0].final_error;
         let quoted: f64 = value.parse().unwrap();
         assert!(
             (measured - quoted).abs() <= 0.5 * 10f64.powi(-(decimals as i32)) + 1e-12,

@@ -86,7 +86,7 @@ fn a_multi_robot_scenario_gets_one_cell_per_robot() {
     assert_eq!(sink.frame_count(), 16);
     let metrics = movie.finish_runs().unwrap();
     assert_eq!(metrics.len(), 1);
-    let labels: Vec<&str> = metrics[0].robots.iter().map(|m| m.label.as_str()).collect();
+    let labels: Vec<&str> = metrics[0].result.robots.iter().map(|m| m.label.as_str()).collect();
     assert_eq!(labels, ["biped", "worm"]);
 }
 
@@ -123,7 +123,7 @@ fn metrics_after_rendering_match_a_plain_run() {
             .unwrap();
     while movie.next_frame().unwrap().is_some() {}
     let rendered = movie.finish_runs().unwrap();
-    assert_eq!(rendered[0].robots, plain, "rendering (with every layer's detail on) must not change the run");
+    assert_eq!(rendered[0].result, plain, "rendering (with every layer's detail on) must not change the run");
 }
 
 #[cfg(feature = "video")]

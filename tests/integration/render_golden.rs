@@ -183,7 +183,7 @@ fn robot_of(snapshot: &Snapshot, i: usize) -> &VoxelRobotSnapshot {
 fn robot_mut(snapshot: &mut Snapshot, i: usize) -> &mut VoxelRobotSnapshot {
     match &mut snapshot.bodies[i] {
         BodySnapshot::VoxelRobot(r) => r,
-        BodySnapshot::Cell(_) => panic!("body {i} is a cell, not a voxel robot"),
+        _ => panic!("body {i} is not a voxel robot"),
     }
 }
 

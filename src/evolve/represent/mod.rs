@@ -390,6 +390,7 @@ impl RepresentationSpec {
             links: Vec::new(),
             chains: Vec::new(),
             schedule: Vec::new(),
+            objects: Vec::new(),
             task: base.task.clone(),
         })
     }

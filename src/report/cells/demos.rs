@@ -11,7 +11,6 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::scenario::{Scenario, ScenarioError};
-use crate::sim::SimError;
 use crate::snapshot::{Flow, ListenerError, Snapshot, SnapshotListener};
 
 /// The fixtures, as compiled in.
@@ -27,7 +26,7 @@ pub enum DemoError {
     #[error("demo {name}: {source}")]
     Scenario { name: String, source: ScenarioError },
     #[error("demo {name}: {source}")]
-    Sim { name: String, source: SimError },
+    Sim { name: String, source: crate::task::RunError },
     #[error("demo {name}: the fixture is not the JSON expected: {message}")]
     Fixture { name: String, message: String },
 }
@@ -61,7 +60,7 @@ fn simulate(
 ) -> Result<Recorder, DemoError> {
     let sim = scenario.build().map_err(|source| DemoError::Scenario { name: name.into(), source })?;
     let mut rec = Recorder { pick: Some(Box::new(pick)), ..Recorder::default() };
-    crate::batch::simulate(scenario, sim, &mut [&mut rec])
+    crate::batch::simulate(sim, &mut [&mut rec])
         .map_err(|source| DemoError::Sim { name: name.into(), source })?;
     Ok(rec)
 }

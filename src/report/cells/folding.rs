@@ -103,7 +103,7 @@ fn run_letter(letter: &str) -> Result<FoldRun, DemoError> {
     // The chain's pitch d_c: the distance of its first two target points.
     let pitch = goals.first().and_then(|g| Some((*g.targets.get(1)? - *g.targets.first()?).length()));
     let mut listener = FoldListener::new(goals);
-    let out = crate::batch::simulate(&s, sim, &mut [&mut listener])
+    let out = crate::batch::simulate(sim, &mut [&mut listener])
         .map_err(|source| DemoError::Sim { name: name.clone(), source })?;
     let metrics = listener
         .metrics()

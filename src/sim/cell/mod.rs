@@ -260,6 +260,12 @@ impl SimBody for Cell {
 
     fn clear_touching(&mut self) {}
     fn mark_touching(&mut self, _part: usize) {}
+    fn touching_any(&self) -> bool {
+        false
+    }
+    fn outline_points(&self) -> Vec<Vec2> {
+        self.pos.clone()
+    }
 
     fn snapshot(&self, _detail: SnapshotDetail) -> BodySnapshot {
         let a0 = self.params.rest_area_value();

@@ -135,14 +135,14 @@ pub(crate) struct CellSystem {
 fn cell(bodies: &[BodyRuntime], id: BodyId) -> Option<&Cell> {
     match bodies.get(id.index())? {
         BodyRuntime::Cell(c) => Some(c),
-        BodyRuntime::VoxelRobot(_) => None,
+        _ => None,
     }
 }
 
 fn cell_mut(bodies: &mut [BodyRuntime], id: BodyId) -> Option<&mut Cell> {
     match bodies.get_mut(id.index())? {
         BodyRuntime::Cell(c) => Some(c),
-        BodyRuntime::VoxelRobot(_) => None,
+        _ => None,
     }
 }
 

@@ -192,6 +192,15 @@ impl SimBody for VoxelRobot {
         self.touching[part] = true;
     }
 
+    fn touching_any(&self) -> bool {
+        self.touching.iter().any(|t| *t)
+    }
+
+    fn outline_points(&self) -> Vec<Vec2> {
+        let r = &self.robot;
+        (0..r.voxels.len()).flat_map(|vi| [0, 1, 2, 3].map(|k| r.mass_square(vi, k).1)).collect()
+    }
+
     fn snapshot(&self, detail: SnapshotDetail) -> BodySnapshot {
         let r = &self.robot;
         let voxels: Vec<VoxelSnapshot> = (0..r.voxels.len())

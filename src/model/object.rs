@@ -1,0 +1,192 @@
+//! Rigid objects and fixed structures (ours, issue 33): boxes a robot carries or pushes, walls, platforms
+//! and poles that tasks place. Engine-free: what an object is, in SI units, and its validation.
+
+use serde::{Deserialize, Serialize};
+
+use crate::geom::Vec2;
+
+/// How an object moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ObjectMotion {
+    /// A free rigid body under gravity and contacts.
+    #[default]
+    Dynamic,
+    /// Never moves (a wall, a platform, a pole).
+    Fixed,
+    /// Turns freely about its centre, which is pinned in place (a see-saw's platform).
+    Hinged,
+}
+
+/// One object as written in scenario JSON (`objects[i]`): a rectangle, axis-aligned at `angle` 0.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ObjectSpec {
+    /// Name in snapshots and frames (default `object<i>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Width and height, m.
+    pub size: [f64; 2],
+    /// Centre at t = 0, m.
+    pub position: [f64; 2],
+    /// Rotation at t = 0, rad (counter-clockwise).
+    #[serde(default)]
+    pub angle: f64,
+    #[serde(default)]
+    pub motion: ObjectMotion,
+    /// Mass, kg (dynamic and hinged objects; default 1).
+    #[serde(default = "default_mass")]
+    pub mass: f64,
+    /// Coulomb friction coefficient, combined with the other surface's by geometric mean (default 1).
+    #[serde(default = "default_friction")]
+    pub friction: f64,
+    /// Velocity at t = 0, m/s (dynamic objects).
+    #[serde(default)]
+    pub velocity: [f64; 2],
+    /// A hinged object's restoring torque per radian from its angle at t = 0, N·m/rad (default 0: it
+    /// turns freely), and its damping, N·m·s/rad (default 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub hinge_stiffness: f64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub hinge_damping: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
+fn default_mass() -> f64 {
+    1.0
+}
+
+fn default_friction() -> f64 {
+    1.0
+}
+
+/// The largest object side and coordinate, m: beyond this f32 engine coordinates lose the millimetre.
+pub const MAX_OBJECT_EXTENT: f64 = 10_000.0;
+
+impl ObjectSpec {
+    /// A dynamic box of `size` centred at `position`.
+    pub fn dynamic_box(label: &str, size: [f64; 2], position: Vec2, mass: f64, friction: f64) -> ObjectSpec {
+        ObjectSpec {
+            label: Some(label.into()),
+            size,
+            position: [position.x, position.y],
+            angle: 0.0,
+            motion: ObjectMotion::Dynamic,
+            mass,
+            friction,
+            velocity: [0.0, 0.0],
+            hinge_stiffness: 0.0,
+            hinge_damping: 0.0,
+        }
+    }
+
+    /// A fixed rectangle spanning `min`..`max`.
+    pub fn fixed_rect(label: &str, min: Vec2, max: Vec2) -> ObjectSpec {
+        let c = (min + max) * 0.5;
+        ObjectSpec {
+            label: Some(label.into()),
+            size: [max.x - min.x, max.y - min.y],
+            position: [c.x, c.y],
+            angle: 0.0,
+            motion: ObjectMotion::Fixed,
+            mass: default_mass(),
+            friction: default_friction(),
+            velocity: [0.0, 0.0],
+            hinge_stiffness: 0.0,
+            hinge_damping: 0.0,
+        }
+    }
+
+    pub fn centre(&self) -> Vec2 {
+        Vec2::new(self.position[0], self.position[1])
+    }
+
+    /// The corners at t = 0, counter-clockwise from the lower left (before rotation).
+    pub fn corners(&self) -> [Vec2; 4] {
+        let (hx, hy) = (self.size[0] * 0.5, self.size[1] * 0.5);
+        let (s, c) = self.angle.sin_cos();
+        let c0 = self.centre();
+        [(-hx, -hy), (hx, -hy), (hx, hy), (-hx, hy)].map(|(x, y)| c0 + Vec2::new(c * x - s * y, s * x + c * y))
+    }
+
+    /// The first field that is out of its domain, as (field, what it must be), if any.
+    pub fn invalid(&self) -> Option<(String, String)> {
+        let e = MAX_OBJECT_EXTENT;
+        for (i, s) in self.size.iter().enumerate() {
+            if !(s.is_finite() && *s > 0.0 && *s <= e) {
+                return Some((format!("size[{i}]"), format!("{} m: a side must be in (0, {e}] m", crate::geom::compact(*s))));
+            }
+        }
+        for (i, p) in self.position.iter().enumerate() {
+            if !(p.is_finite() && p.abs() <= e) {
+                return Some((format!("position[{i}]"), format!("{} m: must be within ±{e} m", crate::geom::compact(*p))));
+            }
+        }
+        if !(self.angle.is_finite() && self.angle.abs() <= 100.0) {
+            return Some(("angle".into(), format!("{}: give an angle in rad within ±100", crate::geom::compact(self.angle))));
+        }
+        if !(self.mass.is_finite() && self.mass > 0.0 && self.mass <= 1e6) {
+            return Some(("mass".into(), format!("{} kg: must be in (0, 1e6] kg", crate::geom::compact(self.mass))));
+        }
+        if !(self.friction.is_finite() && (0.0..=10.0).contains(&self.friction)) {
+            return Some(("friction".into(), format!("{}: must be in [0, 10]", crate::geom::compact(self.friction))));
+        }
+        for (i, v) in self.velocity.iter().enumerate() {
+            if !(v.is_finite() && v.abs() <= 100.0) {
+                return Some((format!("velocity[{i}]"), format!("{} m/s: must be within ±100 m/s", crate::geom::compact(*v))));
+            }
+        }
+        for (field, v) in [("hinge_stiffness", self.hinge_stiffness), ("hinge_damping", self.hinge_damping)] {
+            if !(v.is_finite() && (0.0..=1e9).contains(&v)) {
+                return Some((field.into(), format!("{}: must be in [0, 1e9]", crate::geom::compact(v))));
+            }
+            if v != 0.0 && self.motion != ObjectMotion::Hinged {
+                return Some((field.into(), "applies to a hinged object only: drop it, or use `\"motion\": \"hinged\"`".into()));
+            }
+        }
+        if self.motion != ObjectMotion::Dynamic && self.velocity != [0.0, 0.0] {
+            return Some(("velocity".into(), "only a dynamic object starts moving: drop `velocity` or use `\"motion\": \"dynamic\"`".into()));
+        }
+        None
+    }
+
+    /// Whether the rectangle (as placed at t = 0) overlaps the axis-aligned box `[x0, y0, x1, y1]`.
+    pub fn overlaps(&self, b: [f64; 4]) -> bool {
+        let corners = self.corners();
+        let min = corners.iter().fold(Vec2::new(f64::INFINITY, f64::INFINITY), |m, p| Vec2::new(m.x.min(p.x), m.y.min(p.y)));
+        let max = corners.iter().fold(Vec2::new(f64::NEG_INFINITY, f64::NEG_INFINITY), |m, p| Vec2::new(m.x.max(p.x), m.y.max(p.y)));
+        const EPS: f64 = 1e-9;
+        min.x < b[2] - EPS && b[0] < max.x - EPS && min.y < b[3] - EPS && b[1] < max.y - EPS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corners_of_a_turned_box() {
+        let mut o = ObjectSpec::dynamic_box("b", [2.0, 1.0], Vec2::new(1.0, 1.0), 1.0, 1.0);
+        assert_eq!(o.corners()[0], Vec2::new(0.0, 0.5));
+        o.angle = std::f64::consts::FRAC_PI_2;
+        let c = o.corners()[0];
+        // (−1, −0.5) turned a quarter: (0.5, −1), about the centre (1, 1).
+        assert!((c.x - 1.5).abs() < 1e-12 && (c.y - 0.0).abs() < 1e-12, "{c:?}");
+    }
+
+    #[test]
+    fn bad_fields_are_named() {
+        let mut o = ObjectSpec::dynamic_box("b", [2.0, -1.0], Vec2::ZERO, 1.0, 1.0);
+        assert_eq!(o.invalid().unwrap().0, "size[1]");
+        o.size[1] = 1.0;
+        o.mass = 0.0;
+        assert_eq!(o.invalid().unwrap().0, "mass");
+        o.mass = 1.0;
+        assert!(o.invalid().is_none());
+        assert!(o.overlaps([0.5, 0.0, 3.0, 3.0]));
+        assert!(!o.overlaps([1.0, -0.5, 3.0, 3.0]), "touching at an edge is no overlap");
+    }
+}

@@ -1,0 +1,160 @@
+//! The `balancing` task (ours, after 2dmrsim's and EvoGym's Balancer): the robot stands on a platform
+//! hinged at its centre above the ground (a see-saw); how level does it keep it, and how long does it
+//! stay on.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Footprint, Placement, TaskSpecError};
+use crate::geom::Vec2;
+use crate::model::object::{ObjectMotion, ObjectSpec};
+use crate::snapshot::Progress;
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BalancingSpec {
+    /// Length and thickness of the platform, m (default three robot widths by half a voxel side).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platform_size: Option<[f64; 2]>,
+    /// Height of the hinge above the ground, m (default the robot's height).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pivot_height: Option<f64>,
+    /// Mass of the platform, kg (default 5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platform_mass: Option<f64>,
+    /// The hinge's restoring torque, N·m/rad (default twice M·g·h of the robot standing centred, M its
+    /// mass and h the height of its centre above the hinge: the level board is then a stable balance; 0
+    /// gives a free see-saw, which no body centred on it keeps level: any asymmetry tips it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hinge_stiffness: Option<f64>,
+}
+
+/// Platform geometry as placed: (size, hinge).
+fn geometry(spec: &BalancingSpec, fp: &Footprint) -> ([f64; 2], Vec2) {
+    let size = spec.platform_size.unwrap_or([3.0 * fp.width, 0.5 * fp.side]);
+    // The platform's left end where the robot's default placement starts (clear of the terrain's ramp).
+    let pivot = Vec2::new(fp.origin.x + 0.5 * size[0], fp.ground + spec.pivot_height.unwrap_or(fp.top - fp.bottom));
+    (size, pivot)
+}
+
+impl BalancingSpec {
+    pub fn validate(&self) -> Result<(), TaskSpecError> {
+        if let Some(size) = self.platform_size {
+            for (i, s) in size.iter().enumerate() {
+                if !(s.is_finite() && *s > 0.0 && *s <= 10_000.0) {
+                    return Err(TaskSpecError::new(
+                        &format!("platform_size[{i}]"),
+                        format!("{} m: must be in (0, 10000] m", crate::geom::compact(*s)),
+                    ));
+                }
+            }
+        }
+        if let Some(m) = self.platform_mass {
+            if !(m.is_finite() && m > 0.0 && m <= 1e6) {
+                return Err(TaskSpecError::new("platform_mass", format!("{} kg: must be in (0, 1e6] kg", crate::geom::compact(m))));
+            }
+        }
+        if let Some(k) = self.hinge_stiffness {
+            if !(k.is_finite() && (0.0..=1e9).contains(&k)) {
+                return Err(TaskSpecError::new("hinge_stiffness", format!("{} N·m/rad: must be in [0, 1e9]", crate::geom::compact(k))));
+            }
+        }
+        if let Some(h) = self.pivot_height {
+            if !(h.is_finite() && h > 0.0 && h <= 10_000.0) {
+                return Err(TaskSpecError::new("pivot_height", format!("{} m: must be in (0, 10000] m", crate::geom::compact(h))));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checked once the body is known: the hinge must clear the ground by half the platform's thickness.
+    pub fn check_fit(&self, fp: &Footprint) -> Result<(), TaskSpecError> {
+        let (size, pivot) = geometry(self, fp);
+        if pivot.y - fp.ground <= 0.5 * size[1] {
+            return Err(TaskSpecError::new(
+                "pivot_height",
+                format!(
+                    "the platform ({} m thick) would start in the ground: give a pivot height above {} m",
+                    crate::geom::compact(size[1]),
+                    crate::geom::compact(0.5 * size[1])
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The platform is level at t = 0, the robot centred on it.
+    pub fn place(&self, fp: &Footprint) -> Placement {
+        let (size, pivot) = geometry(self, fp);
+        let origin = Vec2::new(pivot.x - 0.5 * fp.width, pivot.y + 0.5 * size[1] + 0.001 - fp.bottom);
+        // The robot's centre above the hinge, at placement.
+        let h = origin.y + 0.5 * (fp.bottom + fp.top) - pivot.y;
+        let stiffness = self.hinge_stiffness.unwrap_or(2.0 * fp.mass * fp.gravity * h);
+        let platform = ObjectSpec {
+            label: Some("platform".into()),
+            size,
+            position: [pivot.x, pivot.y],
+            angle: 0.0,
+            motion: ObjectMotion::Hinged,
+            mass: self.platform_mass.unwrap_or(5.0),
+            friction: 1.0,
+            velocity: [0.0, 0.0],
+            // Critically damped for the platform alone would be 2·√(k·I); a tenth of k (s) keeps the
+            // robot's own pushes visible while settling the board within a few seconds.
+            hinge_stiffness: stiffness,
+            hinge_damping: 0.1 * stiffness,
+        };
+        Placement { robot_origin: Some(origin), objects: vec![platform] }
+    }
+}
+
+/// What `balancing` reports (robot 0 and the platform).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BalancingMetrics {
+    /// Mean over steps 1…N of the platform's |angle|, rad.
+    pub mean_abs_angle: f64,
+    /// The largest |angle| of the platform, rad.
+    pub max_abs_angle: f64,
+    /// Time until the robot fell off (its lowest point within a quarter of the platform's thickness of
+    /// the ground), or the whole run, s.
+    pub time_on_platform: f64,
+    /// When the robot fell off, s (null if it stayed on).
+    pub fell_at: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct BalancingMonitor {
+    platform: usize,
+    ground: f64,
+    margin: f64,
+    sum: f64,
+    max: f64,
+    steps: u64,
+    t: f64,
+    fell_at: Option<f64>,
+}
+
+impl BalancingMonitor {
+    pub fn new(platform: usize, ground: f64, margin: f64) -> Self {
+        BalancingMonitor { platform, ground, margin, ..Default::default() }
+    }
+    pub fn begin(&mut self, _run: &dyn Progress) {}
+    pub fn observe(&mut self, run: &dyn Progress) {
+        let angle = run.object_state(self.platform).map_or(0.0, |o| o.angle.abs());
+        self.sum += angle;
+        self.max = self.max.max(angle);
+        self.steps += 1;
+        self.t = run.time();
+        if self.fell_at.is_none() && run.centre_and_bbox(0).1.min.y < self.ground + self.margin {
+            self.fell_at = Some(self.t);
+        }
+    }
+    pub fn metrics(&self) -> BalancingMetrics {
+        BalancingMetrics {
+            mean_abs_angle: if self.steps > 0 { self.sum / self.steps as f64 } else { 0.0 },
+            max_abs_angle: self.max,
+            time_on_platform: self.fell_at.unwrap_or(self.t),
+            fell_at: self.fell_at,
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! The tasks (issue 33): one result through every front door, and each task's physical facts against
+//! expectations that do not come from the task's own code (the placement rule, rigid-body statics,
+//! symmetry).
+
+use std::path::Path;
+use std::process::Command;
+
+use vsr2d::scenario::Scenario;
+use vsr2d::task::{RunResult, TaskMetrics};
+
+const TASK_FIXTURES: [&str; 6] = ["jumping", "carrying", "pushing", "climbing", "balancing", "shape"];
+
+fn fixture_path(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("fixtures/scenarios/{name}.json"))
+}
+
+fn scenario(text: &str) -> Scenario {
+    Scenario::from_json(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+fn run(text: &str) -> RunResult {
+    vsr2d::batch::evaluate(&scenario(text)).unwrap()
+}
+
+fn vsr2d(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_vsr2d")).args(args).output().unwrap()
+}
+
+/// A short version of a fixture, as JSON text.
+fn shortened(name: &str, duration: f64) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(fixture_path(name)).unwrap()).unwrap();
+    v["world"]["duration"] = duration.into();
+    v.to_string()
+}
+
+#[test]
+fn every_front_door_gives_the_same_result_for_every_task_fixture() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut jobs = String::new();
+    let mut expected = Vec::new();
+    for (i, name) in TASK_FIXTURES.iter().enumerate() {
+        let text = shortened(name, 2.0);
+        let path = dir.path().join(format!("{name}.json"));
+        std::fs::write(&path, &text).unwrap();
+        // The library (what Python's `evaluate` wraps), with snapshots and without.
+        let evaluated = run(&text);
+        let with_snapshots = scenario(&text).build().unwrap().run(&mut []).unwrap();
+        assert_eq!(evaluated, with_snapshots, "{name}: the snapshot path and the snapshot-free path differ");
+        assert!(evaluated.task.is_some(), "{name}: the result has the task's own metrics");
+        // `vsr2d simulate` prints the same JSON.
+        let out = vsr2d(&["simulate", path.to_str().unwrap()]);
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(printed, serde_json::to_value(&evaluated).unwrap(), "{name}: simulate");
+        // `vsr2d render` prints it for its run, with the run's name.
+        let png = dir.path().join(format!("{name}.png"));
+        let out = vsr2d(&["render", path.to_str().unwrap(), "--png", png.to_str().unwrap(), "--size", "160x90"]);
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let mut rendered: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut run0 = rendered["runs"][0].take();
+        run0.as_object_mut().unwrap().remove("name");
+        assert_eq!(run0, printed, "{name}: render");
+        jobs.push_str(&format!("{{\"id\": {i}, \"scenario\": {text}}}\n"));
+        expected.push(printed);
+    }
+    // `vsr2d eval` records carry it as their metrics.
+    let input = dir.path().join("jobs.jsonl");
+    let output = dir.path().join("out.jsonl");
+    std::fs::write(&input, jobs).unwrap();
+    let out = vsr2d(&["eval", "--input", input.to_str().unwrap(), "--output", output.to_str().unwrap(), "--quiet"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut records: Vec<serde_json::Value> =
+        std::fs::read_to_string(&output).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    records.sort_by_key(|r| r["id"].as_u64());
+    for (record, printed) in records.iter().zip(&expected) {
+        assert_eq!(&record["metrics"], printed, "eval of job {}", record["id"]);
+    }
+}
+
+#[test]
+fn a_passive_robot_never_rises_above_its_drop_height() {
+    // Placement rule: the lowest point starts `gap` above the flat ground (y = 0). Without actuation
+    // nothing can lift it higher than where it was released.
+    let r = run(r###"{"world": {"duration": 5}, "robots": [{"body": ["###", "#.#"]}],
+                     "task": {"type": "jumping", "gap": 0.5}}"###);
+    let Some(TaskMetrics::Jumping(j)) = r.task else { panic!("{r:?}") };
+    // The engine keeps positions in f32: 1e-6 m of rounding on a 0.5 m height.
+    assert!((j.max_height - 0.5).abs() < 1e-5, "starts at the gap and never exceeds it: {}", j.max_height);
+    assert!(j.max_centre_rise < 1e-5, "{}", j.max_centre_rise);
+    // It falls and stays down: most steps end in contact.
+    assert!(j.airtime < 0.1, "{}", j.airtime);
+}
+
+#[test]
+fn a_box_resting_on_a_passive_robot_stays_and_one_nothing_touches_does_not_move() {
+    let r = run(r###"{"world": {"duration": 8}, "robots": [{"body": ["####", "#..#"]}], "task": {"type": "carrying"}}"###);
+    let Some(TaskMetrics::Carrying(c)) = r.task else { panic!("{r:?}") };
+    assert_eq!(c.dropped_at, None, "the box never reaches the ground");
+    assert!(c.box_distance.abs() < 0.05 && c.carried_distance == c.box_distance, "{c:?}");
+    // A box 3 m in front of a passive robot: static friction holds it exactly where it was put.
+    let r = run(r###"{"world": {"duration": 8}, "robots": [{"body": ["##"]}], "task": {"type": "pushing", "gap": 3}}"###);
+    let Some(TaskMetrics::Pushing(p)) = r.task else { panic!("{r:?}") };
+    assert!(p.box_distance.abs() < 1e-6, "{p:?}");
+}
+
+#[test]
+fn a_passive_robot_does_not_climb_and_a_centred_symmetric_one_keeps_the_board_level() {
+    let r = run(r###"{"world": {"duration": 8}, "robots": [{"body": ["##", "##", "##"]}], "task": {"type": "climbing"}}"###);
+    let Some(TaskMetrics::Climbing(c)) = r.task else { panic!("{r:?}") };
+    // Placed a millimetre above the ground, it settles under gravity.
+    assert!(c.climb_height <= 0.0 && c.max_height <= 0.001 + 1e-5, "{c:?}");
+    // Left-right symmetric body centred on the hinge: no net torque, the level board is a stable balance.
+    let r = run(r###"{"world": {"duration": 15}, "robots": [{"body": ["###", "###"]}], "task": {"type": "balancing"}}"###);
+    let Some(TaskMetrics::Balancing(b)) = r.task else { panic!("{r:?}") };
+    assert!(b.max_abs_angle < 0.01, "{b:?}");
+    assert_eq!(b.fell_at, None);
+    assert_eq!(b.time_on_platform, 15.0);
+}
+
+#[test]
+fn a_passive_robot_keeps_its_shape_and_the_rest_shape_is_the_body_grid() {
+    let r = run(r###"{"world": {"duration": 3}, "robots": [{"body": ["###", "#.."]}], "task": {"type": "shape"}}"###);
+    let Some(TaskMetrics::Shape(s)) = r.task else { panic!("{r:?}") };
+    // An L of 4 voxels of side 3: bounding box 9 × 6 m at rest; its hull adds half the missing 2×1 block.
+    let rest_area = 4.0 * 9.0 + 0.5 * 2.0 * 9.0;
+    assert!((s.max_width / s.max_width_ratio - 9.0).abs() < 1e-4, "{s:?}");
+    assert!((s.max_height / s.max_height_ratio - 6.0).abs() < 1e-4, "{s:?}");
+    assert!((s.max_area / s.max_area_ratio - rest_area).abs() < 1e-3, "{s:?}");
+    // Under its own weight it only sags: no axis grows by more than a percent.
+    assert!(s.max_width_ratio < 1.01 && s.max_height_ratio < 1.01, "{s:?}");
+}
+
+#[test]
+fn a_dropped_box_comes_to_rest_on_the_ground_at_half_its_height() {
+    let r = vsr2d::batch::evaluate(&scenario(
+        r###"{"world": {"duration": 3}, "robots": [{"body": ["#"]}],
+              "objects": [{"label": "crate", "size": [2, 1.5], "position": [30, 5]}]}"###,
+    ))
+    .unwrap();
+    assert_eq!(r.robots.len(), 1, "objects are not robots");
+    let mut s = scenario(
+        r###"{"world": {"duration": 3}, "robots": [{"body": ["#"]}],
+              "objects": [{"label": "crate", "size": [2, 1.5], "position": [30, 5]}]}"###,
+    )
+    .build()
+    .unwrap();
+    s.world.run(s.steps, &mut []).unwrap();
+    let snap = s.world.snapshot();
+    let crate_ = snap.objects().next().expect("the object is in the snapshot");
+    assert_eq!(crate_.label, "crate");
+    assert!((crate_.center.y - 0.75).abs() < 0.01 && (crate_.center.x - 30.0).abs() < 1e-3, "{:?}", crate_.center);
+    assert!(crate_.touching_ground);
+    // It round-trips through a recording line.
+    let line = serde_json::to_string(&snap).unwrap();
+    assert_eq!(serde_json::from_str::<vsr2d::snapshot::Snapshot>(&line).unwrap(), snap);
+}
+
+#[test]
+fn bad_task_specs_are_refused_with_their_path() {
+    let cases = [
+        (r###"{"robots": [{"body": ["#"]}], "task": {"type": "carrying", "box_size": [-1, 1]}}"###, "task.box_size[0]"),
+        (r###"{"robots": [{"body": ["##"]}], "task": {"type": "climbing", "width": 2}}"###, "task.width"),
+        (r###"{"robots": [{"body": ["#"]}], "task": {"type": "jumping", "gap": -1}}"###, "task.gap"),
+        (r###"{"world": {"terrain": {"type": "uneven"}}, "robots": [{"body": ["#"]}], "task": {"type": "jumping"}}"###, "world.terrain"),
+        (r###"{"cells": [], "robots": [], "task": {"type": "shape"}}"###, "robots"),
+        (r###"{"robots": [{"body": ["#"], "position": [20, 0]}], "objects": [{"size": [2, 2], "position": [21, 1]}]}"###, "objects[0].position"),
+        (r###"{"robots": [{"body": ["#"]}], "objects": [{"size": [0, 2], "position": [21, 1]}]}"###, "objects[0].size[0]"),
+        (r###"{"robots": [{"body": ["#"]}], "task": {"type": "balancing", "pivot_height": 0.5}}"###, "task.pivot_height"),
+    ];
+    for (text, path) in cases {
+        let e = Scenario::from_json(text).and_then(|s| s.build().map(|_| ())).err().unwrap_or_else(|| panic!("accepted: {text}"));
+        assert_eq!(e.path(), path, "{e}");
+        assert!(!e.to_string().is_empty());
+    }
+}
