@@ -81,8 +81,8 @@ fn every_front_door_gives_the_same_result_for_every_task_fixture() {
 fn a_passive_robot_never_rises_above_its_drop_height() {
     // Placement rule: the lowest point starts `gap` above the flat ground (y = 0). Without actuation
     // nothing can lift it higher than where it was released.
-    let r = run(r###"{"world": {"duration": 5}, "robots": [{"body": ["###", "#.#"]}],
-                     "task": {"type": "jumping", "gap": 0.5}}"###);
+    let r = run(r#####"{"world": {"duration": 5}, "robots": [{"body": ["###", "#.#"]}],
+                     "task": {"type": "jumping", "gap": 0.5}}"#####);
     let Some(TaskMetrics::Jumping(j)) = r.task else { panic!("{r:?}") };
     // The engine keeps positions in f32: 1e-6 m of rounding on a 0.5 m height.
     assert!((j.max_height - 0.5).abs() < 1e-5, "starts at the gap and never exceeds it: {}", j.max_height);
@@ -93,24 +93,24 @@ fn a_passive_robot_never_rises_above_its_drop_height() {
 
 #[test]
 fn a_box_resting_on_a_passive_robot_stays_and_one_nothing_touches_does_not_move() {
-    let r = run(r###"{"world": {"duration": 8}, "robots": [{"body": ["####", "#..#"]}], "task": {"type": "carrying"}}"###);
+    let r = run(r#####"{"world": {"duration": 8}, "robots": [{"body": ["####", "#..#"]}], "task": {"type": "carrying"}}"#####);
     let Some(TaskMetrics::Carrying(c)) = r.task else { panic!("{r:?}") };
     assert_eq!(c.dropped_at, None, "the box never reaches the ground");
     assert!(c.box_distance.abs() < 0.05 && c.carried_distance == c.box_distance, "{c:?}");
     // A box 3 m in front of a passive robot: static friction holds it exactly where it was put.
-    let r = run(r###"{"world": {"duration": 8}, "robots": [{"body": ["##"]}], "task": {"type": "pushing", "gap": 3}}"###);
+    let r = run(r#####"{"world": {"duration": 8}, "robots": [{"body": ["##"]}], "task": {"type": "pushing", "gap": 3}}"#####);
     let Some(TaskMetrics::Pushing(p)) = r.task else { panic!("{r:?}") };
     assert!(p.box_distance.abs() < 1e-6, "{p:?}");
 }
 
 #[test]
 fn a_passive_robot_does_not_climb_and_a_centred_symmetric_one_keeps_the_board_level() {
-    let r = run(r###"{"world": {"duration": 8}, "robots": [{"body": ["##", "##", "##"]}], "task": {"type": "climbing"}}"###);
+    let r = run(r#####"{"world": {"duration": 8}, "robots": [{"body": ["##", "##", "##"]}], "task": {"type": "climbing"}}"#####);
     let Some(TaskMetrics::Climbing(c)) = r.task else { panic!("{r:?}") };
     // Placed a millimetre above the ground, it settles under gravity.
     assert!(c.climb_height <= 0.0 && c.max_height <= 0.001 + 1e-5, "{c:?}");
     // Left-right symmetric body centred on the hinge: no net torque, the level board is a stable balance.
-    let r = run(r###"{"world": {"duration": 15}, "robots": [{"body": ["###", "###"]}], "task": {"type": "balancing"}}"###);
+    let r = run(r#####"{"world": {"duration": 15}, "robots": [{"body": ["###", "###"]}], "task": {"type": "balancing"}}"#####);
     let Some(TaskMetrics::Balancing(b)) = r.task else { panic!("{r:?}") };
     assert!(b.max_abs_angle < 0.01, "{b:?}");
     assert_eq!(b.fell_at, None);
@@ -119,28 +119,30 @@ fn a_passive_robot_does_not_climb_and_a_centred_symmetric_one_keeps_the_board_le
 
 #[test]
 fn a_passive_robot_keeps_its_shape_and_the_rest_shape_is_the_body_grid() {
-    let r = run(r###"{"world": {"duration": 3}, "robots": [{"body": ["###", "#.."]}], "task": {"type": "shape"}}"###);
+    let r = run(r#####"{"world": {"duration": 3}, "robots": [{"body": ["#..", "###"]}], "task": {"type": "shape"}}"#####);
     let Some(TaskMetrics::Shape(s)) = r.task else { panic!("{r:?}") };
-    // An L of 4 voxels of side 3: bounding box 9 × 6 m at rest; its hull adds half the missing 2×1 block.
-    let rest_area = 4.0 * 9.0 + 0.5 * 2.0 * 9.0;
+    // An L of 4 voxels of side 3 standing on its long side: bounding box 9 × 6 m at rest; its hull adds
+    // the triangle between the top voxel's right side and the bottom row's right end (½·6·3 m²).
+    let rest_area = 4.0 * 9.0 + 0.5 * 6.0 * 3.0;
     assert!((s.max_width / s.max_width_ratio - 9.0).abs() < 1e-4, "{s:?}");
     assert!((s.max_height / s.max_height_ratio - 6.0).abs() < 1e-4, "{s:?}");
     assert!((s.max_area / s.max_area_ratio - rest_area).abs() < 1e-3, "{s:?}");
-    // Under its own weight it only sags: no axis grows by more than a percent.
-    assert!(s.max_width_ratio < 1.01 && s.max_height_ratio < 1.01, "{s:?}");
+    // Dropped from 1 m (the default placement) it squashes on impact and springs back: passive, no axis
+    // grows by more than 2 % (measured: 0.8 % and 1.1 %).
+    assert!(s.max_width_ratio < 1.02 && s.max_height_ratio < 1.02 && s.max_area_ratio < 1.02, "{s:?}");
 }
 
 #[test]
 fn a_dropped_box_comes_to_rest_on_the_ground_at_half_its_height() {
     let r = vsr2d::batch::evaluate(&scenario(
-        r###"{"world": {"duration": 3}, "robots": [{"body": ["#"]}],
-              "objects": [{"label": "crate", "size": [2, 1.5], "position": [30, 5]}]}"###,
+        r#####"{"world": {"duration": 3}, "robots": [{"body": ["#"]}],
+              "objects": [{"label": "crate", "size": [2, 1.5], "position": [30, 5]}]}"#####,
     ))
     .unwrap();
     assert_eq!(r.robots.len(), 1, "objects are not robots");
     let mut s = scenario(
-        r###"{"world": {"duration": 3}, "robots": [{"body": ["#"]}],
-              "objects": [{"label": "crate", "size": [2, 1.5], "position": [30, 5]}]}"###,
+        r#####"{"world": {"duration": 3}, "robots": [{"body": ["#"]}],
+              "objects": [{"label": "crate", "size": [2, 1.5], "position": [30, 5]}]}"#####,
     )
     .build()
     .unwrap();
@@ -158,14 +160,14 @@ fn a_dropped_box_comes_to_rest_on_the_ground_at_half_its_height() {
 #[test]
 fn bad_task_specs_are_refused_with_their_path() {
     let cases = [
-        (r###"{"robots": [{"body": ["#"]}], "task": {"type": "carrying", "box_size": [-1, 1]}}"###, "task.box_size[0]"),
-        (r###"{"robots": [{"body": ["##"]}], "task": {"type": "climbing", "width": 2}}"###, "task.width"),
-        (r###"{"robots": [{"body": ["#"]}], "task": {"type": "jumping", "gap": -1}}"###, "task.gap"),
-        (r###"{"world": {"terrain": {"type": "uneven"}}, "robots": [{"body": ["#"]}], "task": {"type": "jumping"}}"###, "world.terrain"),
-        (r###"{"cells": [], "robots": [], "task": {"type": "shape"}}"###, "robots"),
-        (r###"{"robots": [{"body": ["#"], "position": [20, 0]}], "objects": [{"size": [2, 2], "position": [21, 1]}]}"###, "objects[0].position"),
-        (r###"{"robots": [{"body": ["#"]}], "objects": [{"size": [0, 2], "position": [21, 1]}]}"###, "objects[0].size[0]"),
-        (r###"{"robots": [{"body": ["#"]}], "task": {"type": "balancing", "pivot_height": 0.5}}"###, "task.pivot_height"),
+        (r#####"{"robots": [{"body": ["#"]}], "task": {"type": "carrying", "box_size": [-1, 1]}}"#####, "task.box_size[0]"),
+        (r#####"{"robots": [{"body": ["##"]}], "task": {"type": "climbing", "width": 2}}"#####, "task.width"),
+        (r#####"{"robots": [{"body": ["#"]}], "task": {"type": "jumping", "gap": -1}}"#####, "task.gap"),
+        (r#####"{"world": {"terrain": {"type": "uneven"}}, "robots": [{"body": ["#"]}], "task": {"type": "jumping"}}"#####, "world.terrain"),
+        (r#####"{"cells": [], "robots": [], "task": {"type": "shape"}}"#####, "robots"),
+        (r#####"{"robots": [{"body": ["#"], "position": [20, 0]}], "objects": [{"size": [2, 2], "position": [21, 1]}]}"#####, "objects[0].position"),
+        (r#####"{"robots": [{"body": ["#"]}], "objects": [{"size": [0, 2], "position": [21, 1]}]}"#####, "objects[0].size[0]"),
+        (r#####"{"robots": [{"body": ["#"]}], "task": {"type": "balancing", "pivot_height": 0.5}}"#####, "task.pivot_height"),
     ];
     for (text, path) in cases {
         let e = Scenario::from_json(text).and_then(|s| s.build().map(|_| ())).err().unwrap_or_else(|| panic!("accepted: {text}"));
