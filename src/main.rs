@@ -49,8 +49,12 @@ enum Command {
         #[arg(long, value_name = "LIST", requires = "record", value_parser = parse_detail)]
         detail: Option<SnapshotDetail>,
     },
-    /// Print the JSON Schema of scenario files.
-    Schema,
+    /// Print the JSON Schema of scenario files (`--result`: of a run's result, what `simulate` prints,
+    /// with every metric's definition and unit).
+    Schema {
+        #[arg(long)]
+        result: bool,
+    },
     /// Run the cantilever characterization sweeps and write an HTML report with plots and data.
     Cantilever(cli::cantilever::CantileverArgs),
     /// The soft cells' report: force–deflection against the stadium model, timing, demonstrations and
@@ -160,8 +164,12 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Study(args) => cli::study::run(args),
         Command::Cantilever(args) => cli::cantilever::run(args),
         Command::CellsReport(args) => cli::cells_report::run(args),
-        Command::Schema => {
-            let schema = schemars::schema_for!(Scenario);
+        Command::Schema { result } => {
+            let schema = if result {
+                schemars::schema_for!(vsr2d::task::RunResult)
+            } else {
+                schemars::schema_for!(Scenario)
+            };
             cli::outln(&serde_json::to_string_pretty(&schema)?)
         }
     }

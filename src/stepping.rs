@@ -218,6 +218,11 @@ impl SteppedSimulation {
         self.simulation.world.time()
     }
 
+    /// The scenario's task, by its JSON name (`locomotion`, `jumping`, …).
+    pub fn task_name(&self) -> &'static str {
+        self.scenario.task.name()
+    }
+
     pub fn step_index(&self) -> u64 {
         self.simulation.world.step_index()
     }

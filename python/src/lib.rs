@@ -528,6 +528,12 @@ impl Simulation {
         self.lock().sim.is_finished()
     }
 
+    /// The scenario's task (`locomotion`, `jumping`, `carrying`, …).
+    #[getter]
+    fn task(&self) -> &'static str {
+        self.lock().sim.task_name()
+    }
+
     #[getter]
     fn labels(&self) -> Vec<String> {
         self.lock().sim.labels().to_vec()

@@ -210,3 +210,29 @@ def test_evolve_from_python(tmp_path):
     # The best individual is a scenario the package evaluates to the logged fitness.
     best = json.loads((tmp_path / "run" / "best.json").read_text())
     assert vsr2d.evaluate(best)["robots"][0]["relative_x_velocity"] == log[-1]["best"]
+
+
+def test_task_env_rewards_add_up_to_the_tasks_metric():
+    pytest.importorskip("gymnasium")
+    from gymnasium.utils.env_checker import check_env
+
+    from vsr2d.gym import Task
+
+    env = Task(load(ROOT / "fixtures" / "scenarios" / "jumping.json", duration=1.0))
+    check_env(env)
+    assert env.reward == "/jumping/max_height" and env.sim.task == "jumping"
+    obs, info = env.reset()
+    start = info["/jumping/max_height"]
+    total = 0.0
+    while True:
+        obs, reward, terminated, truncated, info = env.step(np.ones(env.action_space.shape))
+        total += reward
+        if terminated or truncated:
+            break
+    # The rewards add up to the metric's final value minus its value at t = 0, which is the result's.
+    final = env.sim.metrics()["jumping"]["max_height"]
+    assert total == pytest.approx(final - start, abs=1e-9)
+    assert final >= start
+    # A task without metrics of its own needs the number named.
+    with pytest.raises(ValueError, match="no default reward"):
+        Task(load(ROOT / "fixtures" / "scenarios" / "cells-connect.json", duration=1.0))

@@ -1,4 +1,5 @@
-"""A Gymnasium environment over ``vsr2d.Simulation``: locomotion of one voxel robot.
+"""Gymnasium environments over ``vsr2d.Simulation``: ``Locomotion`` of one voxel robot, and ``Task`` for
+any task (jumping, carrying, ...), rewarded by the change of one number of the run's result.
 
 Observation: the robot's sensor features (its MLP controller's layout, or every sensor's current
 reading per voxel, or the ``sensors`` layout given), then the simulated time. Action: one control value
@@ -57,6 +58,74 @@ class Locomotion(gymnasium.Env):
         x = info["x"][0]
         reward = float(x - self._x) if np.isfinite(x) else 0.0
         self._x = x
+        terminated = info["unstable"] is not None
+        truncated = info["finished"] and not terminated
+        return obs, reward, terminated, truncated, info
+
+    def render(self):
+        if self.render_mode == "rgb_array":
+            return self.sim.render(width=self.width, height=self.height)
+        return None
+
+
+#: The number of the result each task rewards by default (its change over a step is the reward).
+DEFAULT_REWARD = {
+    "locomotion": "/robots/0/x_distance",
+    "jumping": "/jumping/max_height",
+    "carrying": "/carrying/carried_distance",
+    "pushing": "/pushing/box_distance",
+    "climbing": "/climbing/max_height",
+    "balancing": "/balancing/time_on_platform",
+    "shape": "/shape/max_area",
+}
+
+
+def _number(result, pointer):
+    """The number at a JSON pointer (``/jumping/max_height``) of a result dict; 0.0 for null."""
+    value = result
+    for part in pointer.strip("/").split("/"):
+        value = value[int(part)] if isinstance(value, list) else value[part]
+    return 0.0 if value is None else float(value)
+
+
+class Task(gymnasium.Env):
+    """One robot doing the scenario's task. Observation and action as ``Locomotion``. Reward: the change
+    over the step of the number at ``reward`` (a JSON pointer into ``Simulation.metrics()``, the result
+    ``vsr2d simulate`` prints; default: the task's own, ``DEFAULT_REWARD``), so the rewards of an
+    episode add up to that number's final value minus its value at t = 0.
+    """
+
+    metadata = Locomotion.metadata
+
+    def __init__(self, scenario, *, reward=None, sensors=None, render_mode=None, width=640, height=360):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} is not supported; use 'rgb_array' or None")
+        self.sim = Simulation(scenario, sensors=sensors)
+        task = self.sim.task
+        if reward is None:
+            if task not in DEFAULT_REWARD:
+                raise ValueError(f"the {task!r} task has no default reward: give reward='/{task}/<metric>'")
+            reward = DEFAULT_REWARD[task]
+        self.reward = reward
+        _number(self.sim.metrics(), reward)  # a bad pointer fails here, not in the first step
+        self.render_mode = render_mode
+        self.width, self.height = width, height
+        self.observation_space = spaces.Box(-np.inf, np.inf, shape=(self.sim.observation_size,), dtype=np.float64)
+        self.action_space = spaces.Box(-1.0, 1.0, shape=(self.sim.action_size,), dtype=np.float64)
+        self._value = None
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        obs = self.sim.reset(seed=seed)
+        self._value = _number(self.sim.metrics(), self.reward)
+        return obs, {"t": self.sim.time, self.reward: self._value}
+
+    def step(self, action):
+        obs, info = self.sim.step(np.asarray(action, dtype=np.float64).ravel())
+        value = _number(self.sim.metrics(), self.reward)
+        reward = float(value - self._value) if np.isfinite(value) else 0.0
+        self._value = value
+        info[self.reward] = value
         terminated = info["unstable"] is not None
         truncated = info["finished"] and not terminated
         return obs, reward, terminated, truncated, info

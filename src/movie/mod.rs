@@ -330,6 +330,8 @@ struct Track {
     cell: usize,
     bodies: Option<Vec<BodyId>>,
     label: String,
+    /// `label` with the task's own figures so far under it (what the overlay shows).
+    shown: String,
     /// (t, robots' box) of every snapshot pulled since the cameras were last fed.
     pending: Vec<(f64, Aabb)>,
 }
@@ -461,6 +463,7 @@ impl Movie {
                     cell: cells.len() + j,
                     bodies: Some(vec![*id]),
                     label: label.clone(),
+                    shown: label.clone(),
                     pending: Vec::new(),
                 };
                 source.bodies.iter().enumerate().map(track).collect()
@@ -469,7 +472,7 @@ impl Movie {
                     Some((_, l)) if !source.cells_only || source.bodies.len() == 1 => l.clone(),
                     _ => source.name.clone(),
                 };
-                vec![Track { cell: cells.len(), bodies: None, label, pending: Vec::new() }]
+                vec![Track { cell: cells.len(), bodies: None, shown: label.clone(), label, pending: Vec::new() }]
             };
             cells.extend((0..tracks.len()).map(|j| (f, j)));
             feeds.push(Feed { name: source.name, stream: source.stream, cursor: FrameCursor::new(), tracks });
@@ -496,7 +499,16 @@ impl Movie {
         let t = frame_time(k, self.fps);
         self.feeds.par_iter_mut().map(|feed| feed.advance(t)).collect::<Result<(), MovieError>>()?;
         for feed in &mut self.feeds {
+            let figures = match &feed.stream {
+                Stream::Live { monitor, .. } => monitor.result().task.map(|m| m.figures()),
+                Stream::Recorded { .. } => None,
+            };
             for track in &mut feed.tracks {
+                track.shown.clone_from(&track.label);
+                if let Some(f) = &figures {
+                    track.shown.push('\n');
+                    track.shown.push_str(f);
+                }
                 if let Some(camera) = self.renderer.camera_mut(track.cell) {
                     track.pending.drain(..).for_each(|(t, bbox)| camera.observe(t, bbox));
                 } else {
@@ -531,7 +543,7 @@ impl Movie {
             .iter()
             .filter_map(|&(f, j)| {
                 let (feed, track) = (&feeds[f], &feeds[f].tracks[j]);
-                let frame = CellFrame::new(feed.cursor.current()?).label(&track.label);
+                let frame = CellFrame::new(feed.cursor.current()?).label(&track.shown);
                 Some(match &track.bodies {
                     Some(ids) => frame.bodies(ids),
                     None => frame,

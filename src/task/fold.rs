@@ -27,7 +27,7 @@ pub struct FoldGoal {
 }
 
 /// What `fold` reports for one chain.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct FoldMetrics {
     pub chain: String,
     pub program: String,

@@ -80,7 +80,7 @@ impl Default for ForceDeflectionSpec {
 }
 
 /// Loading or unloading.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     Load,
@@ -88,7 +88,7 @@ pub enum Phase {
 }
 
 /// What one level measured (means over the averaging window unless said otherwise).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FdLevel {
     pub phase: Phase,
     /// The commanded deflection, m (for `load: force`, the stadium model's deflection at the level's
@@ -119,7 +119,7 @@ pub struct FdLevel {
 }
 
 /// The task's result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FdResult {
     pub label: String,
     pub pressure: f64,

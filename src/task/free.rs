@@ -9,7 +9,7 @@ use crate::geom::Vec2;
 use crate::snapshot::{Flow, ListenerError, Snapshot, SnapshotListener};
 
 /// What `free` reports for one cell.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct CellMetrics {
     pub label: String,
     pub steps: u64,

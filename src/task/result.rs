@@ -16,7 +16,7 @@ use super::shape::ShapeMetrics;
 
 /// `{"robots": [...], "cells": [...], "<task>": {...}}`: every voxel robot's locomotion metrics, every
 /// soft cell's metrics (in a scene with cells), and the task's own metrics under the task's name.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RunResult {
     pub robots: Vec<LocomotionMetrics>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -26,7 +26,7 @@ pub struct RunResult {
 }
 
 /// A task's own metrics, keyed by the task's name in the result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskMetrics {
     Fold(Vec<FoldMetrics>),
@@ -37,6 +37,34 @@ pub enum TaskMetrics {
     Climbing(ClimbingMetrics),
     Balancing(BalancingMetrics),
     Shape(ShapeMetrics),
+}
+
+impl TaskMetrics {
+    /// The task's figures so far as overlay text: its numbers rounded to 2 decimals, three to a line
+    /// (`max_height 1.68, max_centre_rise 1.12, airtime 0.70`), times not reached yet as `-`; a fold, each
+    /// chain's error to its letter now. The force–deflection sweep is not rendered.
+    pub fn figures(&self) -> String {
+        let value = match self {
+            TaskMetrics::Fold(chains) => {
+                let lines: Vec<String> =
+                    chains.iter().map(|c| format!("{}: error {:.3} D", c.program, c.final_error)).collect();
+                return lines.join("\n");
+            }
+            TaskMetrics::ForceDeflection(_) => return String::new(),
+            other => serde_json::to_value(other).unwrap_or_default(),
+        };
+        let Some(fields) = value.as_object().and_then(|m| m.values().next()).and_then(|v| v.as_object()) else {
+            return String::new();
+        };
+        let items: Vec<String> = fields
+            .iter()
+            .map(|(k, v)| match v.as_f64() {
+                Some(x) => format!("{k} {x:.2}"),
+                None => format!("{k} -"),
+            })
+            .collect();
+        items.chunks(3).map(|c| c.join(", ")).collect::<Vec<_>>().join("\n")
+    }
 }
 
 impl RunResult {
