@@ -332,7 +332,12 @@ impl GridRenderer {
 
 /// Mean centre of the bodies a cell frames (all bodies without a filter).
 fn framed_centre(frame: &CellFrame<'_>) -> crate::geom::Vec2 {
-    let framed = frame.snapshot.bodies.iter().filter(|b| frame.bodies.is_none_or(|ids| ids.contains(&b.id())));
+    // Objects are scenery (see `Snapshot::bodies_bbox`): the overlay's Δx is the robots'.
+    let framed = frame
+        .snapshot
+        .bodies
+        .iter()
+        .filter(|b| frame.bodies.map_or(b.as_object().is_none(), |ids| ids.contains(&b.id())));
     let (sum, n) = framed.fold((crate::geom::Vec2::ZERO, 0usize), |(s, n), b| (s + b.center(), n + 1));
     if n == 0 {
         crate::geom::Vec2::new(f64::NAN, f64::NAN)

@@ -138,11 +138,12 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    /// Union of the bounding boxes of the given bodies (all bodies when `ids` is `None`).
+    /// Union of the bounding boxes of the given bodies (when `ids` is `None`, of every robot and cell:
+    /// objects are scenery, which a camera shows but does not follow).
     pub fn bodies_bbox(&self, ids: Option<&[BodyId]>) -> Aabb {
         self.bodies
             .iter()
-            .filter(|b| ids.is_none_or(|ids| ids.contains(&b.id())))
+            .filter(|b| ids.map_or(b.as_object().is_none(), |ids| ids.contains(&b.id())))
             .fold(Aabb::EMPTY, |a, b| a.union(b.bbox()))
     }
 
