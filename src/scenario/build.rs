@@ -242,7 +242,10 @@ impl Scenario {
             world.add_robot(label, &body, origin, options, controller);
         }
         let first = world.body_count();
-        let plan = self.cell_plan()?.offset(first);
+        // Planned once: the cells and their parts, and what the `fold` task measures of them.
+        let plan = self.cell_plan()?;
+        let fold_goals = (self.task == TaskSpec::Fold).then(|| Self::fold_goals_of(&plan));
+        let plan = plan.offset(first);
         for c in &plan.cells {
             world.add_cell(c.id.clone(), c.type_name.clone(), c.params, c.position, c.rotation);
             labels.push(c.id.clone());
@@ -281,7 +284,7 @@ impl Scenario {
         let task = match &self.task {
             TaskSpec::Locomotion => Task::Locomotion,
             TaskSpec::Free => Task::Free,
-            TaskSpec::Fold => Task::Fold(self.fold_goals()?),
+            TaskSpec::Fold => Task::Fold(fold_goals.unwrap_or_default()),
             TaskSpec::ForceDeflection(spec) => {
                 let params = super::cells::validate(&self.cell_types, &self.cells)?;
                 let (Some(p), Some(cell)) = (params.first(), self.cells.first()) else {

@@ -554,8 +554,12 @@ impl Scenario {
 
     /// What the `fold` task measures: one goal per chain with a folding program.
     pub fn fold_goals(&self) -> Result<Vec<crate::task::fold::FoldGoal>, ScenarioError> {
-        let plan = self.cell_plan()?;
-        Ok(plan
+        Ok(Self::fold_goals_of(&self.cell_plan()?))
+    }
+
+    /// What the `fold` task measures of a planned scene: one goal per chain with a folding program.
+    pub(crate) fn fold_goals_of(plan: &cell_parts::CellPlan) -> Vec<crate::task::fold::FoldGoal> {
+        plan
             .folds
             .iter()
             .map(|f| crate::task::fold::FoldGoal {
@@ -566,7 +570,7 @@ impl Scenario {
                 lattice: f.program.path.clone(),
                 diameter: f.diameter,
             })
-            .collect())
+            .collect()
     }
 
     /// The cost of running this scenario (voxels, steps, terrain points); cheap, nothing is built.
