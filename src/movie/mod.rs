@@ -93,6 +93,7 @@ impl MovieError {
                 | MovieError::Record(_)
                 | MovieError::Render(_)
                 | MovieError::NoSources
+                | MovieError::NotOneRun { .. }
                 | MovieError::LayoutTooSmall { .. }
                 | MovieError::ZeroFps
                 | MovieError::VideoUnavailable

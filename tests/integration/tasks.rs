@@ -33,33 +33,56 @@ fn shortened(name: &str, duration: f64) -> String {
     v.to_string()
 }
 
+/// Every fixture under fixtures/scenarios (voxel robots, tasks and soft cells), by name.
+fn all_fixtures() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios"))
+        .unwrap()
+        .filter_map(|e| e.unwrap().file_name().to_str()?.strip_suffix(".json").map(str::to_owned))
+        .collect();
+    names.sort();
+    names
+}
+
 #[test]
-fn every_front_door_gives_the_same_result_for_every_task_fixture() {
+fn every_front_door_gives_the_same_result_for_every_fixture() {
     let dir = tempfile::tempdir().unwrap();
     let mut jobs = String::new();
     let mut expected = Vec::new();
-    for (i, name) in TASK_FIXTURES.iter().enumerate() {
-        let text = shortened(name, 2.0);
+    let names = all_fixtures();
+    assert!(names.len() >= 20 && TASK_FIXTURES.iter().all(|t| names.iter().any(|n| n == t)), "{names:?}");
+    for (i, name) in names.iter().enumerate() {
+        // One second of each (the force–deflection sweep has its own timing and runs whole).
+        let text = shortened(name, 1.0);
         let path = dir.path().join(format!("{name}.json"));
         std::fs::write(&path, &text).unwrap();
-        // The library (what Python's `evaluate` wraps), with snapshots and without.
+        // The library (what Python's `evaluate` wraps; python/tests compares it with `simulate` too).
         let evaluated = run(&text);
-        let with_snapshots = scenario(&text).build().unwrap().run(&mut []).unwrap();
-        assert_eq!(evaluated, with_snapshots, "{name}: the snapshot path and the snapshot-free path differ");
-        assert!(evaluated.task.is_some(), "{name}: the result has the task's own metrics");
+        let sweep = matches!(evaluated.task, Some(TaskMetrics::ForceDeflection(_)));
+        if !sweep {
+            let with_snapshots = scenario(&text).build().unwrap().run(&mut []).unwrap();
+            assert_eq!(evaluated, with_snapshots, "{name}: the snapshot path and the snapshot-free path differ");
+        }
+        if TASK_FIXTURES.contains(&name.as_str()) {
+            assert!(evaluated.task.is_some(), "{name}: the result has the task's own metrics");
+        }
         // `vsr2d simulate` prints the same JSON.
         let out = vsr2d(&["simulate", path.to_str().unwrap()]);
         assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
         let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(printed, serde_json::to_value(&evaluated).unwrap(), "{name}: simulate");
-        // `vsr2d render` prints it for its run, with the run's name.
+        // `vsr2d render` prints it for its run, with the run's name; a sweep is not one run to render.
         let png = dir.path().join(format!("{name}.png"));
-        let out = vsr2d(&["render", path.to_str().unwrap(), "--png", png.to_str().unwrap(), "--size", "160x90"]);
-        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
-        let mut rendered: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let mut run0 = rendered["runs"][0].take();
-        run0.as_object_mut().unwrap().remove("name");
-        assert_eq!(run0, printed, "{name}: render");
+        let out = vsr2d(&["render", path.to_str().unwrap(), "--png", png.to_str().unwrap(), "--size", "160x90", "-q"]);
+        if sweep {
+            assert_eq!(out.status.code(), Some(2), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+            assert!(String::from_utf8_lossy(&out.stderr).contains("not rendered"));
+        } else {
+            assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+            let mut rendered: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            let mut run0 = rendered["runs"][0].take();
+            run0.as_object_mut().unwrap().remove("name");
+            assert_eq!(run0, printed, "{name}: render");
+        }
         jobs.push_str(&format!("{{\"id\": {i}, \"scenario\": {text}}}\n"));
         expected.push(printed);
     }
@@ -72,8 +95,9 @@ fn every_front_door_gives_the_same_result_for_every_task_fixture() {
     let mut records: Vec<serde_json::Value> =
         std::fs::read_to_string(&output).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     records.sort_by_key(|r| r["id"].as_u64());
+    assert_eq!(records.len(), expected.len());
     for (record, printed) in records.iter().zip(&expected) {
-        assert_eq!(&record["metrics"], printed, "eval of job {}", record["id"]);
+        assert_eq!(&record["metrics"], printed, "eval of {}", names[record["id"].as_u64().unwrap() as usize]);
     }
 }
 
@@ -201,4 +225,37 @@ fn a_recorded_run_replays_its_objects_and_the_result_schema_names_every_task() {
         assert!(schema.contains(&format!("\"{name}\"")), "{name} missing from the result schema");
     }
     assert!(schema.contains("carried_distance") && schema.contains("airtime"));
+}
+
+#[test]
+fn evolving_for_a_task_metric_improves_it_and_the_best_replays_to_its_logged_fitness() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/experiments/carrying-quick.json"))
+        .unwrap();
+    let mut experiment: serde_json::Value = serde_json::from_str(&text).unwrap();
+    experiment["ea"] = serde_json::json!({"n_pop": 6, "n_gen": 2});
+    experiment["scenario"]["world"]["duration"] = 3.into();
+    let path = dir.path().join("exp.json");
+    std::fs::write(&path, experiment.to_string()).unwrap();
+    let run_dir = dir.path().join("run");
+    let out = vsr2d(&["evolve", path.to_str().unwrap(), "-o", run_dir.to_str().unwrap(), "--jobs", "2", "-q"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let log: Vec<serde_json::Value> = std::fs::read_to_string(run_dir.join("log.jsonl"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (first, last) = (log[0]["best"].as_f64().unwrap(), log.last().unwrap()["best"].as_f64().unwrap());
+    assert!(last >= first, "elitism keeps the best: {first} → {last}");
+    let out = vsr2d(&["simulate", run_dir.join("best.json").to_str().unwrap()]);
+    let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["carrying"]["carried_distance"].as_f64(), Some(last), "best.json replays to its fitness");
+    // A metric the task does not have is refused when the experiment is read, with the names it has.
+    experiment["fitness"]["metric"] = "max_height".into();
+    std::fs::write(&path, experiment.to_string()).unwrap();
+    let out = vsr2d(&["evolve", path.to_str().unwrap(), "-o", dir.path().join("bad").to_str().unwrap(), "-q"]);
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("fitness.metric") && e.contains("carried_distance"), "{e}");
 }
