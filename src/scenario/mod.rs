@@ -59,7 +59,8 @@ pub struct Scenario {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct WorldSpec {
-    /// `{"type": "flat"}` (default), `{"type": "uneven", "height": 5, "spacing": 40, "seed": 1}` or `{"type": "none"}`.
+    /// `{"type": "flat"}` (default), `uneven`, the courses `hilly`, `steppy`, `slope`, `stairs`, `gaps`,
+    /// `hurdles` (each with an optional `ceiling`), or `{"type": "none"}`; see docs/terrains.md.
     pub terrain: TerrainSpec,
     /// Gravity in m/s² (default [0, −9.8]).
     pub gravity: [f64; 2],
@@ -87,7 +88,7 @@ pub struct WorldSpec {
 impl Default for WorldSpec {
     fn default() -> Self {
         WorldSpec {
-            terrain: TerrainSpec::Flat,
+            terrain: TerrainSpec::default(),
             gravity: [0.0, -9.8],
             dt: 1.0 / 60.0,
             control_interval: 1,
@@ -213,7 +214,7 @@ pub enum ScenarioError {
     BodyGrid { robot: usize, reason: BodyGridError },
     #[error("`robots[{robot}].controller`: {reason}")]
     Controller { robot: usize, reason: ControllerError },
-    #[error("`world.terrain`: {0}")]
+    #[error("`world.terrain.{}`: {}", .0.field(), .0.reason())]
     Terrain(TerrainError),
 }
 
@@ -491,13 +492,8 @@ impl Scenario {
             ));
         }
         if cost.terrain_vertices > limits.max_terrain_vertices {
-            return Err(too_large(
-                "world.terrain.spacing",
-                "terrain points",
-                cost.terrain_vertices,
-                limits.max_terrain_vertices,
-                "use a larger spacing",
-            ));
+            let (path, hint) = self.world.terrain.vertex_knob();
+            return Err(too_large(path, "terrain points", cost.terrain_vertices, limits.max_terrain_vertices, hint));
         }
         Ok(cost)
     }
@@ -527,7 +523,7 @@ impl ScenarioError {
             ScenarioError::BodyRow { robot, row, .. } => format!("robots[{robot}].body[{row}]"),
             ScenarioError::BodyGrid { robot, .. } => format!("robots[{robot}].body"),
             ScenarioError::Controller { robot, .. } => format!("robots[{robot}].controller"),
-            ScenarioError::Terrain(_) => "world.terrain".into(),
+            ScenarioError::Terrain(e) => format!("world.terrain.{}", e.field()),
         }
     }
 }
