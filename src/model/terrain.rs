@@ -162,7 +162,7 @@ enum TerrainWire {
     },
     /// Smooth random hills one after another from `start`: hill k is one period of a raised cosine,
     /// h_k·(1 − cos 2π(x − a_k)/w_k)/2, with w_k uniform in [0.5, 1.5)·width and h_k uniform in
-    /// [0.5, 1)·height (two SplitMix64 draws of `seed` per hill, width first); sampled 16 times per mean
+    /// [0.5, 1)·height (two SplitMix64 draws of `seed` per hill, width first); sampled 32 times per mean
     /// width.
     Hilly {
         /// The highest hill, m (default 1.5).

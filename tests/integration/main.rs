@@ -16,5 +16,6 @@ mod render_e2e;
 mod render_golden;
 mod robustness;
 mod study;
+mod terrains;
 #[cfg(feature = "video")]
 mod video;

@@ -62,9 +62,10 @@ pub(super) fn default_hurdle_thickness() -> f64 {
     0.3
 }
 
-/// Profile samples per mean hill width: the chord then misses a hill's crest by at most 4 % of its
-/// height (at the narrowest hills, half the mean width: (1 − cos(π/8))/2 of it).
-pub const HILL_SAMPLES: f64 = 16.0;
+/// Profile samples per mean hill width: the chords then miss a hill's crest by less than 1 % of its
+/// height (at the narrowest hills, half the mean width: (1 − cos(π/16))/2 of it) and turn by at most
+/// 0.5 rad of slope from one to the next at the default hills.
+pub const HILL_SAMPLES: f64 = 32.0;
 
 /// One hill of `hilly`: the raised cosine h·(1 − cos 2π(x − a)/w)/2 over [a, a + w).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -94,7 +95,7 @@ pub fn hills(height: f64, width: f64, seed: u64, start: f64) -> impl Iterator<It
     })
 }
 
-/// Sample intervals of `hilly` between `start` and 1990 m: the length over width/16, rounded.
+/// Sample intervals of `hilly` between `start` and 1990 m: the length over width/32, rounded.
 fn hill_intervals(width: f64, start: f64) -> usize {
     ((GROUND_END - start) / (width / HILL_SAMPLES)).round().max(1.0) as usize
 }
@@ -137,7 +138,7 @@ pub(super) fn validate(spec: &TerrainSpec) -> Result<(), TerrainError> {
     match *spec {
         TerrainSpec::Hilly { height: h, width, start, .. } => {
             height("height", h)?;
-            let requirement = format!("in [0.16, {}] m (16 points per width, 0.01 m apart at least)", room(start));
+            let requirement = format!("in [0.32, {}] m (32 points per width, 0.01 m apart at least)", room(start));
             check("width", width, HILL_SAMPLES * MIN_SPACING, room(start), &requirement)?;
         }
         TerrainSpec::Steppy { height: h, width, start, .. } => {
