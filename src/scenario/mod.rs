@@ -654,7 +654,7 @@ mod tests {
             (
                 r##"{"world": {"terrain": {"type": "hills"}}, "robots": [{"body": ["#"]}]}"##.to_string(),
                 "world.terrain.type",
-                "expected one of `flat`, `uneven`, `none`",
+                "expected one of `flat`, `uneven`, `hilly`, `steppy`, `slope`, `stairs`, `gaps`, `hurdles`, `none`",
             ),
             (
                 r##"{"task": {"type": "race"}, "robots": [{"body": ["#"]}]}"##.to_string(),
