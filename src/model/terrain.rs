@@ -165,7 +165,7 @@ enum TerrainWire {
     /// [0.5, 1)·height (two SplitMix64 draws of `seed` per hill, width first); sampled 32 times per mean
     /// width.
     Hilly {
-        /// The highest hill, m (default 1.5).
+        /// The highest hill, m (default 1).
         #[serde(default = "features::default_hill_height")]
         height: f64,
         /// Mean width of a hill, m (default 15).
