@@ -351,3 +351,47 @@ fn the_old_terrains_serialise_as_before() {
     let uneven: TerrainSpec = serde_json::from_str(r#"{"type": "uneven"}"#).unwrap();
     assert_eq!(serde_json::to_string(&uneven).unwrap(), r#"{"type":"uneven","height":5.0,"spacing":40.0,"seed":1}"#);
 }
+
+fn root() -> &'static std::path::Path {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn docs_terrains_examples_parse() {
+    let text = std::fs::read_to_string(root().join("docs/terrains.md")).unwrap();
+    let blocks: Vec<&str> = text.split("```json\n").skip(1).map(|b| b.split("```").next().unwrap()).collect();
+    assert!(blocks.len() >= 8, "one example per terrain");
+    for block in blocks {
+        let spec: TerrainSpec = serde_json::from_str(block).unwrap_or_else(|e| panic!("{e}\n{block}"));
+        spec.build(false).unwrap_or_else(|e| panic!("{e}\n{block}"));
+    }
+    for name in ["hilly", "steppy", "slope", "stairs", "gaps", "hurdles", "ceiling"] {
+        let path = root().join(format!("docs/terrains/{name}.json"));
+        let scenario = Scenario::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        scenario.build().unwrap();
+        assert!(root().join(format!("docs/terrains/{name}.png")).exists(), "{name}.png: run scripts/terrain-pictures.sh");
+        assert!(text.contains(&format!("(terrains/{name}.png)")), "docs/terrains.md shows {name}.png");
+    }
+}
+
+#[test]
+fn the_terrain_page_quotes_what_simulate_gives() {
+    let text = std::fs::read_to_string(root().join("docs/terrains.md")).unwrap();
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .filter(|l| l.starts_with("| `") && l.ends_with(" m/s |"))
+        .map(|l| l.trim_matches('|').split(" | ").collect())
+        .collect();
+    assert_eq!(rows.len(), 7, "one row per course and the ceiling");
+    for row in rows {
+        let name = row[0].trim().trim_matches('`');
+        let mut scenario =
+            Scenario::from_json(&std::fs::read_to_string(root().join(format!("docs/terrains/{name}.json"))).unwrap())
+                .unwrap();
+        scenario.world.duration = 60.0;
+        let simulated = scenario.build().unwrap().evaluate().unwrap()[0].x_velocity;
+        let quoted = row[row.len() - 1].trim().trim_end_matches("m/s").trim();
+        let decimals = quoted.split_once('.').map_or(0, |(_, d)| d.len());
+        assert_eq!(format!("{simulated:.decimals$}"), quoted, "{name}: docs/terrains.md says {quoted} m/s, simulate gives {simulated}");
+    }
+}
