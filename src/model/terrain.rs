@@ -392,7 +392,13 @@ impl TerrainSpec {
             }
         }
         if let Some(start) = self.start() {
-            check("start", start, GROUND_START, GROUND_END - 10.0, "in [10, 1980] m (the ground's x range, less 10 m)")?;
+            check(
+                "start",
+                start,
+                GROUND_START,
+                GROUND_END - 10.0,
+                "in [10, 1980] m (the ground's x range, less 10 m)",
+            )?;
         }
         features::validate(self)?;
         if let Some(c) = self.ceiling() {
@@ -728,9 +734,8 @@ mod tests {
 
     #[test]
     fn outline_is_counter_clockwise() {
-        let area = |poly: &Polygon| {
-            (0..poly.len()).map(|i| poly[i].cross(poly[(i + 1) % poly.len()])).sum::<f64>() / 2.0
-        };
+        let area =
+            |poly: &Polygon| (0..poly.len()).map(|i| poly[i].cross(poly[(i + 1) % poly.len()])).sum::<f64>() / 2.0;
         assert!(area(&Terrain::flat().outline()) > 0.0);
         let cave = TerrainSpec::Flat { ceiling: Some(8.0) }.build(false).unwrap().unwrap();
         // 1980 m long, 10 m thick.

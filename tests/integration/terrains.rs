@@ -16,8 +16,9 @@ const BODY: &str = r##""#""##;
 
 /// The terrain of `{"type": ..., ...}` as a scenario would build it.
 fn terrain(json: &str) -> Terrain {
-    let scenario = Scenario::from_json(&format!(r##"{{"world": {{"terrain": {json}}}, "robots": [{{"body": ["#"]}}]}}"##))
-        .unwrap_or_else(|e| panic!("{json}: {e}"));
+    let scenario =
+        Scenario::from_json(&format!(r##"{{"world": {{"terrain": {json}}}, "robots": [{{"body": ["#"]}}]}}"##))
+            .unwrap_or_else(|e| panic!("{json}: {e}"));
     scenario.world.terrain.build(false).unwrap().unwrap()
 }
 
@@ -47,7 +48,10 @@ fn assert_ground(name: &str, t: &Terrain, points: &[(f64, f64)]) {
         let model = t.height_at(x).unwrap();
         assert!((model - expected).abs() < 1e-9, "{name} at x = {x}: height_at {model}, defined {expected}");
         let seen = ground_ray(&world, x, expected + 5.0);
-        assert!((seen - expected).abs() < 5e-3, "{name} at x = {x}: the engine's ground is at {seen}, defined {expected}");
+        assert!(
+            (seen - expected).abs() < 5e-3,
+            "{name} at x = {x}: the engine's ground is at {seen}, defined {expected}"
+        );
     }
 }
 
@@ -55,7 +59,9 @@ fn assert_ground(name: &str, t: &Terrain, points: &[(f64, f64)]) {
 fn stairs_rise_and_fall_one_riser_per_tread() {
     // Risers of 0.5 m at 30 + 6k m: tread k (from 30 + 6k to 36 + 6k) is at ±0.5·(k + 1).
     for (direction, sign) in [("up", 1.0), ("down", -1.0)] {
-        let t = terrain(&format!(r#"{{"type": "stairs", "direction": "{direction}", "step_height": 0.5, "step_width": 6}}"#));
+        let t = terrain(&format!(
+            r#"{{"type": "stairs", "direction": "{direction}", "step_height": 0.5, "step_width": 6}}"#
+        ));
         let mut points = vec![(12.0, 0.0), (29.99, 0.0)];
         for k in [0.0, 1.0, 5.0, 100.0] {
             let tread = sign * 0.5 * (k + 1.0);
@@ -109,7 +115,14 @@ fn hurdles_are_bars_of_their_height_at_their_spacing() {
     let mut points = vec![(12.0, 0.0), (29.99, 0.0)];
     for k in [0.0, 1.0, 2.0, 50.0] {
         let a = 30.0 + 15.3 * k;
-        points.extend([(a - 0.01, 0.0), (a + 0.01, 1.0), (a + 0.15, 1.0), (a + 0.29, 1.0), (a + 0.31, 0.0), (a + 7.0, 0.0)]);
+        points.extend([
+            (a - 0.01, 0.0),
+            (a + 0.01, 1.0),
+            (a + 0.15, 1.0),
+            (a + 0.29, 1.0),
+            (a + 0.31, 0.0),
+            (a + 7.0, 0.0),
+        ]);
     }
     assert_ground("hurdles", &t, &points);
 }
@@ -291,7 +304,11 @@ fn bad_terrains_are_refused_with_their_path_and_the_fix() {
         (r#"{"type": "slope", "degrees": 90}"#, "world.terrain.degrees", "in [0, 80]"),
         (r#"{"type": "slope", "degrees": 45}"#, "world.terrain.degrees", "set `length` (at most 1000 m"),
         (r#"{"type": "slope", "degrees": 45, "length": 1500}"#, "world.terrain.length", "at most 1000 m at 45°"),
-        (r#"{"type": "stairs", "step_height": 5, "step_width": 1}"#, "world.terrain.step_height", "set `steps` (at most 200)"),
+        (
+            r#"{"type": "stairs", "step_height": 5, "step_width": 1}"#,
+            "world.terrain.step_height",
+            "set `steps` (at most 200)",
+        ),
         (r#"{"type": "stairs", "steps": 0}"#, "world.terrain.steps", "between 1 and 327"),
         (r#"{"type": "stairs", "steps": 400}"#, "world.terrain.steps", "between 1 and 327"),
         (r#"{"type": "stairs", "direction": "sideways"}"#, "world.terrain.direction", "unknown variant"),
@@ -369,7 +386,10 @@ fn docs_terrains_examples_parse() {
         let path = root().join(format!("docs/terrains/{name}.json"));
         let scenario = Scenario::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
         scenario.build().unwrap();
-        assert!(root().join(format!("docs/terrains/{name}.png")).exists(), "{name}.png: run scripts/terrain-pictures.sh");
+        assert!(
+            root().join(format!("docs/terrains/{name}.png")).exists(),
+            "{name}.png: run scripts/terrain-pictures.sh"
+        );
         assert!(text.contains(&format!("(terrains/{name}.png)")), "docs/terrains.md shows {name}.png");
     }
 }
@@ -392,6 +412,10 @@ fn the_terrain_page_quotes_what_simulate_gives() {
         let simulated = scenario.build().unwrap().evaluate().unwrap()[0].x_velocity;
         let quoted = row[row.len() - 1].trim().trim_end_matches("m/s").trim();
         let decimals = quoted.split_once('.').map_or(0, |(_, d)| d.len());
-        assert_eq!(format!("{simulated:.decimals$}"), quoted, "{name}: docs/terrains.md says {quoted} m/s, simulate gives {simulated}");
+        assert_eq!(
+            format!("{simulated:.decimals$}"),
+            quoted,
+            "{name}: docs/terrains.md says {quoted} m/s, simulate gives {simulated}"
+        );
     }
 }
