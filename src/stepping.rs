@@ -7,7 +7,6 @@
 //! world calls the replacing controller exactly where it would call the scenario's).
 
 use crate::controller::{ActionHandle, ControllerSpec, ExternalController, SensorFeatures, SensorLayout};
-use crate::model::terrain::TerrainSpec;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::SimError;
 use crate::snapshot::{BodyId, Progress, Snapshot};
@@ -118,10 +117,10 @@ impl SteppedSimulation {
         }
     }
 
-    /// Starts again from t = 0. `terrain_seed` replaces the seed of an uneven terrain (a new terrain
-    /// per episode); a flat terrain ignores it.
+    /// Starts again from t = 0. `terrain_seed` replaces the seed of a random terrain (uneven, hilly,
+    /// steppy: a new terrain per episode); the others ignore it.
     pub fn reset(&mut self, terrain_seed: Option<u64>) -> Result<(), ScenarioError> {
-        if let (Some(seed), TerrainSpec::Uneven { seed: s, .. }) = (terrain_seed, &mut self.scenario.world.terrain) {
+        if let (Some(seed), Some(s)) = (terrain_seed, self.scenario.world.terrain.seed_mut()) {
             *s = seed;
         }
         (self.simulation, self.metrics, self.robots) = Self::build(&self.scenario, self.sensors.as_ref())?;

@@ -419,8 +419,8 @@ impl Simulation {
         Ok(Simulation { inner: Mutex::new(Stepped { sim, renderer: None }) })
     }
 
-    /// Starts again at t = 0 and returns the first observation. `seed` replaces the seed of an uneven
-    /// terrain (a new terrain per episode).
+    /// Starts again at t = 0 and returns the first observation. `seed` replaces the seed of a random
+    /// terrain (uneven, hilly, steppy: a new terrain per episode).
     #[pyo3(signature = (*, seed = None))]
     fn reset<'py>(&self, py: Python<'py>, seed: Option<u64>) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let mut inner = self.lock();

@@ -27,7 +27,8 @@ class Locomotion(gymnasium.Env):
     """Move one voxel robot as far as possible along +x.
 
     ``scenario`` is a dict, a JSON string or a path, as everywhere in vsr2d; it must hold exactly one
-    robot. ``reset(seed=...)`` also gives an uneven terrain that seed (a new terrain per episode).
+    robot. ``reset(seed=...)`` also gives a random terrain (uneven, hilly, steppy) that seed (a new
+    terrain per episode).
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 30}

@@ -173,7 +173,7 @@ pub fn worm_scenario(w: u32, scaffolding: Scaffolding, dt: f64, duration: f64) -
         .collect();
     Scenario {
         world: WorldSpec {
-            terrain: TerrainSpec::Uneven { height: 5.0, spacing: 40.0, seed: 1 },
+            terrain: TerrainSpec::Uneven { height: 5.0, spacing: 40.0, seed: 1, ceiling: None },
             dt,
             duration,
             ..WorldSpec::default()

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use super::{Scenario, ScenarioError, TaskSpec};
 use crate::controller::Controller;
 use crate::geom::Vec2;
-use crate::model::terrain::{Terrain, TerrainSpec};
+use crate::model::terrain::TerrainError;
 use crate::model::voxel::grid::BodyGrid;
 use crate::model::voxel::grid::BodyGridError;
 use crate::model::voxel::material::MaterialSpec;
@@ -130,24 +130,12 @@ impl Scenario {
     ) -> Result<Simulation, ScenarioError> {
         let legacy = self.world.compat.is_legacy();
         let mut world = World::new(self.world_settings());
-        // Legacy uneven placement uses the unshifted heights of the first two points.
-        let mut legacy_placement = None;
-        let terrain = match &self.world.terrain {
-            TerrainSpec::Flat => Some(Terrain::flat()),
-            TerrainSpec::Uneven { height, spacing, seed } => {
-                if legacy {
-                    let (t, ys, x2) = Terrain::legacy_uneven(*height, *seed);
-                    legacy_placement = Some((ys, x2));
-                    Some(t)
-                } else {
-                    Some(Terrain::uneven(*height, *spacing, *seed).map_err(ScenarioError::Terrain)?)
-                }
-            }
-            TerrainSpec::None => None,
-        };
+        let terrain = self.world.terrain.build(legacy).map_err(ScenarioError::Terrain)?;
         if let Some(t) = &terrain {
             world.add_terrain(t);
         }
+        // Legacy uneven placement uses the unshifted heights of the first two points.
+        let legacy_placement = terrain.as_ref().and_then(|t| t.legacy_placement);
         let mut next_x = 11.0;
         // The voxel squares of every robot built so far, [x0, y0, x1, y1].
         let mut placed: Vec<Vec<[f64; 4]>> = Vec::new();
@@ -223,6 +211,23 @@ impl Scenario {
                         crate::geom::compact(square[1]),
                     ),
                 });
+            }
+            if let Some(roof) = terrain.as_ref().and_then(|t| t.ceiling_min(origin.x, origin.x + bw)) {
+                let top = squares.iter().map(|s| s[3]).fold(f64::NEG_INFINITY, f64::max);
+                if top >= roof {
+                    let ceiling = self.world.terrain.ceiling().unwrap_or(0.0);
+                    return Err(ScenarioError::Terrain(TerrainError::Invalid {
+                        field: "ceiling",
+                        value: ceiling,
+                        requirement: format!(
+                            "higher: robot {i}'s top is at y = {} m at its start, the roof above it at {} m; \
+                             raise it by {} m or more, or place the robot lower",
+                            crate::geom::compact(top),
+                            crate::geom::compact(roof),
+                            crate::geom::compact(((top - roof) * 100.0).ceil() / 100.0 + 0.01)
+                        ),
+                    }));
+                }
             }
             placed.push(squares);
             // Robots without a position stand side by side, 2 voxel sides apart.
@@ -344,7 +349,7 @@ impl Scenario {
 }
 
 /// The flat terrain's surface height (the tasks defined on flat ground refuse other terrains).
-fn flat_ground(terrain: &Option<Terrain>) -> f64 {
+fn flat_ground(terrain: &Option<crate::model::terrain::Terrain>) -> f64 {
     terrain.as_ref().map_or(0.0, |t| t.max_height(t.profile[1].x, t.profile[1].x))
 }
 

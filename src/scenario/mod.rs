@@ -64,7 +64,8 @@ pub struct Scenario {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct WorldSpec {
-    /// `{"type": "flat"}` (default), `{"type": "uneven", "height": 5, "spacing": 40, "seed": 1}` or `{"type": "none"}`.
+    /// `{"type": "flat"}` (default), `uneven`, the courses `hilly`, `steppy`, `slope`, `stairs`, `gaps`,
+    /// `hurdles` (each with an optional `ceiling`), or `{"type": "none"}`; see docs/terrains.md.
     pub terrain: TerrainSpec,
     /// Gravity in m/s² (default [0, −9.8]).
     pub gravity: [f64; 2],
@@ -92,7 +93,7 @@ pub struct WorldSpec {
 impl Default for WorldSpec {
     fn default() -> Self {
         WorldSpec {
-            terrain: TerrainSpec::Flat,
+            terrain: TerrainSpec::default(),
             gravity: [0.0, -9.8],
             dt: 1.0 / 60.0,
             control_interval: 1,
@@ -288,7 +289,7 @@ pub enum ScenarioError {
     BodyGrid { robot: usize, reason: BodyGridError },
     #[error("`robots[{robot}].controller`: {reason}")]
     Controller { robot: usize, reason: ControllerError },
-    #[error("`world.terrain`: {0}")]
+    #[error("`world.terrain.{}`: {}", .0.field(), .0.reason())]
     Terrain(TerrainError),
     #[error(transparent)]
     Task(#[from] crate::task::TaskSpecError),
@@ -506,7 +507,7 @@ impl Scenario {
         if self.robots.is_empty() {
             return Err(json("robots", format!("the `{name}` task measures robot 0: add a voxel robot")));
         }
-        if flat_ground && self.world.terrain != TerrainSpec::Flat {
+        if flat_ground && !matches!(self.world.terrain, TerrainSpec::Flat { ceiling: None }) {
             return Err(json(
                 "world.terrain",
                 format!("the `{name}` task is defined on flat ground: use `{{\"type\": \"flat\"}}` (the default)"),
@@ -606,13 +607,8 @@ impl Scenario {
             ));
         }
         if cost.terrain_vertices > limits.max_terrain_vertices {
-            return Err(too_large(
-                "world.terrain.spacing",
-                "terrain points",
-                cost.terrain_vertices,
-                limits.max_terrain_vertices,
-                "use a larger spacing",
-            ));
+            let (path, hint) = self.world.terrain.vertex_knob();
+            return Err(too_large(path, "terrain points", cost.terrain_vertices, limits.max_terrain_vertices, hint));
         }
         Ok(cost)
     }
@@ -642,7 +638,7 @@ impl ScenarioError {
             ScenarioError::BodyRow { robot, row, .. } => format!("robots[{robot}].body[{row}]"),
             ScenarioError::BodyGrid { robot, .. } => format!("robots[{robot}].body"),
             ScenarioError::Controller { robot, .. } => format!("robots[{robot}].controller"),
-            ScenarioError::Terrain(_) => "world.terrain".into(),
+            ScenarioError::Terrain(e) => format!("world.terrain.{}", e.field()),
             ScenarioError::Task(e) => format!("task.{}", e.field),
         }
     }
@@ -774,7 +770,7 @@ mod tests {
             (
                 r##"{"world": {"terrain": {"type": "hills"}}, "robots": [{"body": ["#"]}]}"##.to_string(),
                 "world.terrain.type",
-                "expected one of `flat`, `uneven`, `none`",
+                "expected one of `flat`, `uneven`, `hilly`, `steppy`, `slope`, `stairs`, `gaps`, `hurdles`, `none`",
             ),
             (
                 r##"{"task": {"type": "race"}, "robots": [{"body": ["#"]}]}"##.to_string(),

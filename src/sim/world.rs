@@ -170,16 +170,29 @@ impl World {
         &self.settings
     }
 
-    /// Adds the terrain: one static body with a convex quadrilateral per profile segment.
+    /// Adds the terrain: one static body with a convex quadrilateral per profile segment, then one per
+    /// segment of its ceiling (drawn as a static polygon).
     pub fn add_terrain(&mut self, terrain: &Terrain) {
         let body = self.physics.bodies.insert(RigidBodyBuilder::fixed());
-        for quad in terrain.segments() {
+        for quad in terrain.segments().iter().chain(terrain.ceiling_segments().iter()) {
             let points: Vec<Vector> = quad.iter().map(|p| v(*p)).collect();
             if let Some(c) = ColliderBuilder::convex_hull(&points) {
                 self.physics.colliders.insert_with_parent(Self::static_material(c), body, &mut self.physics.bodies);
             }
         }
         self.terrain = Some(Arc::new(terrain.outline()));
+        if let Some(roof) = terrain.ceiling_outline() {
+            self.statics.push(Arc::new(roof));
+        }
+    }
+
+    /// How far a ray from `from` along the unit vector `direction` travels before it meets the terrain,
+    /// its ceiling or a wall (within `max` m): what the engine's colliders are, for checks of the
+    /// geometry. Valid once the world has stepped (the engine indexes colliders in its step).
+    pub fn static_ray(&self, from: V2, direction: V2, max: f64) -> Option<f64> {
+        let ray = Ray::new(v(from), v(direction));
+        let filter = QueryFilter::only_fixed();
+        self.physics.cast_ray(&ray, max as Real, true, filter).map(|(_, distance)| distance as f64)
     }
 
     /// Adds a static convex polygon (a wall).

@@ -17,5 +17,6 @@ mod render_golden;
 mod robustness;
 mod study;
 mod tasks;
+mod terrains;
 #[cfg(feature = "video")]
 mod video;
