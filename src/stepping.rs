@@ -5,8 +5,15 @@
 //!
 //! With the same values at every step, a run is the run of a constant controller, bit for bit (the
 //! world calls the replacing controller exactly where it would call the scenario's).
+//!
+//! Driven per voxel ([`PerVoxel`]), each voxel observes its own features and the signals its
+//! neighbours sent it at the previous step, and acts with its actuation and the signals it sends: the
+//! loop of a distributed controller ([`crate::controller::distributed`]) with the policy outside, so
+//! one policy can be trained for every voxel.
 
-use crate::controller::{ActionHandle, ControllerSpec, ExternalController, SensorFeatures, SensorLayout};
+use crate::controller::{
+    ActionHandle, ControllerError, ControllerSpec, ExternalController, SensorFeatures, SensorLayout, SignalBus,
+};
 use crate::model::terrain::TerrainSpec;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::SimError;
@@ -22,6 +29,14 @@ pub enum StepError {
          from the bottom row), got {got}"
     )]
     ActionCount { expected: usize, got: usize },
+    #[error(
+        "expected {expected} values per voxel action (1 actuation + {sent} signals sent) × {voxels} voxels = {}, got \
+         {got}",
+        .expected * .voxels
+    )]
+    VoxelActionCount { expected: usize, sent: usize, voxels: usize, got: usize },
+    #[error("the simulation is not driven per voxel: build it with a per-voxel setting to step it per voxel")]
+    NotPerVoxel,
     #[error("the run is over ({steps} steps, t = {t} s): reset it to start again")]
     Finished { steps: u64, t: f64 },
     #[error(transparent)]
@@ -32,12 +47,25 @@ pub enum StepError {
 struct Driven {
     actions: ActionHandle,
     features: SensorFeatures,
+    /// Driven per voxel: the signals between its voxels.
+    bus: Option<SignalBus>,
+}
+
+/// How a body driven per voxel exchanges signals (as a distributed controller's `signals` and
+/// `directional`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PerVoxel {
+    /// Signal values per direction.
+    pub signals: usize,
+    /// One vector per neighbour (true) or one for all (false).
+    pub directional: bool,
 }
 
 /// A scenario run step by step under outside control.
 pub struct SteppedSimulation {
     scenario: Scenario,
     sensors: Option<SensorLayout>,
+    per_voxel: Option<PerVoxel>,
     simulation: Simulation,
     metrics: LocomotionListener,
     robots: Vec<Driven>,
@@ -50,14 +78,25 @@ impl SteppedSimulation {
     /// of every robot; without it a robot observes what its MLP controller's layout names, or, with
     /// another controller or none, every sensor's current reading ([`SensorLayout::every_sensor`]).
     pub fn new(scenario: Scenario, sensors: Option<SensorLayout>) -> Result<SteppedSimulation, ScenarioError> {
-        let (simulation, metrics, robots) = Self::build(&scenario, sensors.as_ref())?;
-        Ok(SteppedSimulation { scenario, sensors, simulation, metrics, robots, failed: false })
+        Self::with_per_voxel(scenario, sensors, None)
+    }
+
+    /// [`SteppedSimulation::new`], driven per voxel when `per_voxel` is given: every voxel of every
+    /// robot must then have the same number of features.
+    pub fn with_per_voxel(
+        scenario: Scenario,
+        sensors: Option<SensorLayout>,
+        per_voxel: Option<PerVoxel>,
+    ) -> Result<SteppedSimulation, ScenarioError> {
+        let (simulation, metrics, robots) = Self::build(&scenario, sensors.as_ref(), per_voxel)?;
+        Ok(SteppedSimulation { scenario, sensors, per_voxel, simulation, metrics, robots, failed: false })
     }
 
     #[allow(clippy::type_complexity)]
     fn build(
         scenario: &Scenario,
         sensors: Option<&SensorLayout>,
+        per_voxel: Option<PerVoxel>,
     ) -> Result<(Simulation, LocomotionListener, Vec<Driven>), ScenarioError> {
         let mut robots = Vec::new();
         let mut layout_error = None;
@@ -66,6 +105,7 @@ impl SteppedSimulation {
             let layout = match (sensors, &scenario.robots[i].controller) {
                 (Some(layout), _) => layout,
                 (None, Some(ControllerSpec::Mlp(mlp))) => &mlp.sensors,
+                (None, Some(ControllerSpec::Distributed(d))) => &d.sensors,
                 _ => {
                     every = SensorLayout::every_sensor();
                     &every
@@ -79,11 +119,33 @@ impl SteppedSimulation {
                 }
             };
             let (controller, actions) = ExternalController::new(cells.len());
-            robots.push(Driven { actions, features });
+            let bus = per_voxel.map(|p| SignalBus::new(cells, p.signals, p.directional));
+            robots.push(Driven { actions, features, bus });
             Some(Box::new(controller))
         })?;
         if let Some(e) = layout_error {
             return Err(e);
+        }
+        if per_voxel.is_some() {
+            // One policy for every voxel: every voxel must observe as many features.
+            let mut first: Option<(usize, usize)> = None;
+            for (i, r) in robots.iter().enumerate() {
+                for (v, &n) in r.features.counts_per_voxel(r.actions.len()).iter().enumerate() {
+                    match first {
+                        None => first = Some((i, n)),
+                        Some((i0, n0)) if n0 != n => {
+                            let message = format!(
+                                "voxel {v} of robot {i} observes {n} features but robot {i0}'s first voxel {n0}: driven \
+                                 per voxel, every voxel needs the same number; give one feature list for all (`sensors` \
+                                 with a `default` and no `cells`)"
+                            );
+                            let reason = ControllerError::Invalid { location: "sensors".into(), message };
+                            return Err(ScenarioError::Controller { robot: i, reason });
+                        }
+                        _ => {}
+                    }
+                }
+            }
         }
         let mut metrics = simulation.task.listener();
         metrics.begin(&simulation.world);
@@ -110,7 +172,8 @@ impl SteppedSimulation {
         if let (Some(seed), TerrainSpec::Uneven { seed: s, .. }) = (terrain_seed, &mut self.scenario.world.terrain) {
             *s = seed;
         }
-        (self.simulation, self.metrics, self.robots) = Self::build(&self.scenario, self.sensors.as_ref())?;
+        (self.simulation, self.metrics, self.robots) =
+            Self::build(&self.scenario, self.sensors.as_ref(), self.per_voxel)?;
         self.failed = false;
         Ok(())
     }
@@ -178,6 +241,74 @@ impl SteppedSimulation {
         }
         Self::observe(&mut self.simulation, &mut self.robots);
         Ok(taken)
+    }
+
+    /// Driven per voxel: the observation's shape (voxels of every robot in order, features + 4 ×
+    /// signals received per voxel).
+    pub fn voxel_observation_shape(&self) -> Option<(usize, usize)> {
+        let p = self.per_voxel?;
+        let voxels = self.robots.iter().map(|r| r.actions.len()).sum();
+        let features = self.robots.iter().find(|r| !r.actions.is_empty()).map_or(0, |r| {
+            r.features.len() / r.actions.len().max(1)
+        });
+        Some((voxels, features + 4 * p.signals))
+    }
+
+    /// Driven per voxel: the action's shape (voxels, 1 actuation + the signals a voxel sends).
+    pub fn voxel_action_shape(&self) -> Option<(usize, usize)> {
+        let p = self.per_voxel?;
+        let voxels = self.robots.iter().map(|r| r.actions.len()).sum();
+        Some((voxels, 1 + if p.directional { 4 * p.signals } else { p.signals }))
+    }
+
+    /// Driven per voxel: row-major, one row per voxel (robots in order, voxels in grid order), its
+    /// features, then the signals its N, E, S and W neighbours sent at the last step (0 where there is
+    /// none, and before the first step).
+    pub fn voxel_observation(&self) -> Option<Vec<f64>> {
+        let (rows, cols) = self.voxel_observation_shape()?;
+        let mut out = vec![0.0; rows * cols];
+        let mut row = 0;
+        for r in &self.robots {
+            let (n, bus) = (r.actions.len(), r.bus.as_ref()?);
+            let f = r.features.len() / n.max(1);
+            let mut features = vec![0.0; r.features.len()];
+            r.features.write(&mut features);
+            for v in 0..n {
+                let line = &mut out[(row + v) * cols..(row + v + 1) * cols];
+                line[..f].copy_from_slice(&features[v * f..(v + 1) * f]);
+                bus.receive(v, &mut line[f..]);
+            }
+            row += n;
+        }
+        Some(out)
+    }
+
+    /// Driven per voxel: `actions` row-major, one row per voxel (as the observation's), each the
+    /// voxel's actuation then the signals it sends (N, E, S, W when directional). Signals sent now
+    /// are observed after this step.
+    pub fn step_voxels(&mut self, actions: &[f64]) -> Result<u64, StepError> {
+        let (voxels, cols) = self.voxel_action_shape().ok_or(StepError::NotPerVoxel)?;
+        if actions.len() != voxels * cols {
+            return Err(StepError::VoxelActionCount { expected: cols, sent: cols - 1, voxels, got: actions.len() });
+        }
+        if self.is_finished() {
+            return Err(StepError::Finished { steps: self.simulation.steps, t: self.time() });
+        }
+        let mut actuation = Vec::with_capacity(voxels);
+        let mut row = 0;
+        for r in &mut self.robots {
+            let n = r.actions.len();
+            if let Some(bus) = r.bus.as_mut() {
+                for v in 0..n {
+                    let line = &actions[(row + v) * cols..(row + v + 1) * cols];
+                    actuation.push(line[0]);
+                    bus.send(v, &line[1..]);
+                }
+                bus.deliver();
+            }
+            row += n;
+        }
+        self.step(&actuation)
     }
 
     /// Whether the scenario's duration is reached or a step failed.

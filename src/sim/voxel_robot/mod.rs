@@ -247,7 +247,7 @@ impl SimBody for VoxelRobot {
             controller: if detail.controller {
                 self.controller
                     .as_ref()
-                    .map(|c| c.io().unwrap_or_else(|| ControllerIo { inputs: vec![], outputs: self.outputs.clone() }))
+                    .map(|c| c.io().unwrap_or_else(|| ControllerIo { inputs: vec![], outputs: self.outputs.clone(), signals: None }))
             } else {
                 None
             },
