@@ -533,8 +533,9 @@ mod tests {
                 }
             }
             c.control(0.0, &r, &mut out);
+            // Equal up to rounding: a voxel and its mirror sum their E and W terms in the other order.
             for v in 0..6 {
-                assert_eq!(out[v], out[mirror[v]], "voxel {v}: {out:?}");
+                assert!((out[v] - out[mirror[v]]).abs() < 1e-12, "voxel {v}: {out:?}");
             }
             any_nonzero |= out.iter().any(|o| o.abs() > 1e-3);
         }
@@ -543,7 +544,7 @@ mod tests {
         let mut r = [area(1.0); 6];
         r[0].x_velocity = 0.4;
         c.control(0.0, &r, &mut out);
-        assert_ne!(out[0], out[1]);
+        assert!((out[0] - out[1]).abs() > 1e-6, "{out:?}");
     }
 
     #[test]
