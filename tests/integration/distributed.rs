@@ -65,8 +65,9 @@ fn both_representations_evolve_identically_on_one_or_two_threads_and_replay_bit_
 }
 
 fn scenario_error(controller: &str) -> (String, String) {
-    let text = format!(r#"{{"world": {{"duration": 1}}, "robots": [{{"body": ["##"], "controller": {controller}}}]}}"#);
-    let e = Scenario::from_json(&text).err().expect(controller);
+    let text = format!(r###"{{"world": {{"duration": 1}}, "robots": [{{"body": ["##"], "controller": {controller}}}]}}"###);
+    // Parsing checks the fields; building the robot checks the controller against its body.
+    let e = Scenario::from_json(&text).and_then(|s| s.build().map(|_| ())).err().expect(controller);
     (e.path(), e.to_string())
 }
 
@@ -90,7 +91,7 @@ fn bad_distributed_specs_are_refused_at_their_json_path_with_the_fix() {
     let file = tmp.path().join("bad.json");
     fs::write(
         &file,
-        r#"{"world": {"duration": 1}, "robots": [{"body": ["##"], "controller": {"type": "distributed", "weights": [1]}}]}"#,
+        r###"{"world": {"duration": 1}, "robots": [{"body": ["##"], "controller": {"type": "distributed", "weights": [1]}}]}"###,
     )
     .unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_vsr2d")).args(["simulate", file.to_str().unwrap()]).output().unwrap();
