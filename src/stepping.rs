@@ -248,9 +248,8 @@ impl SteppedSimulation {
     pub fn voxel_observation_shape(&self) -> Option<(usize, usize)> {
         let p = self.per_voxel?;
         let voxels = self.robots.iter().map(|r| r.actions.len()).sum();
-        let features = self.robots.iter().find(|r| !r.actions.is_empty()).map_or(0, |r| {
-            r.features.len() / r.actions.len().max(1)
-        });
+        let features =
+            self.robots.iter().find(|r| !r.actions.is_empty()).map_or(0, |r| r.features.len() / r.actions.len().max(1));
         Some((voxels, features + 4 * p.signals))
     }
 

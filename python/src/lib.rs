@@ -463,7 +463,11 @@ impl Simulation {
     /// control step. Returns (observation, info); an unstable simulation ends the run with
     /// info["unstable"] saying why. Driven per voxel, `actions` has one row per voxel: its actuation,
     /// then the signals it sends.
-    fn step<'py>(&self, py: Python<'py>, actions: &Bound<'py, PyAny>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+    fn step<'py>(
+        &self,
+        py: Python<'py>,
+        actions: &Bound<'py, PyAny>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
         let mut inner = self.lock();
         let per_voxel = inner.sim.voxel_action_shape().is_some();
         let actions = if per_voxel { voxel_values(actions)? } else { values(actions)? };
@@ -586,7 +590,11 @@ impl Simulation {
 fn per_voxel_setting(py: Python<'_>, d: &Bound<'_, PyAny>) -> PyResult<PerVoxel> {
     let max = vsr2d::controller::distributed::MAX_SIGNALS;
     let bad = |path: &str, what: String| {
-        invalid(py, path.into(), format!("`{path}` {what}; give per_voxel={{\"signals\": 0 … {max}, \"directional\": True or False}}"))
+        invalid(
+            py,
+            path.into(),
+            format!("`{path}` {what}; give per_voxel={{\"signals\": 0 … {max}, \"directional\": True or False}}"),
+        )
     };
     let dict = d.cast::<PyDict>().map_err(|_| bad("per_voxel", "is not a dict".into()))?;
     let mut setting = PerVoxel { signals: 1, directional: true };
@@ -594,15 +602,14 @@ fn per_voxel_setting(py: Python<'_>, d: &Bound<'_, PyAny>) -> PyResult<PerVoxel>
         let key: String = key.extract().map_err(|_| bad("per_voxel", "has a key that is not a string".into()))?;
         match key.as_str() {
             "signals" => {
-                setting.signals = value
-                    .extract::<usize>()
-                    .ok()
-                    .filter(|n| *n <= max)
-                    .ok_or_else(|| bad("per_voxel.signals", format!("is {value}: not a whole number from 0 to {max}")))?;
+                setting.signals = value.extract::<usize>().ok().filter(|n| *n <= max).ok_or_else(|| {
+                    bad("per_voxel.signals", format!("is {value}: not a whole number from 0 to {max}"))
+                })?;
             }
             "directional" => {
-                setting.directional =
-                    value.extract::<bool>().map_err(|_| bad("per_voxel.directional", format!("is {value}: not a bool")))?;
+                setting.directional = value
+                    .extract::<bool>()
+                    .map_err(|_| bad("per_voxel.directional", format!("is {value}: not a bool")))?;
             }
             other => return Err(bad("per_voxel", format!("has the unknown key {other:?}"))),
         }

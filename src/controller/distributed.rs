@@ -376,7 +376,11 @@ impl Controller for DistributedController {
     }
 
     fn io(&self) -> Option<ControllerIo> {
-        Some(ControllerIo { inputs: self.inputs.clone(), outputs: self.actuation.clone(), signals: Some(self.bus.io()) })
+        Some(ControllerIo {
+            inputs: self.inputs.clone(),
+            outputs: self.actuation.clone(),
+            signals: Some(self.bus.io()),
+        })
     }
 }
 
@@ -410,9 +414,8 @@ mod tests {
            -0.7,  0.0,  0.0,  0.0,  0.0, // from W
             0.1,  0.2,  0.0,  0.0,  0.0, // bias
         ];
-        let json = format!(
-            r#"{{"type":"distributed","sensors":{{"default":[{{"sensor":"area_ratio"}}]}},"weights":{w:?}}}"#
-        );
+        let json =
+            format!(r#"{{"type":"distributed","sensors":{{"default":[{{"sensor":"area_ratio"}}]}},"weights":{w:?}}}"#);
         let cells = [[0, 0], [1, 0]];
         let mut c = spec(&json).build(&cells, [2, 1]).unwrap();
         let mut out = [0.0; 2];
@@ -567,7 +570,10 @@ mod tests {
         c.control(0.0, &[area(1.0); 2], &mut out);
         let (s0, s1) = (0.5f64.tanh(), (-0.25f64).tanh());
         // The bottom voxel hears the top one's vector from N; the top one hears from S.
-        assert_eq!(c.io().unwrap().inputs, vec![1.0, s0, s1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, s0, s1, 0.0, 0.0]);
+        assert_eq!(
+            c.io().unwrap().inputs,
+            vec![1.0, s0, s1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, s0, s1, 0.0, 0.0]
+        );
         assert_eq!(out, [s0.tanh(), 0.0]);
         // Snapshots list the vector on every side.
         assert_eq!(c.io().unwrap().signals.unwrap().sent[..8], [s0, s1, s0, s1, s0, s1, s0, s1]);
@@ -594,7 +600,10 @@ mod tests {
         };
         // Homogeneous, no features, 1 signal: sizes [5, 5] = 25 weights.
         let msg = err(&format!(r#"{{"type":"distributed","weights":{:?}}}"#, vec![0.0; 24]));
-        assert!(msg.starts_with("weights: expected 25 weights for layer sizes [5, 5], got 24 (5×5; the input layer is 0"), "{msg}");
+        assert!(
+            msg.starts_with("weights: expected 25 weights for layer sizes [5, 5], got 24 (5×5; the input layer is 0"),
+            "{msg}"
+        );
         let msg = err(&format!(
             r#"{{"type":"distributed","cells":[{{"cell":[0,0],"weights":{:?}}},{{"cell":[1,0],"weights":{:?}}}]}}"#,
             vec![0.0; 25],
@@ -614,9 +623,14 @@ mod tests {
              weights (every voxel needs its network)"
         );
         assert!(err(r#"{"type":"distributed"}"#).starts_with("weights: is missing: give `weights`"));
-        assert!(err(&format!(r#"{{"type":"distributed","weights":{w25},"cells":[{{"cell":[0,0],"weights":{w25}}}]}}"#))
-            .starts_with("cells: is given together with `weights`"));
-        assert_eq!(err(r#"{"type":"distributed","hidden":[0],"weights":[]}"#), "hidden[0]: a hidden layer needs at least 1 neuron");
+        assert!(err(&format!(
+            r#"{{"type":"distributed","weights":{w25},"cells":[{{"cell":[0,0],"weights":{w25}}}]}}"#
+        ))
+        .starts_with("cells: is given together with `weights`"));
+        assert_eq!(
+            err(r#"{"type":"distributed","hidden":[0],"weights":[]}"#),
+            "hidden[0]: a hidden layer needs at least 1 neuron"
+        );
         let msg = err(r#"{"type":"distributed","sensors":{"cells":[{"cell":[1,0],"features":[{"sensor":"angle"}]}]},
                          "weights":[]}"#);
         assert!(msg.starts_with("sensors: gives cell [0, 0] 0 features but cell [1, 0] 1"), "{msg}");

@@ -852,7 +852,17 @@ mod tests {
     #[test]
     fn json_schema_lists_both_forms() {
         let schema = serde_json::to_string(&schemars::schema_for!(ControllerSpec)).unwrap();
-        for word in ["time_functions", "mlp", "weights", "aggregate", "x_rot_velocity", "frequency", "distributed", "directional", "signals"] {
+        for word in [
+            "time_functions",
+            "mlp",
+            "weights",
+            "aggregate",
+            "x_rot_velocity",
+            "frequency",
+            "distributed",
+            "directional",
+            "signals",
+        ] {
             assert!(schema.contains(word), "schema lacks {word}");
         }
     }

@@ -101,12 +101,7 @@ impl MovieError {
 
 /// The snapshot content that the given layers draw (springs, ropes, welds need optional detail).
 pub fn detail_for(options: &RenderOptions) -> SnapshotDetail {
-    SnapshotDetail {
-        springs: options.springs,
-        ropes: options.ropes,
-        welds: options.welds,
-        controller: options.signals,
-    }
+    SnapshotDetail { springs: options.springs, ropes: options.ropes, welds: options.welds, controller: options.signals }
 }
 
 /// The first frame whose time reaches `t` (k/fps ≥ t − 1e−9): the frame that shows time `t`.

@@ -576,7 +576,8 @@ fn draw_signals(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, sc: 
                 let [x, y] = [i64::from(v.cell[0]), i64::from(v.cell[1])];
                 // Outline corners SW, SE, NE, NW; sides N, E, S, W as corner pairs and neighbour cells.
                 let o = &v.outline;
-                let sides = [(o[3], o[2], x, y + 1), (o[2], o[1], x + 1, y), (o[1], o[0], x, y - 1), (o[0], o[3], x - 1, y)];
+                let sides =
+                    [(o[3], o[2], x, y + 1), (o[2], o[1], x + 1, y), (o[1], o[0], x, y - 1), (o[0], o[3], x - 1, y)];
                 for (side, &(a, b, nx, ny)) in sides.iter().enumerate() {
                     let values = signals.side(vi, side);
                     let value = values.iter().sum::<f64>() / values.len().max(1) as f64;

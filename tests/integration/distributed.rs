@@ -40,7 +40,8 @@ fn outputs(dir: &Path) -> Vec<(String, Vec<u8>)> {
 fn both_representations_evolve_identically_on_one_or_two_threads_and_replay_bit_for_bit() {
     let tmp = tempfile::tempdir().unwrap();
     // Biped: 6 voxels; paper6 features + 4 signals + bias = 11 inputs, 2 hidden, 1 + 4 outputs.
-    for (representation, genes) in [("distributed_homogeneous", 11 * 2 + 2 * 5), ("distributed_heterogeneous", 6 * 32)] {
+    for (representation, genes) in [("distributed_homogeneous", 11 * 2 + 2 * 5), ("distributed_heterogeneous", 6 * 32)]
+    {
         let (a, b) = (tmp.path().join(format!("{representation}-1")), tmp.path().join(format!("{representation}-2")));
         let text = tiny(representation);
         evolve(&text, &a, 1);
@@ -50,8 +51,11 @@ fn both_representations_evolve_identically_on_one_or_two_threads_and_replay_bit_
         for ((name, x), (_, y)) in oa.iter().zip(&ob) {
             assert!(x == y, "{representation}: {name} differs between --jobs 1 and --jobs 2");
         }
-        let log: Vec<serde_json::Value> =
-            fs::read_to_string(a.join("log.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let log: Vec<serde_json::Value> = fs::read_to_string(a.join("log.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
         let last = log.last().unwrap();
         assert_eq!(last["best_genome"].as_array().unwrap().len(), genes, "{representation}");
         let logged = last["best"].as_f64().unwrap();
@@ -65,7 +69,8 @@ fn both_representations_evolve_identically_on_one_or_two_threads_and_replay_bit_
 }
 
 fn scenario_error(controller: &str) -> (String, String) {
-    let text = format!(r###"{{"world": {{"duration": 1}}, "robots": [{{"body": ["##"], "controller": {controller}}}]}}"###);
+    let text =
+        format!(r###"{{"world": {{"duration": 1}}, "robots": [{{"body": ["##"], "controller": {controller}}}]}}"###);
     // Parsing checks the fields; building the robot checks the controller against its body.
     let e = Scenario::from_json(&text).and_then(|s| s.build().map(|_| ())).err().expect(controller);
     (e.path(), e.to_string())
@@ -150,10 +155,18 @@ fn a_tiny_distributed_study_writes_its_report() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let names: Vec<&str> = summary["configs"].as_array().unwrap().iter().map(|c| c["config"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        summary["configs"].as_array().unwrap().iter().map(|c| c["config"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["central-worm", "homogeneous-worm", "heterogeneous-worm", "central-biped", "homogeneous-biped", "heterogeneous-biped"]
+        [
+            "central-worm",
+            "homogeneous-worm",
+            "heterogeneous-worm",
+            "central-biped",
+            "homogeneous-biped",
+            "heterogeneous-biped"
+        ]
     );
     let comparisons = fs::read_to_string(dir.join("comparisons.csv")).unwrap();
     assert_eq!(comparisons.lines().count(), 1 + 6, "{comparisons}");
