@@ -549,9 +549,10 @@ fn draw_layers(
 }
 
 /// The signals a distributed controller's voxels sent at their last call: on each side that has a
-/// neighbour, an arrow across the shared edge towards it, as long as ±1 would be half a side times
-/// |value| (the mean of the side's values), black when positive, white when negative. The arrows
-/// keep to the right of the edge's middle, so the two directions across one edge sit side by side.
+/// neighbour, an arrow across the shared edge towards it, half a side long at |value| = 1 and
+/// proportional to |value| (the mean of the side's values), black when positive, white when
+/// negative. The arrows keep to the right of the edge's middle, so the two directions across one
+/// edge sit side by side.
 fn draw_signals(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, sc: &mut Scratch) {
     for positive in [true, false] {
         let mut pen = sc.pen(tf, pm);
@@ -562,15 +563,10 @@ fn draw_signals(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, sc: 
             if signals.per_side == 0 {
                 continue;
             }
-            let [w, h] = r.grid;
-            let mut filled = vec![false; w as usize * h as usize];
-            for v in &r.voxels {
-                if v.cell[0] < w && v.cell[1] < h {
-                    filled[(v.cell[1] * w + v.cell[0]) as usize] = true;
-                }
-            }
-            let occupied = |x: i64, y: i64| {
-                x >= 0 && y >= 0 && x < i64::from(w) && y < i64::from(h) && filled[(y * i64::from(w) + x) as usize]
+            // Voxels are in grid order (bottom row first, x fastest).
+            let occupied = |x: i64, y: i64| match (u32::try_from(x), u32::try_from(y)) {
+                (Ok(x), Ok(y)) => r.voxels.binary_search_by_key(&(y, x), |v| (v.cell[1], v.cell[0])).is_ok(),
+                _ => false,
             };
             for (vi, v) in r.voxels.iter().enumerate() {
                 let [x, y] = [i64::from(v.cell[0]), i64::from(v.cell[1])];
