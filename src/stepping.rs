@@ -75,8 +75,9 @@ pub struct SteppedSimulation {
 
 impl SteppedSimulation {
     /// Builds `scenario` with every robot under outside control. `sensors` is the observation layout
-    /// of every robot; without it a robot observes what its MLP controller's layout names, or, with
-    /// another controller or none, every sensor's current reading ([`SensorLayout::every_sensor`]).
+    /// of every robot; without it a robot observes what its MLP or distributed controller's layout
+    /// names, or, with another controller or none, every sensor's current reading
+    /// ([`SensorLayout::every_sensor`]).
     pub fn new(scenario: Scenario, sensors: Option<SensorLayout>) -> Result<SteppedSimulation, ScenarioError> {
         Self::with_per_voxel(scenario, sensors, None)
     }
