@@ -5,8 +5,15 @@
 //!
 //! With the same values at every step, a run is the run of a constant controller, bit for bit (the
 //! world calls the replacing controller exactly where it would call the scenario's).
+//!
+//! Driven per voxel ([`PerVoxel`]), each voxel observes its own features and the signals its
+//! neighbours sent it at the previous step, and acts with its actuation and the signals it sends: the
+//! loop of a distributed controller ([`crate::controller::distributed`]) with the policy outside, so
+//! one policy can be trained for every voxel.
 
-use crate::controller::{ActionHandle, ControllerSpec, ExternalController, SensorFeatures, SensorLayout};
+use crate::controller::{
+    ActionHandle, ControllerError, ControllerSpec, ExternalController, SensorFeatures, SensorLayout, SignalBus,
+};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::SimError;
 use crate::snapshot::{BodyId, Progress, Snapshot};
@@ -21,6 +28,14 @@ pub enum StepError {
          from the bottom row), got {got}"
     )]
     ActionCount { expected: usize, got: usize },
+    #[error(
+        "expected {expected} values per voxel action (1 actuation + {sent} signals sent) × {voxels} voxels = {}, got \
+         {got}",
+        .expected * .voxels
+    )]
+    VoxelActionCount { expected: usize, sent: usize, voxels: usize, got: usize },
+    #[error("the simulation is not driven per voxel: build it with a per-voxel setting to step it per voxel")]
+    NotPerVoxel,
     #[error("the run is over ({steps} steps, t = {t} s): reset it to start again")]
     Finished { steps: u64, t: f64 },
     #[error(transparent)]
@@ -31,12 +46,25 @@ pub enum StepError {
 struct Driven {
     actions: ActionHandle,
     features: SensorFeatures,
+    /// Driven per voxel: the signals between its voxels.
+    bus: Option<SignalBus>,
+}
+
+/// How a body driven per voxel exchanges signals (as a distributed controller's `signals` and
+/// `directional`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PerVoxel {
+    /// Signal values per direction.
+    pub signals: usize,
+    /// One vector per neighbour (true) or one for all (false).
+    pub directional: bool,
 }
 
 /// A scenario run step by step under outside control.
 pub struct SteppedSimulation {
     scenario: Scenario,
     sensors: Option<SensorLayout>,
+    per_voxel: Option<PerVoxel>,
     simulation: Simulation,
     metrics: Monitor,
     robots: Vec<Driven>,
@@ -46,17 +74,29 @@ pub struct SteppedSimulation {
 
 impl SteppedSimulation {
     /// Builds `scenario` with every robot under outside control. `sensors` is the observation layout
-    /// of every robot; without it a robot observes what its MLP controller's layout names, or, with
-    /// another controller or none, every sensor's current reading ([`SensorLayout::every_sensor`]).
+    /// of every robot; without it a robot observes what its MLP or distributed controller's layout
+    /// names, or, with another controller or none, every sensor's current reading
+    /// ([`SensorLayout::every_sensor`]).
     pub fn new(scenario: Scenario, sensors: Option<SensorLayout>) -> Result<SteppedSimulation, ScenarioError> {
-        let (simulation, metrics, robots) = Self::build(&scenario, sensors.as_ref())?;
-        Ok(SteppedSimulation { scenario, sensors, simulation, metrics, robots, failed: false })
+        Self::with_per_voxel(scenario, sensors, None)
+    }
+
+    /// [`SteppedSimulation::new`], driven per voxel when `per_voxel` is given: every voxel of every
+    /// robot must then have the same number of features.
+    pub fn with_per_voxel(
+        scenario: Scenario,
+        sensors: Option<SensorLayout>,
+        per_voxel: Option<PerVoxel>,
+    ) -> Result<SteppedSimulation, ScenarioError> {
+        let (simulation, metrics, robots) = Self::build(&scenario, sensors.as_ref(), per_voxel)?;
+        Ok(SteppedSimulation { scenario, sensors, per_voxel, simulation, metrics, robots, failed: false })
     }
 
     #[allow(clippy::type_complexity)]
     fn build(
         scenario: &Scenario,
         sensors: Option<&SensorLayout>,
+        per_voxel: Option<PerVoxel>,
     ) -> Result<(Simulation, Monitor, Vec<Driven>), ScenarioError> {
         let mut robots = Vec::new();
         let mut layout_error = None;
@@ -65,6 +105,7 @@ impl SteppedSimulation {
             let layout = match (sensors, &scenario.robots[i].controller) {
                 (Some(layout), _) => layout,
                 (None, Some(ControllerSpec::Mlp(mlp))) => &mlp.sensors,
+                (None, Some(ControllerSpec::Distributed(d))) => &d.sensors,
                 _ => {
                     every = SensorLayout::every_sensor();
                     &every
@@ -78,11 +119,33 @@ impl SteppedSimulation {
                 }
             };
             let (controller, actions) = ExternalController::new(cells.len());
-            robots.push(Driven { actions, features });
+            let bus = per_voxel.map(|p| SignalBus::new(cells, p.signals, p.directional));
+            robots.push(Driven { actions, features, bus });
             Some(Box::new(controller))
         })?;
         if let Some(e) = layout_error {
             return Err(e);
+        }
+        if per_voxel.is_some() {
+            // One policy for every voxel: every voxel must observe as many features.
+            let mut first: Option<(usize, usize)> = None;
+            for (i, r) in robots.iter().enumerate() {
+                for (v, &n) in r.features.counts_per_voxel(r.actions.len()).iter().enumerate() {
+                    match first {
+                        None => first = Some((i, n)),
+                        Some((i0, n0)) if n0 != n => {
+                            let message = format!(
+                                "voxel {v} of robot {i} observes {n} features but robot {i0}'s first voxel {n0}: driven \
+                                 per voxel, every voxel needs the same number; give one feature list for all (`sensors` \
+                                 with a `default` and no `cells`)"
+                            );
+                            let reason = ControllerError::Invalid { location: "sensors".into(), message };
+                            return Err(ScenarioError::Controller { robot: i, reason });
+                        }
+                        _ => {}
+                    }
+                }
+            }
         }
         if matches!(simulation.task, crate::task::Task::ForceDeflection(_)) {
             return Err(ScenarioError::Json {
@@ -123,7 +186,8 @@ impl SteppedSimulation {
         if let (Some(seed), Some(s)) = (terrain_seed, self.scenario.world.terrain.seed_mut()) {
             *s = seed;
         }
-        (self.simulation, self.metrics, self.robots) = Self::build(&self.scenario, self.sensors.as_ref())?;
+        (self.simulation, self.metrics, self.robots) =
+            Self::build(&self.scenario, self.sensors.as_ref(), self.per_voxel)?;
         self.failed = false;
         Ok(())
     }
@@ -195,6 +259,73 @@ impl SteppedSimulation {
         }
         Self::observe(&mut self.simulation, &mut self.robots);
         Ok(taken)
+    }
+
+    /// Driven per voxel: the observation's shape (voxels of every robot in order, features + 4 ×
+    /// signals received per voxel).
+    pub fn voxel_observation_shape(&self) -> Option<(usize, usize)> {
+        let p = self.per_voxel?;
+        let voxels = self.robots.iter().map(|r| r.actions.len()).sum();
+        let features =
+            self.robots.iter().find(|r| !r.actions.is_empty()).map_or(0, |r| r.features.len() / r.actions.len().max(1));
+        Some((voxels, features + 4 * p.signals))
+    }
+
+    /// Driven per voxel: the action's shape (voxels, 1 actuation + the signals a voxel sends).
+    pub fn voxel_action_shape(&self) -> Option<(usize, usize)> {
+        let p = self.per_voxel?;
+        let voxels = self.robots.iter().map(|r| r.actions.len()).sum();
+        Some((voxels, 1 + if p.directional { 4 * p.signals } else { p.signals }))
+    }
+
+    /// Driven per voxel: row-major, one row per voxel (robots in order, voxels in grid order), its
+    /// features, then the signals its N, E, S and W neighbours sent at the last step (0 where there is
+    /// none, and before the first step).
+    pub fn voxel_observation(&self) -> Option<Vec<f64>> {
+        let (rows, cols) = self.voxel_observation_shape()?;
+        let mut out = vec![0.0; rows * cols];
+        let mut row = 0;
+        for r in &self.robots {
+            let (n, bus) = (r.actions.len(), r.bus.as_ref()?);
+            let f = r.features.len() / n.max(1);
+            let mut features = vec![0.0; r.features.len()];
+            r.features.write(&mut features);
+            for v in 0..n {
+                let line = &mut out[(row + v) * cols..(row + v + 1) * cols];
+                line[..f].copy_from_slice(&features[v * f..(v + 1) * f]);
+                bus.receive(v, &mut line[f..]);
+            }
+            row += n;
+        }
+        Some(out)
+    }
+
+    /// Driven per voxel: `actions` row-major, one row per voxel (as the observation's), each the
+    /// voxel's actuation then the signals it sends (N, E, S, W when directional). Signals sent now
+    /// are observed after this step.
+    pub fn step_voxels(&mut self, actions: &[f64]) -> Result<u64, StepError> {
+        let (voxels, cols) = self.voxel_action_shape().ok_or(StepError::NotPerVoxel)?;
+        if actions.len() != voxels * cols {
+            return Err(StepError::VoxelActionCount { expected: cols, sent: cols - 1, voxels, got: actions.len() });
+        }
+        if self.is_finished() {
+            return Err(StepError::Finished { steps: self.simulation.steps, t: self.time() });
+        }
+        let mut actuation = Vec::with_capacity(voxels);
+        let mut row = 0;
+        for r in &mut self.robots {
+            let n = r.actions.len();
+            if let Some(bus) = r.bus.as_mut() {
+                for v in 0..n {
+                    let line = &actions[(row + v) * cols..(row + v + 1) * cols];
+                    actuation.push(line[0]);
+                    bus.send(v, &line[1..]);
+                }
+                bus.deliver();
+            }
+            row += n;
+        }
+        self.step(&actuation)
     }
 
     /// Whether the scenario's duration is reached or a step failed.
@@ -289,6 +420,84 @@ mod tests {
         // The same readings as the world reports.
         let readings = stepped.simulation.world.sensor_readings(BodyId(0)).unwrap();
         assert_eq!(obs[8], readings[1].get(crate::model::voxel::sensors::SensorKind::AreaRatio));
+    }
+
+    /// A policy outside the simulation that computes, for every voxel, what a homogeneous distributed
+    /// controller's network computes, drives the robot exactly as that controller does: the per-voxel
+    /// loop and the controller see the same features and signals at the same steps (also under the
+    /// legacy-1.0 timing, which skips the control call of step 0, up to the stepped loop's first
+    /// observation).
+    #[test]
+    fn per_voxel_driving_reproduces_the_distributed_controller() {
+        use crate::controller::{distributed_layer_sizes, weight_count, Mlp};
+        let sizes = distributed_layer_sizes(2, 1, true, &[3]);
+        let mut rng = crate::rng::SplitMix64::new(3);
+        let weights: Vec<f64> = (0..weight_count(&sizes)).map(|_| rng.range(-1.0, 1.0)).collect();
+        let sensors = r#"{"default": [{"sensor": "area_ratio", "aggregate": "mean", "n": 3}, {"sensor": "touching"}]}"#;
+        for compat in ["default", "legacy-1.0"] {
+            let text = |controller: &str| {
+                format!(
+                    r####"{{"world": {{"duration": 2, "compat": "{compat}"}},
+                        "robots": [{{"body": ["###", "#.#"]{controller}}}]}}"####
+                )
+            };
+            let controller = format!(
+                r#", "controller": {{"type": "distributed", "sensors": {sensors}, "signals": 1, "hidden": [3],
+                    "weights": {weights:?}}}"#
+            );
+            let reference = Scenario::from_json(&text(&controller)).unwrap().build().unwrap().evaluate().unwrap();
+            let layout: SensorLayout = serde_json::from_str(sensors).unwrap();
+            let p = PerVoxel { signals: 1, directional: true };
+            let mut stepped =
+                SteppedSimulation::with_per_voxel(Scenario::from_json(&text("")).unwrap(), Some(layout), Some(p))
+                    .unwrap();
+            assert_eq!(stepped.voxel_observation_shape(), Some((5, 6)));
+            assert_eq!(stepped.voxel_action_shape(), Some((5, 5)));
+            let mut net = Mlp::new(sizes.clone(), weights.clone()).unwrap();
+            while !stepped.is_finished() {
+                let obs = stepped.voxel_observation().unwrap();
+                let mut actions = Vec::new();
+                for row in obs.chunks_exact(6) {
+                    net.inputs_mut().copy_from_slice(row);
+                    actions.extend_from_slice(net.forward());
+                }
+                stepped.step_voxels(&actions).unwrap();
+            }
+            let metrics = stepped.metrics();
+            if compat == "default" {
+                assert_eq!(metrics, reference);
+            } else {
+                // legacy-1.0 makes its first control call after step 0, while the stepped loop's first
+                // observation is taken at t = 0: one physics step earlier, so the runs agree closely,
+                // not bit for bit (as for any stepped legacy run).
+                let rel = |a: f64, b: f64| (a - b).abs() / b.abs();
+                assert!(rel(metrics.robots[0].x_velocity, reference.robots[0].x_velocity) < 0.01, "{metrics:?} vs {reference:?}");
+                assert!(rel(metrics.robots[0].control_effort, reference.robots[0].control_effort) < 1e-6);
+            }
+            assert!(reference.robots[0].x_velocity.abs() > 1e-4, "{compat}: the robot moves: {reference:?}");
+        }
+    }
+
+    #[test]
+    fn per_voxel_observations_carry_the_neighbours_signals_and_shapes_are_checked() {
+        let p = PerVoxel { signals: 2, directional: false };
+        let layout: SensorLayout = serde_json::from_str(r#"{"default": [{"sensor": "touching"}]}"#).unwrap();
+        let mut stepped = SteppedSimulation::with_per_voxel(scenario("", 0.5), Some(layout), Some(p)).unwrap();
+        // Body ["###", "#.#"]: voxels (0,0), (2,0), (0,1), (1,1), (2,1).
+        assert_eq!(stepped.voxel_observation_shape(), Some((5, 1 + 8)));
+        assert_eq!(stepped.voxel_action_shape(), Some((5, 3)));
+        assert!(matches!(stepped.step_voxels(&[0.0; 14]), Err(StepError::VoxelActionCount { got: 14, .. })));
+        // Voxel k sends (k, -k) to all its neighbours.
+        let actions: Vec<f64> = (0..5).flat_map(|k| [0.0, k as f64, -(k as f64)]).collect();
+        stepped.step_voxels(&actions).unwrap();
+        let obs = stepped.voxel_observation().unwrap();
+        let row = |v: usize| obs[v * 9 + 1..(v + 1) * 9].to_vec();
+        // (0,0) hears (0,1) = voxel 2 from N; nothing from E (empty cell), S, W.
+        assert_eq!(row(0), [2.0, -2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        // (1,1) = voxel 3 hears nothing from N, voxel 4 from E, nothing from S (empty), voxel 2 from W.
+        assert_eq!(row(3), [0.0, 0.0, 4.0, -4.0, 0.0, 0.0, 2.0, -2.0]);
+        let plain = SteppedSimulation::new(scenario("", 0.5), None).unwrap();
+        assert_eq!(plain.voxel_observation_shape(), None);
     }
 
     #[test]

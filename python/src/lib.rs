@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use numpy::{PyArray1, PyArray3, PyArrayMethods, PyUntypedArrayMethods};
+use numpy::{PyArray1, PyArray2, PyArray3, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -20,7 +20,7 @@ use vsr2d::output::{FrameSink, VideoFormat};
 use vsr2d::render::{CellFrame, GridLayout, GridRenderer, RenderOptions};
 use vsr2d::scenario::{Limits, Scenario};
 use vsr2d::snapshot::Snapshot;
-use vsr2d::stepping::{StepError, SteppedSimulation};
+use vsr2d::stepping::{PerVoxel, StepError, SteppedSimulation};
 
 pyo3::create_exception!(
     _vsr2d,
@@ -355,7 +355,13 @@ fn evolve<'py>(
 /// values given to `step`.
 ///
 /// `sensors` (a dict in the MLP controller's `sensors` format) sets what each robot observes; by
-/// default its MLP controller's layout, or every sensor's current reading per voxel.
+/// default its MLP (or distributed) controller's layout, or every sensor's current reading per voxel.
+///
+/// `per_voxel` (a dict `{"signals": 1, "directional": True}`) drives the robots one voxel at a time,
+/// as a distributed controller does: observations are arrays of shape (voxels, inputs), each row a
+/// voxel's features then the signals its N, E, S, W neighbours sent at the previous step; `step`
+/// takes actions of shape (voxels, outputs), each row a voxel's actuation then the signals it sends
+/// (N, E, S, W when directional). One policy applied to every row is a shared per-voxel controller.
 #[pyclass(module = "vsr2d._vsr2d")]
 struct Simulation {
     inner: Mutex<Stepped>,
@@ -373,8 +379,25 @@ impl Simulation {
     }
 }
 
-fn observation<'py>(py: Python<'py>, sim: &SteppedSimulation) -> Bound<'py, PyArray1<f64>> {
-    PyArray1::from_vec(py, sim.observation())
+/// The observation: 1-D (features of every robot, then t), or 2-D (voxels × inputs) driven per voxel.
+fn observation<'py>(py: Python<'py>, sim: &SteppedSimulation) -> PyResult<Bound<'py, PyAny>> {
+    match (sim.voxel_observation_shape(), sim.voxel_observation()) {
+        (Some((rows, cols)), Some(values)) => Ok(PyArray1::from_vec(py, values).reshape([rows, cols])?.into_any()),
+        _ => Ok(PyArray1::from_vec(py, sim.observation()).into_any()),
+    }
+}
+
+/// Per-voxel actions: a 2-D numpy array or nested sequences, flattened row by row.
+fn voxel_values(obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
+    if let Ok(array) = obj.cast::<PyArray2<f64>>() {
+        if let Ok(readonly) = array.try_readonly() {
+            return Ok(readonly.as_array().iter().copied().collect());
+        }
+    }
+    let rows: Vec<Vec<f64>> = obj.extract().map_err(|_| {
+        PyValueError::new_err("driven per voxel, actions must be a 2-D array (voxels × outputs) of numbers")
+    })?;
+    Ok(rows.into_iter().flatten().collect())
 }
 
 fn info<'py>(py: Python<'py>, sim: &SteppedSimulation, unstable: Option<String>) -> PyResult<Bound<'py, PyDict>> {
@@ -404,54 +427,72 @@ fn values(obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
 #[pymethods]
 impl Simulation {
     #[new]
-    #[pyo3(signature = (scenario, *, sensors = None, allow_large = false))]
+    #[pyo3(signature = (scenario, *, sensors = None, per_voxel = None, allow_large = false))]
     fn new(
         py: Python<'_>,
         scenario: &Bound<'_, PyAny>,
         sensors: Option<&Bound<'_, PyAny>>,
+        per_voxel: Option<&Bound<'_, PyAny>>,
         allow_large: bool,
     ) -> PyResult<Self> {
         let s = self::scenario(py, scenario, allow_large)?;
         let layout: Option<SensorLayout> = sensors
             .map(|d| depythonize(d).map_err(|e| invalid(py, "sensors".into(), format!("`sensors`: {e}"))))
             .transpose()?;
-        let sim = SteppedSimulation::new(s, layout).map_err(|e| scenario_error(py, &e))?;
+        let per_voxel = per_voxel.map(|d| per_voxel_setting(py, d)).transpose()?;
+        let sim = SteppedSimulation::with_per_voxel(s, layout, per_voxel).map_err(|e| scenario_error(py, &e))?;
         Ok(Simulation { inner: Mutex::new(Stepped { sim, renderer: None }) })
     }
 
     /// Starts again at t = 0 and returns the first observation. `seed` replaces the seed of a random
     /// terrain (uneven, hilly, steppy: a new terrain per episode).
     #[pyo3(signature = (*, seed = None))]
-    fn reset<'py>(&self, py: Python<'py>, seed: Option<u64>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    fn reset<'py>(&self, py: Python<'py>, seed: Option<u64>) -> PyResult<Bound<'py, PyAny>> {
         let mut inner = self.lock();
         inner.sim.reset(seed).map_err(|e| scenario_error(py, &e))?;
         inner.renderer = None;
-        Ok(observation(py, &inner.sim))
+        observation(py, &inner.sim)
     }
 
     /// Sets one control value per voxel of each robot (clipped to [-1, 1]) and advances to the next
     /// control step. Returns (observation, info); an unstable simulation ends the run with
-    /// info["unstable"] saying why.
+    /// info["unstable"] saying why. Driven per voxel, `actions` has one row per voxel: its actuation,
+    /// then the signals it sends.
     fn step<'py>(
         &self,
         py: Python<'py>,
         actions: &Bound<'py, PyAny>,
-    ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyDict>)> {
-        let actions = values(actions)?;
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
         let mut inner = self.lock();
+        let per_voxel = inner.sim.voxel_action_shape().is_some();
+        let actions = if per_voxel { voxel_values(actions)? } else { values(actions)? };
         let sim = &mut inner.sim;
-        let unstable = match py.detach(|| sim.step(&actions)) {
+        let result = py.detach(|| if per_voxel { sim.step_voxels(&actions) } else { sim.step(&actions) });
+        let unstable = match result {
             Ok(_) => None,
             Err(StepError::Sim(e)) => Some(e.to_string()),
-            Err(e @ StepError::ActionCount { .. }) => return Err(PyValueError::new_err(e.to_string())),
             Err(e @ StepError::Finished { .. }) => return Err(PyRuntimeError::new_err(e.to_string())),
+            Err(e) => return Err(PyValueError::new_err(e.to_string())),
         };
-        Ok((observation(py, &inner.sim), info(py, &inner.sim, unstable)?))
+        Ok((observation(py, &inner.sim)?, info(py, &inner.sim, unstable)?))
     }
 
-    /// The current observation: every robot's sensor features, then t.
-    fn observation<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+    /// The current observation: every robot's sensor features, then t (driven per voxel: voxels ×
+    /// inputs, see the class).
+    fn observation<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         observation(py, &self.lock().sim)
+    }
+
+    /// Driven per voxel: (voxels, inputs) of an observation; None otherwise.
+    #[getter]
+    fn voxel_observation_shape(&self) -> Option<(usize, usize)> {
+        self.lock().sim.voxel_observation_shape()
+    }
+
+    /// Driven per voxel: (voxels, outputs) of an action; None otherwise.
+    #[getter]
+    fn voxel_action_shape(&self) -> Option<(usize, usize)> {
+        self.lock().sim.voxel_action_shape()
     }
 
     /// The task's metrics so far, as `vsr2d simulate` prints them at the end.
@@ -544,6 +585,37 @@ impl Simulation {
     fn scenario<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_py(py, self.lock().sim.scenario())
     }
+}
+
+/// `{"signals": n, "directional": bool}` (both optional: 1 and True).
+fn per_voxel_setting(py: Python<'_>, d: &Bound<'_, PyAny>) -> PyResult<PerVoxel> {
+    let max = vsr2d::controller::distributed::MAX_SIGNALS;
+    let bad = |path: &str, what: String| {
+        invalid(
+            py,
+            path.into(),
+            format!("`{path}` {what}; give per_voxel={{\"signals\": 0 … {max}, \"directional\": True or False}}"),
+        )
+    };
+    let dict = d.cast::<PyDict>().map_err(|_| bad("per_voxel", "is not a dict".into()))?;
+    let mut setting = PerVoxel { signals: 1, directional: true };
+    for (key, value) in dict.iter() {
+        let key: String = key.extract().map_err(|_| bad("per_voxel", "has a key that is not a string".into()))?;
+        match key.as_str() {
+            "signals" => {
+                setting.signals = value.extract::<usize>().ok().filter(|n| *n <= max).ok_or_else(|| {
+                    bad("per_voxel.signals", format!("is {value}: not a whole number from 0 to {max}"))
+                })?;
+            }
+            "directional" => {
+                setting.directional = value
+                    .extract::<bool>()
+                    .map_err(|_| bad("per_voxel.directional", format!("is {value}: not a bool")))?;
+            }
+            other => return Err(bad("per_voxel", format!("has the unknown key {other:?}"))),
+        }
+    }
+    Ok(setting)
 }
 
 #[pymodule]

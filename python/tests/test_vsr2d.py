@@ -4,6 +4,7 @@ same controller, errors with their JSON path, the Gymnasium checker, frames that
 
 import copy
 import json
+import math
 import os
 import pathlib
 import shutil
@@ -236,3 +237,65 @@ def test_task_env_rewards_add_up_to_the_tasks_metric():
     # A task without metrics of its own needs the number named.
     with pytest.raises(ValueError, match="no default reward"):
         Task(load(ROOT / "fixtures" / "scenarios" / "cells-connect.json", duration=1.0))
+
+
+def test_per_voxel_policy_reproduces_the_distributed_controller():
+    """A numpy network applied to every row of the per-voxel observation, its outputs as the actions,
+    drives the worm exactly as the same network inside a distributed controller does."""
+    example = json.loads((ROOT / "docs" / "examples" / "distributed-worm.json").read_text())
+    example["world"]["duration"] = 3
+    reference = vsr2d.evaluate(example)
+    controller = example["robots"][0]["controller"]
+    w = controller["weights"]  # source-major: input i (bias last) to each of the 5 outputs
+
+    def network(row):
+        # The Rust network's arithmetic: terms added in input order, then libm's tanh (numpy's matmul
+        # and tanh may round differently).
+        inputs = list(row) + [1.0]
+        return [math.tanh(sum_in_order(a * w[i * 5 + k] for i, a in enumerate(inputs))) for k in range(5)]
+
+    sim = vsr2d.Simulation(example, sensors=controller["sensors"], per_voxel={"signals": 1})
+    assert sim.voxel_observation_shape == (6, 2 + 4) and sim.voxel_action_shape == (6, 1 + 4)
+    obs = sim.reset()
+    assert obs.shape == (6, 6) and not obs[:, 2:].any(), "no signal before the first step"
+    while not sim.finished:
+        obs, info = sim.step(np.array([network(row) for row in obs]))
+    assert sim.metrics() == reference
+
+
+def sum_in_order(terms):
+    total = 0.0
+    for t in terms:
+        total += t
+    return total
+
+
+def test_per_voxel_setting_and_actions_are_checked():
+    sim = vsr2d.Simulation(constant(0.0, ["###"]), per_voxel={"signals": 2, "directional": False})
+    # Every sensor's reading per voxel (8) + 4 × 2 signals in; actuation + 2 signals out.
+    assert sim.voxel_observation_shape == (3, 16) and sim.voxel_action_shape == (3, 3)
+    with pytest.raises(ValueError, match="per voxel action"):
+        sim.step(np.zeros((3, 2)))
+    obs, _ = sim.step(np.array([[0.0, 1.0, -1.0], [0.0, 0.5, 0.5], [0.0, 0.0, 0.0]]))
+    # The middle voxel hears its W neighbour (voxel 0) and its E neighbour (voxel 2).
+    assert obs[1, 8:].tolist() == [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, -1.0]
+    assert obs[0, 8:].tolist() == [0.0, 0.0, 0.5, 0.5, 0.0, 0.0, 0.0, 0.0]
+    with pytest.raises(vsr2d.ScenarioError) as e:
+        vsr2d.Simulation(constant(0.0, ["###"]), per_voxel={"signals": -1})
+    assert e.value.path == "per_voxel.signals"
+
+
+def test_evolve_a_distributed_controller_from_python(tmp_path):
+    experiment = {
+        "name": "tiny-distributed",
+        "seed": 2,
+        "ea": {"n_pop": 4, "n_gen": 1},
+        "representation": {"type": "distributed_heterogeneous", "body": "worm", "features": "paper6"},
+        "scenario": {"world": {"dt": 1 / 30, "duration": 1}},
+    }
+    log = vsr2d.evolve(experiment, tmp_path / "run", jobs=1)
+    # Worm: 4 voxels × (6 + 4 + 1) × 5 weights.
+    assert len(log[-1]["best_genome"]) == 4 * 55
+    best = json.loads((tmp_path / "run" / "best.json").read_text())
+    assert best["robots"][0]["controller"]["type"] == "distributed"
+    assert vsr2d.evaluate(best)["robots"][0]["relative_x_velocity"] == log[-1]["best"]

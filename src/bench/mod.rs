@@ -12,7 +12,11 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::controller::{CellFunction, ControllerSpec, TimeFunction, TimeFunctionsSpec};
+use crate::controller::{
+    distributed_layer_sizes, mlp_layer_sizes, weight_count, CellFunction, ControllerSpec, DistributedSpec, MlpSpec,
+    SensorLayout, TimeFunction, TimeFunctionsSpec,
+};
+use crate::evolve::represent::paper6_features;
 use crate::model::terrain::TerrainSpec;
 use crate::model::voxel::material::MaterialSpec;
 use crate::model::voxel::scaffolding::Scaffolding;
@@ -38,6 +42,61 @@ pub struct BenchOptions {
     /// Attach the locomotion-metrics listener, i.e. time what [`crate::batch::evaluate`] pays. Off for
     /// SVSPS proper, which is defined with no listener.
     pub with_metrics: bool,
+    /// Controllers; the first (the paper's wave) is the baseline, the others are measured at the sweep
+    /// width with the baseline scaffolding and dt.
+    pub controllers: Vec<BenchController>,
+}
+
+/// What drives the benchmark worm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BenchController {
+    /// The paper's travelling wave sin(−2πt + πx/w) (no sensors).
+    Wave,
+    /// A central MLP as in the sensing study: paper6 features of every voxel and a 1 Hz driver, no
+    /// hidden layer, fixed pseudo-random weights in [−1, 1].
+    Mlp,
+    /// A homogeneous distributed controller: paper6 features, 1 signal per direction, one hidden
+    /// layer of 5, fixed pseudo-random weights in [−1, 1].
+    Distributed,
+}
+
+impl BenchController {
+    pub fn name(self) -> &'static str {
+        match self {
+            BenchController::Wave => "wave",
+            BenchController::Mlp => "mlp",
+            BenchController::Distributed => "distributed",
+        }
+    }
+
+    /// This controller on a body of `voxels` voxels (for [`BenchController::Wave`], `wave`).
+    fn spec(self, voxels: usize, wave: ControllerSpec) -> ControllerSpec {
+        let weights = |n: usize| {
+            let mut rng = crate::rng::SplitMix64::new(1);
+            (0..n).map(|_| rng.range(-1.0, 1.0)).collect::<Vec<f64>>()
+        };
+        let sensors = SensorLayout { default: paper6_features(), cells: Vec::new() };
+        match self {
+            BenchController::Wave => wave,
+            BenchController::Mlp => {
+                let driver = Some(TimeFunction::Sin { amplitude: 1.0, frequency: 1.0, phase: 0.0, offset: 0.0 });
+                let n = weight_count(&mlp_layer_sizes(6 * voxels, true, &[], voxels));
+                ControllerSpec::Mlp(MlpSpec { sensors, driver, hidden: Vec::new(), weights: weights(n) })
+            }
+            BenchController::Distributed => {
+                let hidden = vec![5];
+                let n = weight_count(&distributed_layer_sizes(6, 1, true, &hidden));
+                ControllerSpec::Distributed(DistributedSpec {
+                    sensors,
+                    signals: 1,
+                    directional: true,
+                    hidden,
+                    weights: Some(weights(n)),
+                    cells: Vec::new(),
+                })
+            }
+        }
+    }
 }
 
 impl BenchOptions {
@@ -53,6 +112,7 @@ impl BenchOptions {
             duration_s: 60.0,
             sweep_width: Some(12),
             with_metrics: false,
+            controllers: vec![BenchController::Wave, BenchController::Mlp, BenchController::Distributed],
         }
     }
 
@@ -62,12 +122,14 @@ impl BenchOptions {
         BenchOptions { repeats: 3, duration_s: 5.0, ..BenchOptions::full() }
     }
 
-    /// The cases in measurement order: the baseline (first scaffolding, first dt) at every width, then
-    /// the other scaffoldings and dts at the sweep width (or at every width without one).
+    /// The cases in measurement order: the baseline (first scaffolding, first dt, first controller) at
+    /// every width, then the other scaffoldings, dts and controllers at the sweep width (or at every
+    /// width without one).
     pub fn cases(&self) -> Vec<BenchCase> {
         let (Some(&base_s), Some(&base_dt)) = (self.scaffoldings.first(), self.dts.first()) else {
             return Vec::new();
         };
+        let base_c = self.controllers.first().copied().unwrap_or(BenchController::Wave);
         let mut cases = Vec::new();
         let mut push = |c: BenchCase| {
             if !cases.contains(&c) {
@@ -75,7 +137,7 @@ impl BenchOptions {
             }
         };
         for &w in &self.widths {
-            push(BenchCase { w, scaffolding: base_s, dt: base_dt });
+            push(BenchCase { w, scaffolding: base_s, dt: base_dt, controller: base_c });
         }
         let sweep: Vec<u32> = match self.sweep_width {
             Some(w) => vec![w],
@@ -83,17 +145,20 @@ impl BenchOptions {
         };
         for &w in &sweep {
             for &scaffolding in &self.scaffoldings {
-                push(BenchCase { w, scaffolding, dt: base_dt });
+                push(BenchCase { w, scaffolding, dt: base_dt, controller: base_c });
             }
             for &dt in &self.dts {
-                push(BenchCase { w, scaffolding: base_s, dt });
+                push(BenchCase { w, scaffolding: base_s, dt, controller: base_c });
+            }
+            for &controller in &self.controllers {
+                push(BenchCase { w, scaffolding: base_s, dt: base_dt, controller });
             }
         }
         if self.sweep_width.is_none() {
             for &w in &self.widths {
                 for &scaffolding in &self.scaffoldings {
                     for &dt in &self.dts {
-                        push(BenchCase { w, scaffolding, dt });
+                        push(BenchCase { w, scaffolding, dt, controller: base_c });
                     }
                 }
             }
@@ -108,6 +173,7 @@ pub struct BenchCase {
     pub w: u32,
     pub scaffolding: Scaffolding,
     pub dt: f64,
+    pub controller: BenchController,
 }
 
 /// The result of one case.
@@ -119,6 +185,8 @@ pub struct BenchRow {
     pub scaffolding: String,
     pub springs_per_voxel: usize,
     pub dt: f64,
+    /// `wave` (the paper's), `mlp` or `distributed` (see [`BenchController`]).
+    pub controller: &'static str,
     pub steps: u64,
     pub repeats: usize,
     /// Median SVSPS over the repeats.
@@ -200,8 +268,11 @@ pub fn worm_scenario(w: u32, scaffolding: Scaffolding, dt: f64, duration: f64) -
 
 /// Builds and runs one simulation; returns (voxels, steps, seconds spent in the step loop).
 fn time_once(case: BenchCase, duration: f64, with_metrics: bool) -> Result<(usize, u64, f64), BenchError> {
-    let BenchCase { w, scaffolding, dt } = case;
-    let scenario = worm_scenario(w, scaffolding, dt, duration);
+    let BenchCase { w, scaffolding, dt, controller } = case;
+    let mut scenario = worm_scenario(w, scaffolding, dt, duration);
+    let robot = &mut scenario.robots[0];
+    let wave = robot.controller.take().expect("the worm has a controller");
+    robot.controller = Some(controller.spec(3 * w as usize, wave));
     let mut sim = scenario.build().map_err(|source| BenchError::Scenario { w, source })?;
     let (voxels, steps) = (sim.world.voxel_count(), sim.steps);
     let start = Instant::now();
@@ -251,6 +322,7 @@ pub fn measure(case: BenchCase, options: &BenchOptions) -> Result<BenchRow, Benc
         scaffolding: case.scaffolding.to_string(),
         springs_per_voxel: case.scaffolding.springs_per_voxel(),
         dt: case.dt,
+        controller: case.controller.name(),
         steps,
         repeats: options.repeats,
         svsps: median(&svsps),
@@ -336,8 +408,18 @@ impl std::fmt::Display for MachineInfo {
 /// The table's header lines.
 pub fn table_header() -> String {
     let head = format!(
-        "{:>4} {:>6} {:>11} {:>7} {:>9} {:>6} {:>4} {:>12} {:>21} {:>9}",
-        "w", "voxels", "scaffolding", "springs", "dt", "steps", "reps", "SVSPS median", "SVSPS mean ± sd", "loop s"
+        "{:>4} {:>6} {:>11} {:>7} {:>9} {:>11} {:>6} {:>4} {:>12} {:>21} {:>9}",
+        "w",
+        "voxels",
+        "scaffolding",
+        "springs",
+        "dt",
+        "controller",
+        "steps",
+        "reps",
+        "SVSPS median",
+        "SVSPS mean ± sd",
+        "loop s"
     );
     let rule = "-".repeat(head.chars().count());
     format!("{head}\n{rule}")
@@ -351,12 +433,13 @@ pub fn table_row(r: &BenchRow) -> String {
         format!("{:.5}", r.dt)
     };
     format!(
-        "{:>4} {:>6} {:>11} {:>7} {:>9} {:>6} {:>4} {:>12.0} {:>21} {:>9.3}",
+        "{:>4} {:>6} {:>11} {:>7} {:>9} {:>11} {:>6} {:>4} {:>12.0} {:>21} {:>9.3}",
         r.w,
         r.voxels,
         r.scaffolding,
         r.springs_per_voxel,
         dt,
+        r.controller,
         r.steps,
         r.repeats,
         r.svsps,
@@ -382,15 +465,21 @@ mod tests {
     #[test]
     fn full_sweeps_scaffolding_and_dt_at_one_width_only() {
         let cases = BenchOptions::full().cases();
-        // 5 widths at the baseline, 3 more scaffoldings and 1 more dt at w = 12.
-        assert_eq!(cases.len(), 5 + 3 + 1);
-        assert!(cases.iter().filter(|c| c.w != 12).all(|c| c.scaffolding == Scaffolding::ALL && c.dt == 1.0 / 60.0));
+        // 5 widths at the baseline, 3 more scaffoldings, 1 more dt and 2 more controllers at w = 12.
+        assert_eq!(cases.len(), 5 + 3 + 1 + 2);
+        assert!(cases
+            .iter()
+            .filter(|c| c.w != 12)
+            .all(|c| c.scaffolding == Scaffolding::ALL && c.dt == 1.0 / 60.0 && c.controller == BenchController::Wave));
+        let controllers: Vec<_> = cases.iter().map(|c| c.controller).filter(|c| *c != BenchController::Wave).collect();
+        assert_eq!(controllers, [BenchController::Mlp, BenchController::Distributed]);
     }
 
     #[test]
     fn without_a_sweep_width_every_combination_is_measured_once() {
         let o = BenchOptions { widths: vec![3, 6], sweep_width: None, ..BenchOptions::full() };
-        assert_eq!(o.cases().len(), 2 * 4 * 2);
+        // Every width × scaffolding × dt with the wave, and the two other controllers at every width.
+        assert_eq!(o.cases().len(), 2 * 4 * 2 + 2 * 2);
     }
 
     #[test]
@@ -400,6 +489,16 @@ mod tests {
         let parsed = Scenario::from_json(&text).unwrap();
         assert_eq!(parsed.body(0).unwrap().voxels().count(), 18);
         assert_eq!(parsed.steps(), 60);
+    }
+
+    /// The controller rows' worms build: their weight counts match the 12×3 body.
+    #[test]
+    fn the_controller_rows_build_on_the_worm() {
+        for c in [BenchController::Mlp, BenchController::Distributed] {
+            let case = BenchCase { w: 12, scaffolding: Scaffolding::ALL, dt: 1.0 / 60.0, controller: c };
+            let (voxels, steps, _) = time_once(case, 0.1, true).unwrap();
+            assert_eq!((voxels, steps), (36, 6));
+        }
     }
 
     #[test]

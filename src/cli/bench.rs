@@ -22,7 +22,8 @@ pub struct BenchArgs {
     /// sweeps run at w = 12, or at the first width when 12 is not listed.
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
     pub widths: Option<Vec<u32>>,
-    /// Only the baseline row per width (scaffolding `all`, dt = 1/60): no scaffolding or dt sweep.
+    /// Only the baseline row per width (scaffolding `all`, dt = 1/60, the wave): no scaffolding, dt or
+    /// controller sweep.
     #[arg(long)]
     pub no_sweep: bool,
     /// Timed runs per row (the median is reported).
@@ -70,6 +71,7 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
     if args.no_sweep {
         options.scaffoldings.truncate(1);
         options.dts.truncate(1);
+        options.controllers.truncate(1);
     }
     if let Some(r) = args.repeats {
         options.repeats = r as usize;
@@ -82,7 +84,9 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
     let machine = MachineInfo::detect();
     let header = format!(
         "{machine}\nSVSPS = voxels × steps / wall time of the step loop ({}), one simulation at a time on one thread;\n\
-         worm w×3, f(t) = sin(−2πt + πx/w), uneven terrain h = 5 m seed 1, {} s simulated, {} repeats",
+         worm w×3, f(t) = sin(−2πt + πx/w) (controller `wave`; `mlp`: central MLP, paper6 features + 1 Hz driver, \
+         no hidden layer; `distributed`: one network per voxel, paper6 + 1 signal per direction, 5 hidden), \
+         uneven terrain h = 5 m seed 1, {} s simulated, {} repeats",
         if options.with_metrics { "metrics listener attached" } else { "no listener" },
         options.duration_s,
         options.repeats

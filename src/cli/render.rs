@@ -102,6 +102,10 @@ pub struct RenderArgs {
     /// Ring the voxels that touch something outside their robot.
     #[arg(long)]
     pub touching: bool,
+    /// Draw a distributed controller's signals: arrows across the voxels' inner edges (recordings need
+    /// `--detail controller`).
+    #[arg(long)]
+    pub signals: bool,
     /// Every layer above.
     #[arg(long)]
     pub all_layers: bool,
@@ -183,6 +187,7 @@ impl RenderArgs {
         o.sensor_values |= self.sensor_values;
         o.velocity_arrows |= self.velocity;
         o.touching_markers |= self.touching;
+        o.signals |= self.signals;
         if let Some(kind) = self.color_by {
             o.color_by = kind;
         }

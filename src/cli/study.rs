@@ -1,4 +1,4 @@
-//! `vsr2d study body|evodevo|sensing`: the paper's three studies, each configuration run over several
+//! `vsr2d study body|evodevo|sensing|distributed`: the paper's three studies and the distributed one, each configuration run over several
 //! seeds as ordinary `vsr2d evolve` run directories under `DIR/<config>/run-<k>/`, then the report
 //! `DIR/index.html`. Rerunning the command resumes unfinished runs and reuses finished ones; `--config`,
 //! `--run` and `--shard` select runs for cluster jobs, and `--report-only` gathers them.
@@ -24,6 +24,8 @@ pub enum StudyArg {
     Evodevo,
     /// Sensing (MLP) vs non-sensing (phases) controllers on worm, biped, tripod (paper Fig. 11).
     Sensing,
+    /// Central MLP vs homogeneous and heterogeneous distributed controllers on worm and biped.
+    Distributed,
 }
 
 #[derive(Args)]
@@ -90,6 +92,7 @@ pub fn run(args: StudyArgs) -> Result<(), Failure> {
         StudyArg::Body => StudyKind::Body,
         StudyArg::Evodevo => StudyKind::Evodevo,
         StudyArg::Sensing => StudyKind::Sensing,
+        StudyArg::Distributed => StudyKind::Distributed,
     };
     if let Some(d) = args.duration {
         if !(d.is_finite() && d > 0.0 && d <= vsr2d::scenario::MAX_DURATION) {

@@ -61,7 +61,7 @@ impl Controller for ExternalController {
     }
 
     fn io(&self) -> Option<ControllerIo> {
-        Some(ControllerIo { inputs: Vec::new(), outputs: self.last.clone() })
+        Some(ControllerIo { inputs: Vec::new(), outputs: self.last.clone(), signals: None })
     }
 
     fn needs_sensors(&self) -> bool {

@@ -12,11 +12,15 @@
 //!  "driver": {"type": "sin"},
 //!  "hidden": [10],
 //!  "weights": [0.1, -0.3, ...]}
+//!
+//! {"type": "distributed", "sensors": {"default": [{"sensor": "area_ratio"}]},
+//!  "signals": 1, "hidden": [], "weights": [0.1, -0.3, ...]}
 //! ```
 //!
 //! Error locations ("cells[2]", "sensors.cells[0].features[1]") are relative to the controller
 //! object.
 
+pub mod distributed;
 pub mod expr;
 pub mod external;
 pub mod function;
@@ -27,6 +31,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::voxel::sensors::{SensorKind, SensorReadings};
 
+pub use distributed::{distributed_layer_sizes, CellWeights, DistributedController, DistributedSpec, SignalBus};
 pub use external::{ActionHandle, ExternalController};
 pub use function::{CompiledFunction, FunctionError, TimeFunction};
 use history::{History, MAX_HISTORY};
@@ -43,6 +48,8 @@ pub enum ControllerSpec {
     TimeFunctions(TimeFunctionsSpec),
     /// A centralized multi-layer perceptron over sensor features.
     Mlp(MlpSpec),
+    /// One small MLP per voxel over its own features and its neighbours' signals.
+    Distributed(DistributedSpec),
 }
 
 /// What [`ControllerSpec`] is read from: the same variants, externally tagged, so that an error inside
@@ -52,6 +59,7 @@ pub enum ControllerSpec {
 enum ControllerWire {
     TimeFunctions(TimeFunctionsSpec),
     Mlp(MlpSpec),
+    Distributed(DistributedSpec),
 }
 
 impl<'de> Deserialize<'de> for ControllerSpec {
@@ -59,6 +67,7 @@ impl<'de> Deserialize<'de> for ControllerSpec {
         Ok(match crate::tagged::deserialize(d, "type", None)? {
             ControllerWire::TimeFunctions(spec) => ControllerSpec::TimeFunctions(spec),
             ControllerWire::Mlp(spec) => ControllerSpec::Mlp(spec),
+            ControllerWire::Distributed(spec) => ControllerSpec::Distributed(spec),
         })
     }
 }
@@ -180,6 +189,8 @@ pub enum ControllerError {
     NonFiniteWeight { index: usize, value: f64 },
     #[error("invalid body for the controller: {0}")]
     Body(String),
+    #[error("{location}: {message}")]
+    Invalid { location: String, message: String },
 }
 
 /// "22×10 + 10×6" for sizes [22, 10, 6].
@@ -273,14 +284,20 @@ impl ControllerSpec {
         Ok(match self {
             ControllerSpec::TimeFunctions(s) => Box::new(s.build(cells, grid)?),
             ControllerSpec::Mlp(s) => Box::new(s.build(cells, grid)?),
+            ControllerSpec::Distributed(s) => Box::new(s.build(cells, grid)?),
         })
     }
 
-    /// The number of weights an MLP needs on this body (`None` for time functions).
+    /// The number of weights an MLP needs on this body (`None` for time functions; for a
+    /// distributed controller, all its voxels' networks together when heterogeneous, one otherwise).
     pub fn expected_weight_count(&self, cells: &[Cell], grid: [u32; 2]) -> Result<Option<usize>, ControllerError> {
         match self {
             ControllerSpec::TimeFunctions(_) => Ok(None),
             ControllerSpec::Mlp(s) => Ok(Some(weight_count(&s.layer_sizes(cells, grid)?))),
+            ControllerSpec::Distributed(s) => {
+                let counts = s.weight_counts(cells, grid)?;
+                Ok(Some(if s.weights.is_some() { counts.first().copied().unwrap_or(0) } else { counts.iter().sum() }))
+            }
         }
     }
 }
@@ -331,7 +348,7 @@ impl Controller for TimeFunctionsController {
     }
 
     fn io(&self) -> Option<ControllerIo> {
-        Some(ControllerIo { inputs: Vec::new(), outputs: self.last.clone() })
+        Some(ControllerIo { inputs: Vec::new(), outputs: self.last.clone(), signals: None })
     }
 
     fn needs_sensors(&self) -> bool {
@@ -424,6 +441,18 @@ impl SensorFeatures {
 
     pub fn is_empty(&self) -> bool {
         self.inputs.is_empty()
+    }
+
+    /// The number of features of each of `voxels` voxels (they are written voxel after voxel, in grid
+    /// order).
+    pub fn counts_per_voxel(&self, voxels: usize) -> Vec<usize> {
+        let mut counts = vec![0; voxels];
+        for input in &self.inputs {
+            if let Some(c) = counts.get_mut(self.histories[input.history].0) {
+                *c += 1;
+            }
+        }
+        counts
     }
 
     /// Records one control step's readings (one per voxel, grid order).
@@ -527,7 +556,7 @@ impl Controller for MlpController {
     }
 
     fn io(&self) -> Option<ControllerIo> {
-        Some(ControllerIo { inputs: self.net.layer(0).to_vec(), outputs: self.net.outputs().to_vec() })
+        Some(ControllerIo { inputs: self.net.layer(0).to_vec(), outputs: self.net.outputs().to_vec(), signals: None })
     }
 }
 
@@ -536,6 +565,27 @@ impl Controller for MlpController {
 pub struct ControllerIo {
     pub inputs: Vec<f64>,
     pub outputs: Vec<f64>,
+    /// The signals a distributed controller's voxels sent at the last call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signals: Option<SignalsIo>,
+}
+
+/// What every voxel of a distributed controller sent at its last call, towards each side.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SignalsIo {
+    /// Values per side.
+    pub per_side: usize,
+    /// Voxels in grid order, for each its sides N, E, S, W, for each side `per_side` values (a
+    /// non-directional controller's one vector is listed on every side).
+    pub sent: Vec<f64>,
+}
+
+impl SignalsIo {
+    /// The values voxel `v` sent towards `side` (0 N, 1 E, 2 S, 3 W); empty if out of range.
+    pub fn side(&self, v: usize, side: usize) -> &[f64] {
+        let start = (4 * v + side) * self.per_side;
+        self.sent.get(start..start + self.per_side).unwrap_or(&[])
+    }
 }
 
 #[cfg(test)]
@@ -634,7 +684,7 @@ mod tests {
         let mut out2 = [0.0];
         boxed.control(0.0, &[readings(2.0)], &mut out2);
         assert_eq!(out2, out);
-        assert_eq!(boxed.io().unwrap(), ControllerIo { inputs: vec![2.0, 1.0], outputs: out.to_vec() });
+        assert_eq!(boxed.io().unwrap(), ControllerIo { inputs: vec![2.0, 1.0], outputs: out.to_vec(), signals: None });
     }
 
     /// With identity-like weights and no hidden layer, each output is tanh(feature), so the
@@ -802,7 +852,17 @@ mod tests {
     #[test]
     fn json_schema_lists_both_forms() {
         let schema = serde_json::to_string(&schemars::schema_for!(ControllerSpec)).unwrap();
-        for word in ["time_functions", "mlp", "weights", "aggregate", "x_rot_velocity", "frequency"] {
+        for word in [
+            "time_functions",
+            "mlp",
+            "weights",
+            "aggregate",
+            "x_rot_velocity",
+            "frequency",
+            "distributed",
+            "directional",
+            "signals",
+        ] {
             assert!(schema.contains(word), "schema lacks {word}");
         }
     }

@@ -1,6 +1,7 @@
 //! The paper's three studies (spec §5, §10) as sets of configurations × runs: `body` (5×5 vs 10×10
 //! `gmm_body`), `evodevo` (`phases` vs `phases_devo` on 11×4) and `sensing` (`mlp_weights` vs `phases`
-//! on the worm, the biped and the tripod). Each configuration is one of the experiment files of
+//! on the worm, the biped and the tripod); and `distributed` (the central MLP vs homogeneous and
+//! heterogeneous distributed controllers on the worm and the biped, after Medvet et al. 2020). Each configuration is one of the experiment files of
 //! `fixtures/experiments/`, embedded; run k of a configuration is that experiment with seed k (the
 //! paper's `Random(run)`), an ordinary `vsr2d evolve` run directory `ROOT/<config>/run-<k>/`, so every
 //! run is resumable, renderable and replayable by the existing commands.
@@ -21,23 +22,27 @@ const EVO: &str = include_str!("../../fixtures/experiments/evodevo-evo.json");
 const DEVO: &str = include_str!("../../fixtures/experiments/evodevo-devo.json");
 const SENSING_WORM: &str = include_str!("../../fixtures/experiments/sensing-worm.json");
 const NONSENSING_WORM: &str = include_str!("../../fixtures/experiments/nonsensing-worm.json");
+const HOMOGENEOUS_WORM: &str = include_str!("../../fixtures/experiments/distributed-homogeneous-worm.json");
+const HETEROGENEOUS_WORM: &str = include_str!("../../fixtures/experiments/distributed-heterogeneous-worm.json");
 
-/// The three studies of the paper's section 3.
+/// The three studies of the paper's section 3, and the distributed-controller study.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StudyKind {
     Body,
     Evodevo,
     Sensing,
+    Distributed,
 }
 
 impl StudyKind {
-    pub const ALL: [StudyKind; 3] = [StudyKind::Body, StudyKind::Evodevo, StudyKind::Sensing];
+    pub const ALL: [StudyKind; 4] = [StudyKind::Body, StudyKind::Evodevo, StudyKind::Sensing, StudyKind::Distributed];
 
     pub fn name(self) -> &'static str {
         match self {
             StudyKind::Body => "body",
             StudyKind::Evodevo => "evodevo",
             StudyKind::Sensing => "sensing",
+            StudyKind::Distributed => "distributed",
         }
     }
 }
@@ -111,7 +116,10 @@ fn with_body(mut e: Experiment, body: &str, name: &str) -> Experiment {
     match &mut e.representation {
         RepresentationSpec::Phases(p) => p.body = BodySpec::Named(body.into()),
         RepresentationSpec::MlpWeights(m) => m.body = BodySpec::Named(body.into()),
-        _ => unreachable!("the sensing fixtures are phases and mlp_weights"),
+        RepresentationSpec::DistributedHomogeneous(d) | RepresentationSpec::DistributedHeterogeneous(d) => {
+            d.body = BodySpec::Named(body.into())
+        }
+        _ => unreachable!("the sensing and distributed fixtures have a fixed body"),
     }
     e
 }
@@ -163,6 +171,30 @@ impl Study {
                     "Sensing vs non-sensing controllers (after Talamini et al.; paper Fig. 11)",
                     "the sensing controller is always more effective, after some optimisation effort, for every shape",
                     vec!["worm".to_string(), "biped".to_string(), "tripod".to_string()],
+                    configs,
+                    comparisons,
+                )
+            }
+            StudyKind::Distributed => {
+                let (central, homogeneous, heterogeneous) =
+                    (parse(SENSING_WORM), parse(HOMOGENEOUS_WORM), parse(HETEROGENEOUS_WORM));
+                let mut configs = Vec::new();
+                let mut comparisons = Vec::new();
+                for (p, shape) in ["worm", "biped"].into_iter().enumerate() {
+                    let first = configs.len();
+                    for (kind, e) in [("central", &central), ("homogeneous", &homogeneous), ("heterogeneous", &heterogeneous)] {
+                        let name = format!("{kind}-{shape}");
+                        configs.push(config(&name, &format!("{kind} ({shape})"), p, with_body(e.clone(), shape, &name)));
+                    }
+                    comparisons.extend([(first + 1, first), (first + 2, first), (first + 1, first + 2)]);
+                }
+                (
+                    "Distributed vs central neural controllers (after Medvet et al., GECCO 2020)",
+                    "a small network in every voxel, fed by its own sensors and its neighbours' signals, drives a VSR at \
+                     least as well as one central network over every voxel's sensors (Medvet et al. 2020, ref. [17] \
+                     of the 2D-VSR-Sim paper; this study checks the claim in vsr2d with the central MLP of the sensing \
+                     study, paper6 features, 1 signal per direction, no hidden layer)",
+                    vec!["worm".to_string(), "biped".to_string()],
                     configs,
                     comparisons,
                 )

@@ -103,7 +103,7 @@ impl MovieError {
 
 /// The snapshot content that the given layers draw (springs, ropes, welds need optional detail).
 pub fn detail_for(options: &RenderOptions) -> SnapshotDetail {
-    SnapshotDetail { springs: options.springs, ropes: options.ropes, welds: options.welds, controller: false }
+    SnapshotDetail { springs: options.springs, ropes: options.ropes, welds: options.welds, controller: options.signals }
 }
 
 /// The first frame whose time reaches `t` (k/fps ≥ t − 1e−9): the frame that shows time `t`.
@@ -152,6 +152,7 @@ impl MovieSource {
         d.springs |= extra.springs;
         d.ropes |= extra.ropes;
         d.welds |= extra.welds;
+        d.controller |= extra.controller;
         let sim =
             scenario.build().map_err(|source| MovieError::Scenario { name: name.clone(), source: Box::new(source) })?;
         if matches!(sim.task, Task::ForceDeflection(_)) {
@@ -242,6 +243,7 @@ impl MovieSource {
             ("springs", wanted.springs, self.detail.springs),
             ("ropes", wanted.ropes, self.detail.ropes),
             ("welds", wanted.welds, self.detail.welds),
+            ("controller", wanted.controller, self.detail.controller),
         ]
         .into_iter()
         .filter(|(_, want, have)| *want && !*have)

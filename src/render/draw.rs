@@ -538,6 +538,9 @@ fn draw_layers(
         finish(pm, sc, pen, None, Some((style::ARROW, style::ARROW_PX, false)));
         sc.stroke.line_cap = LineCap::default();
     }
+    if opts.signals {
+        draw_signals(pm, tf, frame, sc);
+    }
     if opts.sensor_values {
         let digit_half = 0.5 * TextRenderer::digit_height(style::TEXT_PX);
         for v in robots(frame).flat_map(|r| &r.voxels) {
@@ -556,6 +559,61 @@ fn draw_layers(
             let baseline = cy + digit_half;
             text.draw(pm, &sc.text, cx - width * 0.5, baseline, style::TEXT_PX, style::TEXT);
         }
+    }
+}
+
+/// The signals a distributed controller's voxels sent at their last call: on each side that has a
+/// neighbour, an arrow across the shared edge towards it, half a side long at |value| = 1 and
+/// proportional to |value| (the mean of the side's values), black when positive, white when
+/// negative. The arrows keep to the right of the edge's middle, so the two directions across one
+/// edge sit side by side.
+fn draw_signals(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, sc: &mut Scratch) {
+    for positive in [true, false] {
+        let mut pen = sc.pen(tf, pm);
+        for r in robots(frame) {
+            let Some(signals) = r.controller.as_ref().and_then(|c| c.signals.as_ref()) else {
+                continue;
+            };
+            if signals.per_side == 0 {
+                continue;
+            }
+            // Voxels are in grid order (bottom row first, x fastest).
+            let occupied = |x: i64, y: i64| match (u32::try_from(x), u32::try_from(y)) {
+                (Ok(x), Ok(y)) => r.voxels.binary_search_by_key(&(y, x), |v| (v.cell[1], v.cell[0])).is_ok(),
+                _ => false,
+            };
+            for (vi, v) in r.voxels.iter().enumerate() {
+                let [x, y] = [i64::from(v.cell[0]), i64::from(v.cell[1])];
+                // Outline corners SW, SE, NE, NW; sides N, E, S, W as corner pairs and neighbour cells.
+                let o = &v.outline;
+                let sides =
+                    [(o[3], o[2], x, y + 1), (o[2], o[1], x + 1, y), (o[1], o[0], x, y - 1), (o[0], o[3], x - 1, y)];
+                for (side, &(a, b, nx, ny)) in sides.iter().enumerate() {
+                    let values = signals.side(vi, side);
+                    let value = values.iter().sum::<f64>() / values.len().max(1) as f64;
+                    if !value.is_finite() || (value > 0.0) != positive || value == 0.0 || !occupied(nx, ny) {
+                        continue;
+                    }
+                    let mid = (a + b) * 0.5;
+                    let along = b - a;
+                    let length = along.length();
+                    let out = mid - v.center;
+                    let out_len = out.length();
+                    if !(length > 0.0 && out_len > 0.0) {
+                        continue;
+                    }
+                    let out = out * (1.0 / out_len);
+                    // a → b runs clockwise around the voxel, so b's half of the edge is on the right of `out`.
+                    let lane = mid + along * 0.2;
+                    let half = out * (0.25 * length * value.abs().min(1.0));
+                    push_arrow(&mut pen, lane - half, lane + half);
+                }
+            }
+        }
+        let color = if positive { style::SIGNAL_POSITIVE } else { style::SIGNAL_NEGATIVE };
+        sc.stroke.line_cap = LineCap::Round;
+        finish(pm, sc, pen, None, Some((color, style::SIGNAL_PX, false)));
+        sc.stroke.line_cap = LineCap::default();
     }
 }
 

@@ -55,6 +55,10 @@ pub struct RenderOptions {
     pub velocity_arrows: bool,
     /// A magenta ring around voxels that touch something outside their robot.
     pub touching_markers: bool,
+    /// A distributed controller's signals: an arrow across each inner edge, towards the neighbour the
+    /// value was sent to, its length ∝ |value| (black positive, white negative); needs snapshots with
+    /// controller detail.
+    pub signals: bool,
     /// The reading that drives the voxel fill.
     pub color_by: SensorKind,
     /// Display domain [lo, hi] of the area ratio (other sensors use the spec's fixed domains).
@@ -90,6 +94,7 @@ impl Default for RenderOptions {
             sensor_values: false,
             velocity_arrows: false,
             touching_markers: false,
+            signals: false,
             color_by: SensorKind::AreaRatio,
             area_ratio_range: [0.75, 1.25],
             voxel_side: None,
@@ -114,6 +119,7 @@ impl RenderOptions {
             sensor_values: true,
             velocity_arrows: true,
             touching_markers: true,
+            signals: true,
             ..RenderOptions::default()
         }
     }

@@ -86,6 +86,10 @@ pub const ROPE_PX: f32 = 1.0;
 /// Dash pattern of ropes, in pixels (on, off).
 pub const ROPE_DASH_PX: [f32; 2] = [4.0, 3.0];
 pub const ARROW_PX: f32 = 1.5;
+/// Distributed controllers' signal arrows: positive values black, negative white.
+pub const SIGNAL_POSITIVE: Rgba = Rgba::opaque(0, 0, 0);
+pub const SIGNAL_NEGATIVE: Rgba = Rgba::opaque(255, 255, 255);
+pub const SIGNAL_PX: f32 = 2.0;
 pub const TOUCHING_PX: f32 = 3.0;
 /// Weld dot radius in metres; never drawn smaller than [`WELD_MIN_RADIUS_PX`] so it stays visible when zoomed out.
 pub const WELD_RADIUS_M: f64 = 0.1;

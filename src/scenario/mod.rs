@@ -740,7 +740,7 @@ mod tests {
             (
                 robot(r#"{"type": "pid"}"#),
                 "robots[1].controller.type",
-                "unknown variant `pid`, expected `time_functions` or `mlp`",
+                "unknown variant `pid`, expected one of `time_functions`, `mlp`, `distributed`",
             ),
             (
                 robot(r#"{"type": "time_functions", "default": {"type": 3}}"#),

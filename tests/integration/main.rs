@@ -5,6 +5,7 @@ mod cantilever_report;
 mod cells;
 mod cells_report;
 mod cli;
+mod distributed;
 mod eval;
 mod evolve;
 mod fold;

@@ -1,5 +1,5 @@
-//! Genome → scenario mappers (spec §4): `gmm_body`, `phases`, `phases_devo`, `mlp_weights` and the
-//! generic `slots`. Voxel order is grid order throughout (x fastest, y = 0 the bottom row).
+//! Genome → scenario mappers (spec §4): `gmm_body`, `phases`, `phases_devo`, `mlp_weights`,
+//! `distributed_homogeneous`, `distributed_heterogeneous` and the generic `slots`. Voxel order is grid order throughout (x fastest, y = 0 the bottom row).
 
 mod gmm;
 mod slots;
@@ -15,8 +15,8 @@ pub use slots::{Slot, SlotsSpec};
 use super::experiment::BaseScenario;
 use super::EvolveError;
 use crate::controller::{
-    mlp_layer_sizes, weight_count, Aggregate, CellFunction, ControllerSpec, Feature, MlpSpec, SensorLayout,
-    TimeFunction, TimeFunctionsSpec,
+    distributed_layer_sizes, mlp_layer_sizes, weight_count, Aggregate, CellFunction, CellWeights, ControllerSpec,
+    DistributedSpec, Feature, MlpSpec, SensorLayout, TimeFunction, TimeFunctionsSpec,
 };
 use crate::model::voxel::material::MaterialSpec;
 use crate::model::voxel::sensors::SensorKind;
@@ -35,6 +35,11 @@ pub enum RepresentationSpec {
     /// The weights of a centralized MLP on a fixed body (§4.3; `mlp_sensing` is accepted too).
     #[serde(alias = "mlp_sensing")]
     MlpWeights(MlpWeightsSpec),
+    /// The weights of one per-voxel network shared by every voxel of a fixed body (a distributed
+    /// controller): ℝ^|θ|.
+    DistributedHomogeneous(DistributedWeightsSpec),
+    /// One per-voxel network per voxel of a fixed body: ℝ^(voxels × |θ|), voxels in grid order.
+    DistributedHeterogeneous(DistributedWeightsSpec),
     /// Genes written into JSON pointers of a template scenario (§4.4).
     Slots(SlotsSpec),
 }
@@ -97,6 +102,70 @@ pub struct MlpWeightsSpec {
     pub init: Option<[f64; 2]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub material: Option<MaterialSpec>,
+}
+
+/// A distributed controller's networks on a fixed body (see `docs/controllers.md`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DistributedWeightsSpec {
+    pub body: BodySpec,
+    /// `"paper6"` or a list of features, the same for every voxel.
+    #[serde(default = "paper6")]
+    pub features: FeatureSet,
+    /// Signal values per direction (default 1).
+    #[serde(default = "one_signal")]
+    pub signals: usize,
+    /// One vector per neighbour (default) or one for all.
+    #[serde(default = "yes")]
+    pub directional: bool,
+    /// Hidden layer sizes of every voxel's network (default none).
+    #[serde(default)]
+    pub hidden: Vec<usize>,
+    /// Initialisation box per gene (default [−1, 1]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub material: Option<MaterialSpec>,
+}
+
+fn one_signal() -> usize {
+    1
+}
+fn yes() -> bool {
+    true
+}
+
+impl DistributedWeightsSpec {
+    /// The weights of one voxel's network.
+    fn per_voxel(&self) -> usize {
+        let features = feature_list(&self.features).map(|f| f.len()).unwrap_or(0);
+        weight_count(&distributed_layer_sizes(features, self.signals, self.directional, &self.hidden))
+    }
+
+    /// The controller with `genome` as its weights: one network for all, or one per voxel.
+    fn controller(&self, shape: &Shape, genome: &[f64], heterogeneous: bool) -> Result<ControllerSpec, MapError> {
+        let features = feature_list(&self.features).map_err(|e| MapError::Scenario(e.to_string()))?;
+        let k = self.per_voxel();
+        let (weights, cells) = if heterogeneous {
+            let cells = shape
+                .cells
+                .iter()
+                .zip(genome.chunks_exact(k.max(1)))
+                .map(|(&cell, w)| CellWeights { cell, weights: w.to_vec() })
+                .collect();
+            (None, cells)
+        } else {
+            (Some(genome.to_vec()), Vec::new())
+        };
+        Ok(ControllerSpec::Distributed(DistributedSpec {
+            sensors: SensorLayout { default: features, cells: Vec::new() },
+            signals: self.signals,
+            directional: self.directional,
+            hidden: self.hidden.clone(),
+            weights,
+            cells,
+        }))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -265,6 +334,27 @@ impl RepresentationSpec {
                     return bad("representation.frequency", "must be a finite number of Hz".into());
                 }
             }
+            RepresentationSpec::DistributedHomogeneous(d) | RepresentationSpec::DistributedHeterogeneous(d) => {
+                body(&d.body)?;
+                check_init("representation", d.init)?;
+                feature_list(&d.features)?;
+                if let Some(i) = d.hidden.iter().position(|n| *n == 0) {
+                    return bad(
+                        &format!("representation.hidden[{i}]"),
+                        "is 0: a hidden layer needs at least 1 neuron".into(),
+                    );
+                }
+                if d.signals > crate::controller::distributed::MAX_SIGNALS {
+                    return bad(
+                        "representation.signals",
+                        format!(
+                            "is {}: give at most {} signal values per direction (e.g. 1)",
+                            d.signals,
+                            crate::controller::distributed::MAX_SIGNALS
+                        ),
+                    );
+                }
+            }
             RepresentationSpec::MlpWeights(m) => {
                 body(&m.body)?;
                 check_init("representation", m.init)?;
@@ -303,6 +393,8 @@ impl RepresentationSpec {
                 let features = m.features().map(|f| f.len()).unwrap_or(0) * n;
                 weight_count(&mlp_layer_sizes(features, m.driver.is_some(), &m.hidden, n))
             }
+            RepresentationSpec::DistributedHomogeneous(d) => d.per_voxel(),
+            RepresentationSpec::DistributedHeterogeneous(d) => voxels(&d.body) * d.per_voxel(),
             RepresentationSpec::Slots(s) => s.genome_size(),
         }
     }
@@ -314,6 +406,9 @@ impl RepresentationSpec {
             RepresentationSpec::Phases(p) => p.init.unwrap_or([-PI, PI]),
             RepresentationSpec::PhasesDevo(p) => p.init.unwrap_or([-PI, PI]),
             RepresentationSpec::MlpWeights(m) => m.init.unwrap_or([-1.0, 1.0]),
+            RepresentationSpec::DistributedHomogeneous(d) | RepresentationSpec::DistributedHeterogeneous(d) => {
+                d.init.unwrap_or([-1.0, 1.0])
+            }
             RepresentationSpec::Slots(s) => s.init,
         }
     }
@@ -379,6 +474,12 @@ impl RepresentationSpec {
                 });
                 robot(shape.rows(|_| '#'), materials(&m.material), c)
             }
+            RepresentationSpec::DistributedHomogeneous(d) | RepresentationSpec::DistributedHeterogeneous(d) => {
+                let shape = d.body.shape().map_err(MapError::Scenario)?;
+                let heterogeneous = matches!(self, RepresentationSpec::DistributedHeterogeneous(_));
+                let c = d.controller(&shape, genome, heterogeneous)?;
+                robot(shape.rows(|_| '#'), materials(&d.material), c)
+            }
         };
         Ok(Scenario {
             world: base.world.clone(),
@@ -398,14 +499,19 @@ impl RepresentationSpec {
 
 impl MlpWeightsSpec {
     fn features(&self) -> Result<Vec<Feature>, EvolveError> {
-        match &self.features {
-            FeatureSet::List(l) if !l.is_empty() => Ok(l.clone()),
-            FeatureSet::Named(n) if n == "paper6" => Ok(paper6_features()),
-            _ => Err(EvolveError::Invalid {
-                path: "representation.features".into(),
-                message: "give \"paper6\" or a non-empty list of {\"sensor\", \"aggregate\", \"n\"} features".into(),
-            }),
-        }
+        feature_list(&self.features)
+    }
+}
+
+/// The features a `features` field names.
+fn feature_list(set: &FeatureSet) -> Result<Vec<Feature>, EvolveError> {
+    match set {
+        FeatureSet::List(l) if !l.is_empty() => Ok(l.clone()),
+        FeatureSet::Named(n) if n == "paper6" => Ok(paper6_features()),
+        _ => Err(EvolveError::Invalid {
+            path: "representation.features".into(),
+            message: "give \"paper6\" or a non-empty list of {\"sensor\", \"aggregate\", \"n\"} features".into(),
+        }),
     }
 }
 

@@ -101,7 +101,8 @@ pub fn grid_video_camera(
 ) -> Result<VideoOutcome, MediaError> {
     use crate::output::FrameSink;
     let what = || "the grid video".to_string();
-    let options = RenderOptions::default();
+    // Distributed controllers show their signals (other controllers have none to draw).
+    let options = RenderOptions { signals: true, ..RenderOptions::default() };
     let mut sources = Vec::with_capacity(cells.len());
     let mut seconds: f64 = 0.0;
     for (label, scenario) in cells {

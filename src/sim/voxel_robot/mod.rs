@@ -254,9 +254,13 @@ impl SimBody for VoxelRobot {
                 r.welds.iter().map(|[(va, ma), (vb, mb)]| [r.mass_centre(*va, *ma), r.mass_centre(*vb, *mb)]).collect()
             }),
             controller: if detail.controller {
-                self.controller
-                    .as_ref()
-                    .map(|c| c.io().unwrap_or_else(|| ControllerIo { inputs: vec![], outputs: self.outputs.clone() }))
+                self.controller.as_ref().map(|c| {
+                    c.io().unwrap_or_else(|| ControllerIo {
+                        inputs: vec![],
+                        outputs: self.outputs.clone(),
+                        signals: None,
+                    })
+                })
             } else {
                 None
             },
