@@ -165,11 +165,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Cantilever(args) => cli::cantilever::run(args),
         Command::CellsReport(args) => cli::cells_report::run(args),
         Command::Schema { result } => {
-            let schema = if result {
-                schemars::schema_for!(vsr2d::task::RunResult)
-            } else {
-                schemars::schema_for!(Scenario)
-            };
+            let schema =
+                if result { schemars::schema_for!(vsr2d::task::RunResult) } else { schemars::schema_for!(Scenario) };
             cli::outln(&serde_json::to_string_pretty(&schema)?)
         }
     }
@@ -212,7 +209,9 @@ fn simulate(
         listeners.push(r);
     }
     let output = vsr2d::batch::simulate(simulation, &mut listeners).map_err(|e| match e {
-        e @ vsr2d::task::RunError::NotOneRun => input(anyhow::anyhow!(e).context(format!("scenario {}", path.display()))),
+        e @ vsr2d::task::RunError::NotOneRun => {
+            input(anyhow::anyhow!(e).context(format!("scenario {}", path.display())))
+        }
         e => anyhow::anyhow!(e).into(),
     })?;
     drop(listeners);

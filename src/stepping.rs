@@ -17,8 +17,8 @@ use crate::controller::{
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::SimError;
 use crate::snapshot::{BodyId, Progress, Snapshot};
-use crate::task::{Monitor, RunResult};
 use crate::task::Simulation;
+use crate::task::{Monitor, RunResult};
 
 /// Why a step was refused or failed.
 #[derive(Debug, thiserror::Error)]
@@ -471,7 +471,10 @@ mod tests {
                 // observation is taken at t = 0: one physics step earlier, so the runs agree closely,
                 // not bit for bit (as for any stepped legacy run).
                 let rel = |a: f64, b: f64| (a - b).abs() / b.abs();
-                assert!(rel(metrics.robots[0].x_velocity, reference.robots[0].x_velocity) < 0.01, "{metrics:?} vs {reference:?}");
+                assert!(
+                    rel(metrics.robots[0].x_velocity, reference.robots[0].x_velocity) < 0.01,
+                    "{metrics:?} vs {reference:?}"
+                );
                 assert!(rel(metrics.robots[0].control_effort, reference.robots[0].control_effort) < 1e-6);
             }
             assert!(reference.robots[0].x_velocity.abs() > 1e-4, "{compat}: the robot moves: {reference:?}");

@@ -78,7 +78,6 @@ impl Job {
     }
 }
 
-
 /// One output line: `{"id": ..., "line": i, "scenario_hash": "…", "metrics": {...}}` or
 /// `{"id": ..., "line": i, "scenario_hash": "…", "error": "..."}`. `id` is null when the line had no
 /// usable id (malformed JSON, missing or non-scalar id).

@@ -117,16 +117,25 @@ impl ObjectSpec {
         let e = MAX_OBJECT_EXTENT;
         for (i, s) in self.size.iter().enumerate() {
             if !(s.is_finite() && *s > 0.0 && *s <= e) {
-                return Some((format!("size[{i}]"), format!("{} m: a side must be in (0, {e}] m", crate::geom::compact(*s))));
+                return Some((
+                    format!("size[{i}]"),
+                    format!("{} m: a side must be in (0, {e}] m", crate::geom::compact(*s)),
+                ));
             }
         }
         for (i, p) in self.position.iter().enumerate() {
             if !(p.is_finite() && p.abs() <= e) {
-                return Some((format!("position[{i}]"), format!("{} m: must be within ±{e} m", crate::geom::compact(*p))));
+                return Some((
+                    format!("position[{i}]"),
+                    format!("{} m: must be within ±{e} m", crate::geom::compact(*p)),
+                ));
             }
         }
         if !(self.angle.is_finite() && self.angle.abs() <= 100.0) {
-            return Some(("angle".into(), format!("{}: give an angle in rad within ±100", crate::geom::compact(self.angle))));
+            return Some((
+                "angle".into(),
+                format!("{}: give an angle in rad within ±100", crate::geom::compact(self.angle)),
+            ));
         }
         if !(self.mass.is_finite() && self.mass > 0.0 && self.mass <= 1e6) {
             return Some(("mass".into(), format!("{} kg: must be in (0, 1e6] kg", crate::geom::compact(self.mass))));
@@ -136,7 +145,10 @@ impl ObjectSpec {
         }
         for (i, v) in self.velocity.iter().enumerate() {
             if !(v.is_finite() && v.abs() <= 100.0) {
-                return Some((format!("velocity[{i}]"), format!("{} m/s: must be within ±100 m/s", crate::geom::compact(*v))));
+                return Some((
+                    format!("velocity[{i}]"),
+                    format!("{} m/s: must be within ±100 m/s", crate::geom::compact(*v)),
+                ));
             }
         }
         for (field, v) in [("hinge_stiffness", self.hinge_stiffness), ("hinge_damping", self.hinge_damping)] {
@@ -144,11 +156,17 @@ impl ObjectSpec {
                 return Some((field.into(), format!("{}: must be in [0, 1e9]", crate::geom::compact(v))));
             }
             if v != 0.0 && self.motion != ObjectMotion::Hinged {
-                return Some((field.into(), "applies to a hinged object only: drop it, or use `\"motion\": \"hinged\"`".into()));
+                return Some((
+                    field.into(),
+                    "applies to a hinged object only: drop it, or use `\"motion\": \"hinged\"`".into(),
+                ));
             }
         }
         if self.motion != ObjectMotion::Dynamic && self.velocity != [0.0, 0.0] {
-            return Some(("velocity".into(), "only a dynamic object starts moving: drop `velocity` or use `\"motion\": \"dynamic\"`".into()));
+            return Some((
+                "velocity".into(),
+                "only a dynamic object starts moving: drop `velocity` or use `\"motion\": \"dynamic\"`".into(),
+            ));
         }
         None
     }
@@ -156,8 +174,11 @@ impl ObjectSpec {
     /// Whether the rectangle (as placed at t = 0) overlaps the axis-aligned box `[x0, y0, x1, y1]`.
     pub fn overlaps(&self, b: [f64; 4]) -> bool {
         let corners = self.corners();
-        let min = corners.iter().fold(Vec2::new(f64::INFINITY, f64::INFINITY), |m, p| Vec2::new(m.x.min(p.x), m.y.min(p.y)));
-        let max = corners.iter().fold(Vec2::new(f64::NEG_INFINITY, f64::NEG_INFINITY), |m, p| Vec2::new(m.x.max(p.x), m.y.max(p.y)));
+        let min =
+            corners.iter().fold(Vec2::new(f64::INFINITY, f64::INFINITY), |m, p| Vec2::new(m.x.min(p.x), m.y.min(p.y)));
+        let max = corners
+            .iter()
+            .fold(Vec2::new(f64::NEG_INFINITY, f64::NEG_INFINITY), |m, p| Vec2::new(m.x.max(p.x), m.y.max(p.y)));
         const EPS: f64 = 1e-9;
         min.x < b[2] - EPS && b[0] < max.x - EPS && min.y < b[3] - EPS && b[1] < max.y - EPS
     }

@@ -36,8 +36,8 @@ use crate::render::{
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::world::SimError;
 use crate::snapshot::{BodyId, Flow, ListenerError, Snapshot, SnapshotDetail, SnapshotListener};
-use crate::task::{Monitor, RunResult, Task};
 use crate::task::Simulation;
+use crate::task::{Monitor, RunResult, Task};
 
 /// Why a movie could not be made. Each message names the input involved.
 #[derive(Debug, thiserror::Error)]

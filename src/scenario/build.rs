@@ -269,7 +269,9 @@ impl Scenario {
             world.set_cell_schedule(plan.events);
         }
         for (k, o) in self.objects.iter().enumerate() {
-            if let Some((j, _)) = placed.iter().enumerate().find(|(_, squares)| squares.iter().any(|sq| o.overlaps(*sq))) {
+            if let Some((j, _)) =
+                placed.iter().enumerate().find(|(_, squares)| squares.iter().any(|sq| o.overlaps(*sq)))
+            {
                 return Err(ScenarioError::Json {
                     path: format!("objects[{k}].position"),
                     message: format!("the object overlaps robot {j} at t = 0; move it (or make it smaller)"),
@@ -330,9 +332,11 @@ impl Scenario {
     /// Where the task puts robot 0 (given its footprint) and which objects it places.
     fn task_placement(&self, footprint: &Footprint<'_>) -> Result<Placement, ScenarioError> {
         Ok(match &self.task {
-            TaskSpec::Locomotion | TaskSpec::Free | TaskSpec::Fold | TaskSpec::ForceDeflection(_) | TaskSpec::Shape(_) => {
-                Placement::default()
-            }
+            TaskSpec::Locomotion
+            | TaskSpec::Free
+            | TaskSpec::Fold
+            | TaskSpec::ForceDeflection(_)
+            | TaskSpec::Shape(_) => Placement::default(),
             TaskSpec::Jumping(spec) => spec.place(footprint),
             TaskSpec::Carrying(spec) => spec.place(footprint),
             TaskSpec::Pushing(spec) => spec.place(footprint),

@@ -215,7 +215,9 @@ impl TaskSpec {
     pub fn metric_names(&self) -> (Option<&'static str>, Vec<String>) {
         use crate::task::TaskMetrics as M;
         let example = match self {
-            TaskSpec::Locomotion | TaskSpec::Free | TaskSpec::ForceDeflection(_) | TaskSpec::Fold => return (None, vec![]),
+            TaskSpec::Locomotion | TaskSpec::Free | TaskSpec::ForceDeflection(_) | TaskSpec::Fold => {
+                return (None, vec![])
+            }
             TaskSpec::Jumping(_) => M::Jumping(Default::default()),
             TaskSpec::Carrying(_) => M::Carrying(Default::default()),
             TaskSpec::Pushing(_) => M::Pushing(Default::default()),
@@ -224,11 +226,8 @@ impl TaskSpec {
             TaskSpec::Shape(_) => M::Shape(Default::default()),
         };
         let value = serde_json::to_value(example).expect("metrics serialise");
-        let names = value
-            .get(self.name())
-            .and_then(|m| m.as_object())
-            .map(|m| m.keys().cloned().collect())
-            .unwrap_or_default();
+        let names =
+            value.get(self.name()).and_then(|m| m.as_object()).map(|m| m.keys().cloned().collect()).unwrap_or_default();
         (Some(self.name()), names)
     }
 }
@@ -514,7 +513,10 @@ impl Scenario {
             ));
         }
         if matches!(self.world.terrain, TerrainSpec::None) {
-            return Err(json("world.terrain", format!("the `{name}` task needs ground: use a terrain other than `none`")));
+            return Err(json(
+                "world.terrain",
+                format!("the `{name}` task needs ground: use a terrain other than `none`"),
+            ));
         }
         Ok(())
     }
@@ -560,8 +562,7 @@ impl Scenario {
 
     /// What the `fold` task measures of a planned scene: one goal per chain with a folding program.
     pub(crate) fn fold_goals_of(plan: &cell_parts::CellPlan) -> Vec<crate::task::fold::FoldGoal> {
-        plan
-            .folds
+        plan.folds
             .iter()
             .map(|f| crate::task::fold::FoldGoal {
                 chain: f.chain.clone(),

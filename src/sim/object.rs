@@ -34,7 +34,10 @@ impl RigidObject {
         };
         let centre = spec.centre();
         let handle = physics.bodies.insert(
-            builder.translation(v(centre)).rotation(spec.angle as Real).linvel(v(Vec2::new(spec.velocity[0], spec.velocity[1]))),
+            builder
+                .translation(v(centre))
+                .rotation(spec.angle as Real)
+                .linvel(v(Vec2::new(spec.velocity[0], spec.velocity[1]))),
         );
         let half = Vec2::new(spec.size[0] * 0.5, spec.size[1] * 0.5);
         let mut collider = ColliderBuilder::cuboid(half.x as Real, half.y as Real)
@@ -123,7 +126,8 @@ impl SimBody for RigidObject {
         if !(self.centre.is_finite() && self.velocity.is_finite() && self.angle.is_finite()) {
             return Some(format!("object {} has a non-finite state", self.label));
         }
-        (self.velocity.length() >= speed_limit).then(|| format!("object {} reached the engine's speed limit", self.label))
+        (self.velocity.length() >= speed_limit)
+            .then(|| format!("object {} reached the engine's speed limit", self.label))
     }
     fn clear_touching(&mut self) {
         self.touching = false;

@@ -50,17 +50,26 @@ impl BalancingSpec {
         }
         if let Some(m) = self.platform_mass {
             if !(m.is_finite() && m > 0.0 && m <= 1e6) {
-                return Err(TaskSpecError::new("platform_mass", format!("{} kg: must be in (0, 1e6] kg", crate::geom::compact(m))));
+                return Err(TaskSpecError::new(
+                    "platform_mass",
+                    format!("{} kg: must be in (0, 1e6] kg", crate::geom::compact(m)),
+                ));
             }
         }
         if let Some(k) = self.hinge_stiffness {
             if !(k.is_finite() && (0.0..=1e9).contains(&k)) {
-                return Err(TaskSpecError::new("hinge_stiffness", format!("{} N·m/rad: must be in [0, 1e9]", crate::geom::compact(k))));
+                return Err(TaskSpecError::new(
+                    "hinge_stiffness",
+                    format!("{} N·m/rad: must be in [0, 1e9]", crate::geom::compact(k)),
+                ));
             }
         }
         if let Some(h) = self.pivot_height {
             if !(h.is_finite() && h > 0.0 && h <= 10_000.0) {
-                return Err(TaskSpecError::new("pivot_height", format!("{} m: must be in (0, 10000] m", crate::geom::compact(h))));
+                return Err(TaskSpecError::new(
+                    "pivot_height",
+                    format!("{} m: must be in (0, 10000] m", crate::geom::compact(h)),
+                ));
             }
         }
         Ok(())

@@ -27,7 +27,10 @@ impl ClimbingSpec {
         for (field, value) in [("width", self.width), ("height", self.height)] {
             if let Some(v) = value {
                 if !(v.is_finite() && v > 0.0 && v <= 10_000.0) {
-                    return Err(TaskSpecError::new(field, format!("{} m: must be in (0, 10000] m", crate::geom::compact(v))));
+                    return Err(TaskSpecError::new(
+                        field,
+                        format!("{} m: must be in (0, 10000] m", crate::geom::compact(v)),
+                    ));
                 }
             }
         }
@@ -59,7 +62,11 @@ impl ClimbingSpec {
         let right = left + width;
         let walls = vec![
             ObjectSpec::fixed_rect("left wall", Vec2::new(left - WALL, fp.ground), Vec2::new(left, fp.ground + height)),
-            ObjectSpec::fixed_rect("right wall", Vec2::new(right, fp.ground), Vec2::new(right + WALL, fp.ground + height)),
+            ObjectSpec::fixed_rect(
+                "right wall",
+                Vec2::new(right, fp.ground),
+                Vec2::new(right + WALL, fp.ground + height),
+            ),
         ];
         let x = left + 0.5 * (width - fp.width);
         Placement { robot_origin: Some(Vec2::new(x, fp.ground - fp.bottom + 0.001)), objects: walls }

@@ -22,10 +22,10 @@ pub mod shape;
 
 use std::sync::Arc;
 
-use crate::sim::Stepping;
 use crate::geom::Vec2;
 use crate::model::cell::CellParams;
 use crate::model::object::ObjectSpec;
+use crate::sim::Stepping;
 use crate::sim::{SimError, World};
 use crate::snapshot::{Flow, ListenerError, Progress, Snapshot, SnapshotListener};
 use force_deflection::{FdError, ForceDeflectionSpec};
@@ -122,11 +122,23 @@ pub enum Task {
     /// Chains folding into letters (`cells.md` §11).
     Fold(Vec<fold::FoldGoal>),
     ForceDeflection(Box<ForceDeflectionRun>),
-    Jumping { ground: f64 },
-    Carrying { the_box: usize },
-    Pushing { the_box: usize },
-    Climbing { ground: f64 },
-    Balancing { platform: usize, ground: f64, fall_margin: f64 },
+    Jumping {
+        ground: f64,
+    },
+    Carrying {
+        the_box: usize,
+    },
+    Pushing {
+        the_box: usize,
+    },
+    Climbing {
+        ground: f64,
+    },
+    Balancing {
+        platform: usize,
+        ground: f64,
+        fall_margin: f64,
+    },
     Shape,
 }
 

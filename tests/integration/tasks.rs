@@ -117,24 +117,32 @@ fn a_passive_robot_never_rises_above_its_drop_height() {
 
 #[test]
 fn a_box_resting_on_a_passive_robot_stays_and_one_nothing_touches_does_not_move() {
-    let r = run(r#####"{"world": {"duration": 8}, "robots": [{"body": ["####", "#..#"]}], "task": {"type": "carrying"}}"#####);
+    let r = run(
+        r#####"{"world": {"duration": 8}, "robots": [{"body": ["####", "#..#"]}], "task": {"type": "carrying"}}"#####,
+    );
     let Some(TaskMetrics::Carrying(c)) = r.task else { panic!("{r:?}") };
     assert_eq!(c.dropped_at, None, "the box never reaches the ground");
     assert!(c.box_distance.abs() < 0.05 && c.carried_distance == c.box_distance, "{c:?}");
     // A box 3 m in front of a passive robot: static friction holds it exactly where it was put.
-    let r = run(r#####"{"world": {"duration": 8}, "robots": [{"body": ["##"]}], "task": {"type": "pushing", "gap": 3}}"#####);
+    let r = run(
+        r#####"{"world": {"duration": 8}, "robots": [{"body": ["##"]}], "task": {"type": "pushing", "gap": 3}}"#####,
+    );
     let Some(TaskMetrics::Pushing(p)) = r.task else { panic!("{r:?}") };
     assert!(p.box_distance.abs() < 1e-6, "{p:?}");
 }
 
 #[test]
 fn a_passive_robot_does_not_climb_and_a_centred_symmetric_one_keeps_the_board_level() {
-    let r = run(r#####"{"world": {"duration": 8}, "robots": [{"body": ["##", "##", "##"]}], "task": {"type": "climbing"}}"#####);
+    let r = run(
+        r#####"{"world": {"duration": 8}, "robots": [{"body": ["##", "##", "##"]}], "task": {"type": "climbing"}}"#####,
+    );
     let Some(TaskMetrics::Climbing(c)) = r.task else { panic!("{r:?}") };
     // Placed a millimetre above the ground, it settles under gravity.
     assert!(c.climb_height <= 0.0 && c.max_height <= 0.001 + 1e-5, "{c:?}");
     // Left-right symmetric body centred on the hinge: no net torque, the level board is a stable balance.
-    let r = run(r#####"{"world": {"duration": 15}, "robots": [{"body": ["###", "###"]}], "task": {"type": "balancing"}}"#####);
+    let r = run(
+        r#####"{"world": {"duration": 15}, "robots": [{"body": ["###", "###"]}], "task": {"type": "balancing"}}"#####,
+    );
     let Some(TaskMetrics::Balancing(b)) = r.task else { panic!("{r:?}") };
     assert!(b.max_abs_angle < 0.01, "{b:?}");
     assert_eq!(b.fell_at, None);
@@ -143,7 +151,8 @@ fn a_passive_robot_does_not_climb_and_a_centred_symmetric_one_keeps_the_board_le
 
 #[test]
 fn a_passive_robot_keeps_its_shape_and_the_rest_shape_is_the_body_grid() {
-    let r = run(r#####"{"world": {"duration": 3}, "robots": [{"body": ["#..", "###"]}], "task": {"type": "shape"}}"#####);
+    let r =
+        run(r#####"{"world": {"duration": 3}, "robots": [{"body": ["#..", "###"]}], "task": {"type": "shape"}}"#####);
     let Some(TaskMetrics::Shape(s)) = r.task else { panic!("{r:?}") };
     // An L of 4 voxels of side 3 standing on its long side: bounding box 9 × 6 m at rest; its hull adds
     // the triangle between the top voxel's right side and the bottom row's right end (½·6·3 m²).
@@ -184,17 +193,35 @@ fn a_dropped_box_comes_to_rest_on_the_ground_at_half_its_height() {
 #[test]
 fn bad_task_specs_are_refused_with_their_path() {
     let cases = [
-        (r#####"{"robots": [{"body": ["#"]}], "task": {"type": "carrying", "box_size": [-1, 1]}}"#####, "task.box_size[0]"),
+        (
+            r#####"{"robots": [{"body": ["#"]}], "task": {"type": "carrying", "box_size": [-1, 1]}}"#####,
+            "task.box_size[0]",
+        ),
         (r#####"{"robots": [{"body": ["##"]}], "task": {"type": "climbing", "width": 2}}"#####, "task.width"),
         (r#####"{"robots": [{"body": ["#"]}], "task": {"type": "jumping", "gap": -1}}"#####, "task.gap"),
-        (r#####"{"world": {"terrain": {"type": "uneven"}}, "robots": [{"body": ["#"]}], "task": {"type": "jumping"}}"#####, "world.terrain"),
+        (
+            r#####"{"world": {"terrain": {"type": "uneven"}}, "robots": [{"body": ["#"]}], "task": {"type": "jumping"}}"#####,
+            "world.terrain",
+        ),
         (r#####"{"cells": [], "robots": [], "task": {"type": "shape"}}"#####, "robots"),
-        (r#####"{"robots": [{"body": ["#"], "position": [20, 0]}], "objects": [{"size": [2, 2], "position": [21, 1]}]}"#####, "objects[0].position"),
-        (r#####"{"robots": [{"body": ["#"]}], "objects": [{"size": [0, 2], "position": [21, 1]}]}"#####, "objects[0].size[0]"),
-        (r#####"{"robots": [{"body": ["#"]}], "task": {"type": "balancing", "pivot_height": 0.5}}"#####, "task.pivot_height"),
+        (
+            r#####"{"robots": [{"body": ["#"], "position": [20, 0]}], "objects": [{"size": [2, 2], "position": [21, 1]}]}"#####,
+            "objects[0].position",
+        ),
+        (
+            r#####"{"robots": [{"body": ["#"]}], "objects": [{"size": [0, 2], "position": [21, 1]}]}"#####,
+            "objects[0].size[0]",
+        ),
+        (
+            r#####"{"robots": [{"body": ["#"]}], "task": {"type": "balancing", "pivot_height": 0.5}}"#####,
+            "task.pivot_height",
+        ),
     ];
     for (text, path) in cases {
-        let e = Scenario::from_json(text).and_then(|s| s.build().map(|_| ())).err().unwrap_or_else(|| panic!("accepted: {text}"));
+        let e = Scenario::from_json(text)
+            .and_then(|s| s.build().map(|_| ()))
+            .err()
+            .unwrap_or_else(|| panic!("accepted: {text}"));
         assert_eq!(e.path(), path, "{e}");
         assert!(!e.to_string().is_empty());
     }
@@ -213,7 +240,8 @@ fn a_recorded_run_replays_its_objects_and_the_result_schema_names_every_task() {
     let kinds: Vec<&str> = first["bodies"].as_array().unwrap().iter().map(|b| b["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["voxel_robot", "object"], "the box is a body of the recording");
     let png = dir.path().join("replay.png");
-    let out = vsr2d(&["render", "--from", record.to_str().unwrap(), "--png", png.to_str().unwrap(), "--size", "640x360"]);
+    let out =
+        vsr2d(&["render", "--from", record.to_str().unwrap(), "--png", png.to_str().unwrap(), "--size", "640x360"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     // One grid cell: the box is drawn in the robot's cell, it has none of its own; it is brown.
     let img = image::open(&png).unwrap().to_rgb8();
@@ -230,8 +258,9 @@ fn a_recorded_run_replays_its_objects_and_the_result_schema_names_every_task() {
 #[test]
 fn evolving_for_a_task_metric_improves_it_and_the_best_replays_to_its_logged_fitness() {
     let dir = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/experiments/carrying-quick.json"))
-        .unwrap();
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/experiments/carrying-quick.json"))
+            .unwrap();
     let mut experiment: serde_json::Value = serde_json::from_str(&text).unwrap();
     experiment["ea"] = serde_json::json!({"n_pop": 6, "n_gen": 2});
     experiment["scenario"]["world"]["duration"] = 3.into();

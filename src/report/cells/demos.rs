@@ -60,8 +60,7 @@ fn simulate(
 ) -> Result<Recorder, DemoError> {
     let sim = scenario.build().map_err(|source| DemoError::Scenario { name: name.into(), source })?;
     let mut rec = Recorder { pick: Some(Box::new(pick)), ..Recorder::default() };
-    crate::batch::simulate(sim, &mut [&mut rec])
-        .map_err(|source| DemoError::Sim { name: name.into(), source })?;
+    crate::batch::simulate(sim, &mut [&mut rec]).map_err(|source| DemoError::Sim { name: name.into(), source })?;
     Ok(rec)
 }
 
