@@ -23,13 +23,8 @@ except ImportError as e:  # pragma: no cover - exercised only without gymnasium
 from . import Simulation
 
 
-class Locomotion(gymnasium.Env):
-    """Move one voxel robot as far as possible along +x.
-
-    ``scenario`` is a dict, a JSON string or a path, as everywhere in vsr2d; it must hold exactly one
-    robot. ``reset(seed=...)`` also gives a random terrain (uneven, hilly, steppy) that seed (a new
-    terrain per episode).
-    """
+class _OneRobot(gymnasium.Env):
+    """What both environments share: one ``Simulation``, its spaces, and frames drawn by vsr2d."""
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 30}
 
@@ -37,15 +32,32 @@ class Locomotion(gymnasium.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not supported; use 'rgb_array' or None")
         self.sim = Simulation(scenario, sensors=sensors)
+        self.render_mode = render_mode
+        self.width, self.height = width, height
+        self.observation_space = spaces.Box(-np.inf, np.inf, shape=(self.sim.observation_size,), dtype=np.float64)
+        self.action_space = spaces.Box(-1.0, 1.0, shape=(self.sim.action_size,), dtype=np.float64)
+
+    def render(self):
+        if self.render_mode == "rgb_array":
+            return self.sim.render(width=self.width, height=self.height)
+        return None
+
+
+class Locomotion(_OneRobot):
+    """Move one voxel robot as far as possible along +x.
+
+    ``scenario`` is a dict, a JSON string or a path, as everywhere in vsr2d; it must hold exactly one
+    robot. ``reset(seed=...)`` also gives a random terrain (uneven, hilly, steppy) that seed (a new
+    terrain per episode).
+    """
+
+    def __init__(self, scenario, *, sensors=None, render_mode=None, width=640, height=360):
+        super().__init__(scenario, sensors=sensors, render_mode=render_mode, width=width, height=height)
         if len(self.sim.labels) != 1:
             raise ValueError(
                 f"Locomotion drives one robot; the scenario has {len(self.sim.labels)} "
                 "(use vsr2d.Simulation for several)"
             )
-        self.render_mode = render_mode
-        self.width, self.height = width, height
-        self.observation_space = spaces.Box(-np.inf, np.inf, shape=(self.sim.observation_size,), dtype=np.float64)
-        self.action_space = spaces.Box(-1.0, 1.0, shape=(self.sim.action_size,), dtype=np.float64)
         self._x = None
 
     def reset(self, *, seed=None, options=None):
@@ -62,11 +74,6 @@ class Locomotion(gymnasium.Env):
         terminated = info["unstable"] is not None
         truncated = info["finished"] and not terminated
         return obs, reward, terminated, truncated, info
-
-    def render(self):
-        if self.render_mode == "rgb_array":
-            return self.sim.render(width=self.width, height=self.height)
-        return None
 
 
 #: The number of the result each task rewards by default (its change over a step is the reward).
@@ -89,19 +96,15 @@ def _number(result, pointer):
     return 0.0 if value is None else float(value)
 
 
-class Task(gymnasium.Env):
+class Task(_OneRobot):
     """One robot doing the scenario's task. Observation and action as ``Locomotion``. Reward: the change
     over the step of the number at ``reward`` (a JSON pointer into ``Simulation.metrics()``, the result
     ``vsr2d simulate`` prints; default: the task's own, ``DEFAULT_REWARD``), so the rewards of an
     episode add up to that number's final value minus its value at t = 0.
     """
 
-    metadata = Locomotion.metadata
-
     def __init__(self, scenario, *, reward=None, sensors=None, render_mode=None, width=640, height=360):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} is not supported; use 'rgb_array' or None")
-        self.sim = Simulation(scenario, sensors=sensors)
+        super().__init__(scenario, sensors=sensors, render_mode=render_mode, width=width, height=height)
         task = self.sim.task
         if reward is None:
             if task not in DEFAULT_REWARD:
@@ -109,10 +112,6 @@ class Task(gymnasium.Env):
             reward = DEFAULT_REWARD[task]
         self.reward = reward
         _number(self.sim.metrics(), reward)  # a bad pointer fails here, not in the first step
-        self.render_mode = render_mode
-        self.width, self.height = width, height
-        self.observation_space = spaces.Box(-np.inf, np.inf, shape=(self.sim.observation_size,), dtype=np.float64)
-        self.action_space = spaces.Box(-1.0, 1.0, shape=(self.sim.action_size,), dtype=np.float64)
         self._value = None
 
     def reset(self, *, seed=None, options=None):
@@ -130,8 +129,3 @@ class Task(gymnasium.Env):
         terminated = info["unstable"] is not None
         truncated = info["finished"] and not terminated
         return obs, reward, terminated, truncated, info
-
-    def render(self):
-        if self.render_mode == "rgb_array":
-            return self.sim.render(width=self.width, height=self.height)
-        return None

@@ -9,14 +9,24 @@ use crate::snapshot::{BodySnapshot, ObjectState, SnapshotDetail};
 
 /// What the world asks of a body, in the order of a step (spec §7): control, forces, step, read-back.
 pub(crate) trait SimBody {
+    // The defaults are a passive body's: no sensors, no controller, no actuators (cells, objects).
+
     /// Whether this step's control call needs the body's sensor readings (and so the contact state).
-    fn needs_sensors(&self) -> bool;
+    fn needs_sensors(&self) -> bool {
+        false
+    }
     /// Every part's sensor readings now (the contact state refreshed by the caller).
-    fn sensor_readings(&self) -> Vec<SensorReadings>;
+    fn sensor_readings(&self) -> Vec<SensorReadings> {
+        Vec::new()
+    }
     /// Runs the controller and sets the actuators (a control step only).
-    fn control(&mut self, physics: &mut PhysicsWorld, t: f64) -> Result<(), SimError>;
+    fn control(&mut self, _physics: &mut PhysicsWorld, _t: f64) -> Result<(), SimError> {
+        Ok(())
+    }
     /// Applies the actuators' forces for one step; returns whether any force was applied.
-    fn apply_actuation_forces(&self, physics: &mut PhysicsWorld) -> bool;
+    fn apply_actuation_forces(&self, _physics: &mut PhysicsWorld) -> bool {
+        false
+    }
     /// Adds an external force at piece `piece` of part `part` (kept until forces are reset).
     fn push(&self, physics: &mut PhysicsWorld, part: usize, piece: usize, force: Vec2);
     /// Switches whatever must be switched before the solve (ropes).
@@ -48,10 +58,16 @@ pub(crate) trait SimBody {
     fn centre(&self) -> Vec2;
     fn centre_and_bbox(&self) -> (Vec2, Aabb);
     /// Actuators (one per voxel) and the cells of the body's grid.
-    fn actuators(&self) -> usize;
-    fn grid_cells(&self) -> usize;
+    fn actuators(&self) -> usize {
+        0
+    }
+    fn grid_cells(&self) -> usize {
+        0
+    }
     /// Clipped and raw values of the actuators, in order.
-    fn controls(&self) -> (&[f64], &[f64]);
+    fn controls(&self) -> (&[f64], &[f64]) {
+        (&[], &[])
+    }
     fn kinetic_energy(&self, physics: &PhysicsWorld) -> f64;
     fn set_velocity(&mut self, physics: &mut PhysicsWorld, velocity: Vec2);
 }

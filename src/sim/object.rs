@@ -6,10 +6,9 @@ use rapier2d::prelude::*;
 
 use super::body::SimBody;
 use super::tag::ColliderTag;
-use super::{v, SimError};
+use super::v;
 use crate::geom::{Aabb, Vec2};
 use crate::model::object::{ObjectMotion, ObjectSpec};
-use crate::model::voxel::sensors::SensorReadings;
 use crate::snapshot::{BodyId, BodySnapshot, ObjectSnapshot, ObjectState, SnapshotDetail};
 
 pub(crate) struct RigidObject {
@@ -91,18 +90,6 @@ impl RigidObject {
 }
 
 impl SimBody for RigidObject {
-    fn needs_sensors(&self) -> bool {
-        false
-    }
-    fn sensor_readings(&self) -> Vec<SensorReadings> {
-        Vec::new()
-    }
-    fn control(&mut self, _physics: &mut PhysicsWorld, _t: f64) -> Result<(), SimError> {
-        Ok(())
-    }
-    fn apply_actuation_forces(&self, _physics: &mut PhysicsWorld) -> bool {
-        false
-    }
     fn push(&self, physics: &mut PhysicsWorld, _part: usize, _piece: usize, force: Vec2) {
         if let Some(rb) = physics.bodies.get_mut(self.handle) {
             rb.add_force(v(force), true);
@@ -162,15 +149,6 @@ impl SimBody for RigidObject {
     }
     fn centre_and_bbox(&self) -> (Vec2, Aabb) {
         (self.centre, Aabb::from_points(self.outline()))
-    }
-    fn actuators(&self) -> usize {
-        0
-    }
-    fn grid_cells(&self) -> usize {
-        0
-    }
-    fn controls(&self) -> (&[f64], &[f64]) {
-        (&[], &[])
     }
     fn kinetic_energy(&self, physics: &PhysicsWorld) -> f64 {
         let rb = &physics.bodies[self.handle];

@@ -7,10 +7,9 @@ use rapier2d::prelude::*;
 
 use super::body::SimBody;
 use super::tag::ColliderTag;
-use super::{v, SimError};
+use super::v;
 use crate::geom::{Aabb, Vec2};
 use crate::model::cell::{self, CellParams, Ring};
-use crate::model::voxel::sensors::SensorReadings;
 use crate::snapshot::{BodyId, BodySnapshot, CellSnapshot, SnapshotDetail};
 
 /// Solver substeps for worlds with cells: the smallest of 4, 8, 16, 32, 64 for which the free ring of
@@ -195,18 +194,6 @@ impl Cell {
 }
 
 impl SimBody for Cell {
-    fn needs_sensors(&self) -> bool {
-        false
-    }
-    fn sensor_readings(&self) -> Vec<SensorReadings> {
-        Vec::new()
-    }
-    fn control(&mut self, _physics: &mut PhysicsWorld, _t: f64) -> Result<(), SimError> {
-        Ok(())
-    }
-    fn apply_actuation_forces(&self, _physics: &mut PhysicsWorld) -> bool {
-        false
-    }
     fn push(&self, physics: &mut PhysicsWorld, part: usize, _piece: usize, force: Vec2) {
         if let Some(rb) = self.bodies.get(part).and_then(|h| physics.bodies.get_mut(*h)) {
             rb.add_force(v(force), true);
@@ -297,15 +284,6 @@ impl SimBody for Cell {
     }
     fn centre_and_bbox(&self) -> (Vec2, Aabb) {
         (Self::mean(&self.pos), self.bbox())
-    }
-    fn actuators(&self) -> usize {
-        0
-    }
-    fn grid_cells(&self) -> usize {
-        0
-    }
-    fn controls(&self) -> (&[f64], &[f64]) {
-        (&[], &[])
     }
     fn kinetic_energy(&self, physics: &PhysicsWorld) -> f64 {
         self.bodies
