@@ -32,9 +32,9 @@ pub const MAX_VALUES: usize = 12_000_000;
 
 /// Quanta of the stored series (positions have their own per-run quantum, see [`position_quantum`]).
 const Q_TIME: f64 = 1.0 / 1_048_576.0;
-const Q_RATIO: f64 = 1.0 / 8192.0;
+const Q_RATIO: f64 = 1.0 / 2048.0;
 const Q_SIGNAL: f64 = 1.0 / 4096.0;
-const Q_ANGLE: f64 = 1.0 / 8192.0;
+const Q_ANGLE: f64 = 1.0 / 1024.0;
 const Q_SPEED: f64 = 1.0 / 4096.0;
 
 /// Why a page could not be made.
@@ -97,7 +97,7 @@ impl PageStats {
     pub fn note(&self) -> Option<String> {
         (self.keep_every > 1).then(|| {
             format!(
-                "the page keeps every {}th of {} frames ({} fps): all of them would be more than {} numbers",
+                "the page keeps 1 frame in {} of {} ({} fps): all of them would be more than {} numbers",
                 self.keep_every,
                 self.movie_frames,
                 crate::geom::compact(self.fps),
@@ -114,8 +114,8 @@ pub struct Page {
     pub stats: PageStats,
 }
 
-/// 2^⌊log₂(d/1000)⌋ m, d the smallest mass side or membrane body diameter of the first snapshot (1 mm
-/// without either): positions are kept to a thousandth of the smallest part drawn.
+/// 2^⌊log₂(d/500)⌋ m, d the smallest mass side or membrane body diameter of the first snapshot (2 mm
+/// without either): positions are kept to a 500th of the smallest part drawn.
 pub fn position_quantum(snapshot: &Snapshot) -> f64 {
     let mut d = f64::INFINITY;
     for body in &snapshot.bodies {
@@ -129,7 +129,7 @@ pub fn position_quantum(snapshot: &Snapshot) -> f64 {
         }
     }
     let d = if d.is_finite() && d > 0.0 { d } else { 1.0 };
-    (d / 1000.0).log2().floor().exp2()
+    (d / 500.0).log2().floor().exp2()
 }
 
 /// A voxel's mass square as (centre, angle of its first edge, half side): its vertices are
@@ -142,8 +142,11 @@ fn mass_pose(m: &[Vec2; 4]) -> (Vec2, f64, f64) {
 
 /// The series of one voxel robot.
 struct RobotSeries {
-    /// Per mass (voxel-major): cx, cy, angle.
-    masses: Channel,
+    /// Position quantum.
+    qp: f64,
+    /// Per frame, per mass (voxel-major): centre x, y and angle, exact; clustered and quantised at the end.
+    poses: Vec<[f64; 3]>,
+    masses: usize,
     area_ratio: Channel,
     control: Channel,
     /// Per voxel: vx, vy.
@@ -151,6 +154,9 @@ struct RobotSeries {
     angle: Channel,
     /// Per voxel: x_rot_velocity, y_rot_velocity.
     rot_velocity: Channel,
+    /// Which of the sensors' angle definitions the recorded angles follow in every frame so far (the
+    /// page then computes angle and rotated velocities itself); `None`: neither, they are stored.
+    angle_rule: Option<AngleRule>,
     touching: Channel,
     springs: Option<Channel>,
     ropes: Option<(Channel, Channel)>,
@@ -158,16 +164,42 @@ struct RobotSeries {
     controller: Option<(Channel, Channel)>,
 }
 
+/// The two definitions of a voxel's angle in [`crate::model::voxel::sensors`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum AngleRule {
+    Standard,
+    Legacy,
+}
+
+/// Coarser than the overlay's speeds: a voxel's velocity only colours it (256 levels over ±1.5·l m/s)
+/// and draws its arrow.
+const Q_VOXEL_SPEED: f64 = 1.0 / 32.0;
+
+/// Wraps an angle difference into (−π, π].
+fn wrap(a: f64) -> f64 {
+    let t = std::f64::consts::TAU;
+    let w = a - t * (a / t).round();
+    if w <= -std::f64::consts::PI {
+        w + t
+    } else {
+        w
+    }
+}
+
 impl RobotSeries {
     fn new(r: &VoxelRobotSnapshot, qp: f64) -> RobotSeries {
         let n = r.voxels.len();
         RobotSeries {
-            masses: Channel::new(12 * n, qp),
+            qp,
+            poses: Vec::new(),
+            masses: 4 * n,
             area_ratio: Channel::new(n, Q_RATIO),
             control: Channel::new(n, Q_SIGNAL),
-            velocity: Channel::new(2 * n, Q_SPEED),
+            velocity: Channel::new(2 * n, Q_VOXEL_SPEED),
             angle: Channel::new(n, Q_ANGLE),
-            rot_velocity: Channel::new(2 * n, Q_SPEED),
+            rot_velocity: Channel::new(2 * n, Q_VOXEL_SPEED),
+            angle_rule: [AngleRule::Standard, AngleRule::Legacy].into_iter().find(|&rule| follows(r, rule)),
             touching: Channel::new(n, 1.0),
             springs: r.springs.as_ref().map(|s| Channel::new(4 * s.len(), qp)),
             ropes: r.ropes.as_ref().map(|s| (Channel::new(4 * s.len(), qp), Channel::new(s.len(), 1.0))),
@@ -181,7 +213,7 @@ impl RobotSeries {
 
     /// Appends the robot's frame; `Err` names what changed shape.
     fn push(&mut self, r: &VoxelRobotSnapshot) -> Result<(), String> {
-        if r.voxels.len() * 12 != self.masses.cols() {
+        if r.voxels.len() * 4 != self.masses {
             return Err(format!("robot `{}` has {} voxels", r.label, r.voxels.len()));
         }
         let same = |c: Option<usize>, have: Option<usize>, what: &str| match (c, have) {
@@ -192,10 +224,13 @@ impl RobotSeries {
         same(self.springs.as_ref().map(|c| c.cols() / 4), r.springs.as_ref().map(Vec::len), "springs")?;
         same(self.ropes.as_ref().map(|c| c.1.cols()), r.ropes.as_ref().map(Vec::len), "ropes")?;
         same(self.welds.as_ref().map(|c| c.cols() / 4), r.welds.as_ref().map(Vec::len), "welds")?;
-        self.masses.push_row(r.voxels.iter().flat_map(|v| v.masses.iter()).flat_map(|m| {
+        self.poses.extend(r.voxels.iter().flat_map(|v| v.masses.iter()).map(|m| {
             let (c, a, _) = mass_pose(m);
             [c.x, c.y, a]
         }));
+        if self.angle_rule.is_some_and(|rule| !follows(r, rule)) {
+            self.angle_rule = None;
+        }
         self.area_ratio.push_row(r.voxels.iter().map(|v| v.area_ratio));
         self.control.push_row(r.voxels.iter().map(|v| v.control));
         self.velocity.push_row(r.voxels.iter().flat_map(|v| [v.velocity.x, v.velocity.y]));
@@ -220,16 +255,66 @@ impl RobotSeries {
     }
 
     fn values_per_frame(&self) -> usize {
-        let mut n = self.masses.cols() + self.area_ratio.cols() * 5 + self.velocity.cols() * 2;
+        let mut n = 3 * self.masses + self.area_ratio.cols() * 5 + self.velocity.cols() * 2;
         n += self.springs.as_ref().map_or(0, Channel::cols);
         n += self.ropes.as_ref().map_or(0, |(a, b)| a.cols() + b.cols());
         n += self.welds.as_ref().map_or(0, Channel::cols);
         n + self.controller.as_ref().map_or(0, |(a, b)| a.cols() + b.cols())
     }
 
+    /// Groups the masses into rigid clusters (welded masses are one rigid body in the engine): a mass
+    /// whose centre and angle stay fixed, within a quarter quantum, in the frame of an earlier cluster's
+    /// first mass through every frame is stored as that offset. Returns, per mass, (its cluster's first
+    /// mass, offset x, offset y, angle offset), and the clusters' first masses in order.
+    fn clusters(&self) -> (Vec<(usize, [f64; 3])>, Vec<usize>) {
+        let (n, tol) = (self.masses, self.qp * 0.25);
+        let frames = self.poses.len() / n.max(1);
+        let local = |r: usize, m: usize, f: usize| {
+            let (a, b) = (self.poses[f * n + r], self.poses[f * n + m]);
+            let (s, c) = a[2].sin_cos();
+            let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+            [c * dx + s * dy, -s * dx + c * dy, wrap(b[2] - a[2])]
+        };
+        let mut of = Vec::with_capacity(n);
+        let mut firsts: Vec<usize> = Vec::new();
+        for m in 0..n {
+            let found = firsts.iter().find_map(|&r| {
+                let at0 = local(r, m, 0);
+                (0..frames)
+                    .all(|f| {
+                        let l = local(r, m, f);
+                        (l[0] - at0[0]).abs() < tol && (l[1] - at0[1]).abs() < tol && wrap(l[2] - at0[2]).abs() < tol * 0.25
+                    })
+                    .then_some((r, at0))
+            });
+            match found {
+                Some(x) => of.push(x),
+                None => {
+                    of.push((m, [0.0; 3]));
+                    firsts.push(m);
+                }
+            }
+        }
+        (of, firsts)
+    }
+
     fn finish(self, r: &VoxelRobotSnapshot, blob: &mut Blob) -> Value {
         let groups: Option<Vec<_>> = r.springs.as_ref().map(|s| s.iter().map(|s| s.group).collect());
-        let half: Vec<f64> = r.voxels.iter().flat_map(|v| v.masses.iter().map(|m| mass_pose(m).2)).collect();
+        let half: Vec<f64> =
+            r.voxels.iter().flat_map(|v| v.masses.iter().map(|m| (mass_pose(m).2 * 1e7).round() / 1e7)).collect();
+        let (of, firsts) = self.clusters();
+        let index: HashMap<usize, usize> = firsts.iter().enumerate().map(|(i, &m)| (m, i)).collect();
+        // Angles half a quantum fine: an offset of up to two metres turned by the angle's rounding
+        // still lands within half a quantum.
+        let (mut centres, mut angles) = (Channel::new(2 * firsts.len(), self.qp), Channel::new(firsts.len(), self.qp * 0.5));
+        for frame in self.poses.chunks(self.masses.max(1)) {
+            centres.push_row(firsts.iter().flat_map(|&m| [frame[m][0], frame[m][1]]));
+            angles.push_row(firsts.iter().map(|&m| frame[m][2]));
+        }
+        let round = |x: f64| (x * 1e7).round() / 1e7;
+        let mass_of: Vec<Value> =
+            of.iter().map(|(r, o)| json!([index[r], round(o[0]), round(o[1]), round(o[2])])).collect();
+        let stored = self.angle_rule.is_none();
         json!({
             "label": r.label,
             "grid": r.grid,
@@ -237,12 +322,15 @@ impl RobotSeries {
             "materials": r.materials,
             "material": r.voxels.iter().map(|v| v.material).collect::<Vec<_>>(),
             "mass_half": half,
-            "masses": blob.add(&self.masses),
+            "mass_of": mass_of,
+            "cluster_centres": blob.add(&centres),
+            "cluster_angles": blob.add(&angles),
             "area_ratio": blob.add(&self.area_ratio),
             "control": blob.add(&self.control),
             "velocity": blob.add(&self.velocity),
-            "angle": blob.add(&self.angle),
-            "rot_velocity": blob.add(&self.rot_velocity),
+            "angle_rule": self.angle_rule,
+            "angle": stored.then(|| blob.add(&self.angle)),
+            "rot_velocity": stored.then(|| blob.add(&self.rot_velocity)),
             "touching": blob.add(&self.touching),
             "springs": self.springs.map(|c| blob.add(&c)),
             "spring_groups": groups,
@@ -253,6 +341,19 @@ impl RobotSeries {
             "controller_outputs": self.controller.as_ref().map(|(_, o)| blob.add(o)),
         })
     }
+}
+
+/// Whether every voxel's recorded angle is `rule`'s angle of its mass centres (to 1e−9 rad).
+fn follows(r: &VoxelRobotSnapshot, rule: AngleRule) -> bool {
+    use crate::model::voxel::sensors::{legacy_voxel_angle, voxel_angle};
+    r.voxels.iter().all(|v| {
+        let centres = v.masses.map(|m| mass_pose(&m).0);
+        let a = match rule {
+            AngleRule::Standard => voxel_angle(&centres),
+            AngleRule::Legacy => legacy_voxel_angle(&centres),
+        };
+        (a - v.sensors.angle).abs() < 1e-9
+    })
 }
 
 /// The series of one soft cell; pairs and links change in number, so they are kept as the frames where
