@@ -548,8 +548,14 @@ pub fn build_page(sources: Vec<MovieSource>, settings: &ViewSettings) -> Result<
                 .map(|&q| CellTrack { view: Channel::new(4, q), x: Channel::new(1, q), progress: Channel::new(2, Q_SPEED) })
                 .collect();
             let per_frame = runs.iter().map(RunSeries::values_per_frame).sum::<usize>() + 7 * cells.len();
-            let total = per_frame as u128 * u128::from(movie_frames);
-            keep_every = total.div_ceil(settings.max_values.max(1) as u128).max(1) as u64;
+            // The smallest n whose ⌈frames / n⌉ kept frames hold at most max_values numbers.
+            let max = settings.max_values.max(1) as u128;
+            let (per_frame, frames) = (per_frame.max(1) as u128, u128::from(movie_frames));
+            let mut n = (per_frame * frames).div_ceil(max).max(1);
+            while n < frames && per_frame * frames.div_ceil(n) > max {
+                n += 1;
+            }
+            keep_every = u64::try_from(n).unwrap_or(u64::MAX);
         }
         if k % keep_every != 0 {
             return Ok(());
