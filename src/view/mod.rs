@@ -158,9 +158,9 @@ struct RobotSeries {
     /// page then computes angle and rotated velocities itself); `None`: neither, they are stored.
     angle_rule: Option<AngleRule>,
     touching: Channel,
-    springs: Option<Channel>,
-    ropes: Option<(Channel, Channel)>,
-    welds: Option<Channel>,
+    springs: Option<Points>,
+    ropes: Option<(Points, Channel)>,
+    welds: Option<Points>,
     controller: Option<(Channel, Channel)>,
 }
 
@@ -201,9 +201,9 @@ impl RobotSeries {
             rot_velocity: Channel::new(2 * n, Q_VOXEL_SPEED),
             angle_rule: [AngleRule::Standard, AngleRule::Legacy].into_iter().find(|&rule| follows(r, rule)),
             touching: Channel::new(n, 1.0),
-            springs: r.springs.as_ref().map(|s| Channel::new(4 * s.len(), qp)),
-            ropes: r.ropes.as_ref().map(|s| (Channel::new(4 * s.len(), qp), Channel::new(s.len(), 1.0))),
-            welds: r.welds.as_ref().map(|s| Channel::new(4 * s.len(), qp)),
+            springs: r.springs.as_ref().map(|s| Points::new(2 * s.len())),
+            ropes: r.ropes.as_ref().map(|s| (Points::new(2 * s.len()), Channel::new(s.len(), 1.0))),
+            welds: r.welds.as_ref().map(|s| Points::new(2 * s.len())),
             controller: r
                 .controller
                 .as_ref()
@@ -256,9 +256,9 @@ impl RobotSeries {
 
     fn values_per_frame(&self) -> usize {
         let mut n = 3 * self.masses + self.area_ratio.cols() * 5 + self.velocity.cols() * 2;
-        n += self.springs.as_ref().map_or(0, Channel::cols);
+        n += self.springs.as_ref().map_or(0, Points::cols);
         n += self.ropes.as_ref().map_or(0, |(a, b)| a.cols() + b.cols());
-        n += self.welds.as_ref().map_or(0, Channel::cols);
+        n += self.welds.as_ref().map_or(0, Points::cols);
         n + self.controller.as_ref().map_or(0, |(a, b)| a.cols() + b.cols())
     }
 
@@ -332,14 +332,86 @@ impl RobotSeries {
             "angle": stored.then(|| blob.add(&self.angle)),
             "rot_velocity": stored.then(|| blob.add(&self.rot_velocity)),
             "touching": blob.add(&self.touching),
-            "springs": self.springs.map(|c| blob.add(&c)),
+            "springs": self.springs.map(|p| p.finish(&self.poses, &half, self.qp, blob)),
             "spring_groups": groups,
-            "ropes": self.ropes.as_ref().map(|(c, _)| blob.add(c)),
+            "ropes": self.ropes.as_ref().map(|(p, _)| p.finish(&self.poses, &half, self.qp, blob)),
             "rope_active": self.ropes.as_ref().map(|(_, a)| blob.add(a)),
-            "welds": self.welds.map(|c| blob.add(&c)),
+            "welds": self.welds.map(|p| p.finish(&self.poses, &half, self.qp, blob)),
             "controller_inputs": self.controller.as_ref().map(|(i, _)| blob.add(i)),
             "controller_outputs": self.controller.as_ref().map(|(_, o)| blob.add(o)),
         })
+    }
+}
+
+/// End points of segments (springs, ropes, welds) in every frame, exact until [`Points::finish`]: a
+/// segment's end sits at a fixed place on one mass (a corner, a centre), so where every point stays fixed,
+/// within a quarter quantum, in the frame of a mass near it, the page gets that mass and the place and
+/// computes the point itself; otherwise the points are stored like any series.
+struct Points {
+    cols: usize,
+    raw: Vec<f64>,
+}
+
+impl Points {
+    /// `points` points (two per segment).
+    fn new(points: usize) -> Points {
+        Points { cols: 2 * points, raw: Vec::new() }
+    }
+
+    fn cols(&self) -> usize {
+        self.cols
+    }
+
+    fn push_row(&mut self, row: impl IntoIterator<Item = f64>) {
+        let start = self.raw.len();
+        self.raw.extend(row.into_iter().take(self.cols));
+        self.raw.resize(start + self.cols, f64::NAN);
+    }
+
+    /// Per point, (mass, x, y in the mass's frame), if every point has such an anchor.
+    fn anchors(&self, poses: &[[f64; 3]], half: &[f64], qp: f64) -> Option<Vec<[f64; 3]>> {
+        let masses = half.len();
+        let frames = self.raw.len() / self.cols.max(1);
+        if masses == 0 || frames == 0 || poses.len() != masses * frames {
+            return None;
+        }
+        let tol = qp * 0.25;
+        let local = |m: usize, j: usize, f: usize| {
+            let pose = poses[f * masses + m];
+            let (x, y) = (self.raw[f * self.cols + 2 * j], self.raw[f * self.cols + 2 * j + 1]);
+            let (s, c) = pose[2].sin_cos();
+            let (dx, dy) = (x - pose[0], y - pose[1]);
+            [c * dx + s * dy, -s * dx + c * dy]
+        };
+        (0..self.cols / 2)
+            .map(|j| {
+                (0..masses).find_map(|m| {
+                    let at0 = local(m, j, 0);
+                    if !(at0[0].hypot(at0[1]) <= half[m] * std::f64::consts::SQRT_2 + qp) {
+                        return None;
+                    }
+                    (1..frames)
+                        .all(|f| {
+                            let l = local(m, j, f);
+                            (l[0] - at0[0]).abs() < tol && (l[1] - at0[1]).abs() < tol
+                        })
+                        .then_some([m as f64, (at0[0] * 1e7).round() / 1e7, (at0[1] * 1e7).round() / 1e7])
+                })
+            })
+            .collect()
+    }
+
+    fn finish(&self, poses: &[[f64; 3]], half: &[f64], qp: f64, blob: &mut Blob) -> Value {
+        match self.anchors(poses, half, qp) {
+            Some(anchors) => json!({ "anchors": anchors }),
+            None => {
+                let mut channel = Channel::new(self.cols, qp);
+                for row in self.raw.chunks(self.cols.max(1)) {
+                    channel.push_row(row.iter().copied());
+                }
+                json!({ "channel": blob.add(&channel) })
+            }
+        }
     }
 }
 
