@@ -27,6 +27,7 @@ fn the_benchmark_worm_at_60_fps_fits_in_a_megabyte() {
     let worm = worm_scenario(12, Scaffolding::ALL, 1.0 / 60.0, 60.0);
     let page = build_page(vec![source(&worm)], &settings(60)).unwrap();
     assert_eq!((page.stats.frames, page.stats.keep_every), (3601, 1));
+    eprintln!("benchmark worm page: {} bytes", page.stats.page_bytes);
     assert!(page.stats.page_bytes <= 1_000_000, "{} bytes", page.stats.page_bytes);
     assert_eq!(page.stats.page_bytes, page.html.len());
     // Self-contained: no reference to anything outside the page.
