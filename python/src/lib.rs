@@ -313,7 +313,8 @@ fn view<'py>(
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| format!("{e:#}"))?;
         let page = vsr2d::view::build_page(sources, &settings).map_err(|e| format!("{e:#}"))?;
-        vsr2d::output::atomic::write(&out, page.html.as_bytes()).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+        vsr2d::output::atomic::write(&out, page.html.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
         serde_json::to_value(&page.stats).map_err(|e| e.to_string())
     });
     Ok(pythonize(py, &stats.map_err(PyValueError::new_err)?)?)

@@ -92,8 +92,12 @@ pub fn sources(
         }
         let mut scenario = load_scenario(path, duration)?;
         let d = &mut scenario.world.snapshot;
-        (d.springs, d.ropes, d.welds, d.controller) =
-            (d.springs | detail.springs, d.ropes | detail.ropes, d.welds | detail.welds, d.controller | detail.controller);
+        (d.springs, d.ropes, d.welds, d.controller) = (
+            d.springs | detail.springs,
+            d.ropes | detail.ropes,
+            d.welds | detail.welds,
+            d.controller | detail.controller,
+        );
         let name = if is_stdin(path) { "stdin".to_string() } else { path.display().to_string() };
         sources.push(MovieSource::scenario(name, &scenario, options).map_err(super::render::classify)?);
     }
@@ -136,9 +140,10 @@ pub fn run(args: ViewArgs) -> Result<(), Failure> {
         options.color_by = kind;
     }
     let sources = sources(&args.inputs, args.duration, args.detail, &options)?;
-    let title = args.title.clone().unwrap_or_else(|| {
-        args.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
-    });
+    let title = args
+        .title
+        .clone()
+        .unwrap_or_else(|| args.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
     let settings = ViewSettings {
         movie: MovieSettings {
             width: args.size.0,

@@ -172,15 +172,20 @@ pub fn style_json() -> serde_json::Value {
         serde_json::json!({"size": size, "ascent": m.ascent, "descent": m.descent, "line_height": m.line_height})
     });
     let px = serde_json::json!({
-            "grid_line": GRID_LINE_PX, "terrain_outline": TERRAIN_OUTLINE_PX, "voxel_outline": VOXEL_OUTLINE_PX,
-            "spring": SPRING_PX, "rope": ROPE_PX, "rope_dash": ROPE_DASH_PX, "arrow": ARROW_PX,
-            "touching": TOUCHING_PX, "weld_radius_m": WELD_RADIUS_M, "weld_min_radius": WELD_MIN_RADIUS_PX,
-            "text": TEXT_PX, "small_text": SMALL_TEXT_PX, "minor_tick": MINOR_TICK_PX, "major_tick": MAJOR_TICK_PX,
-            "hatch_spacing": HATCH_SPACING_PX, "material_hatch": MATERIAL_HATCH_PX, "cell_body_outline": CELL_BODY_OUTLINE_PX,
-        });
+        "grid_line": GRID_LINE_PX, "terrain_outline": TERRAIN_OUTLINE_PX, "voxel_outline": VOXEL_OUTLINE_PX,
+        "spring": SPRING_PX, "rope": ROPE_PX, "rope_dash": ROPE_DASH_PX, "arrow": ARROW_PX,
+        "touching": TOUCHING_PX, "weld_radius_m": WELD_RADIUS_M, "weld_min_radius": WELD_MIN_RADIUS_PX,
+        "text": TEXT_PX, "small_text": SMALL_TEXT_PX, "minor_tick": MINOR_TICK_PX, "major_tick": MAJOR_TICK_PX,
+        "hatch_spacing": HATCH_SPACING_PX, "material_hatch": MATERIAL_HATCH_PX, "cell_body_outline": CELL_BODY_OUTLINE_PX,
+    });
     let spring_colors: serde_json::Map<String, serde_json::Value> = SpringGroup::ALL
         .iter()
-        .map(|&g| (serde_json::to_value(g).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(), css(spring_color(g)).into()))
+        .map(|&g| {
+            (
+                serde_json::to_value(g).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
+                css(spring_color(g)).into(),
+            )
+        })
         .collect();
     serde_json::json!({
         "background": css(BACKGROUND),

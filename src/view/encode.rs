@@ -171,7 +171,8 @@ mod tests {
     #[test]
     fn base64_matches_the_rfc_examples() {
         // RFC 4648 §10.
-        let cases = [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE=")];
+        let cases =
+            [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE=")];
         for (plain, encoded) in cases {
             assert_eq!(base64(plain.as_bytes()), encoded);
         }

@@ -283,7 +283,9 @@ impl RobotSeries {
                 (0..frames)
                     .all(|f| {
                         let l = local(r, m, f);
-                        (l[0] - at0[0]).abs() < tol && (l[1] - at0[1]).abs() < tol && wrap(l[2] - at0[2]).abs() < tol * 0.25
+                        (l[0] - at0[0]).abs() < tol
+                            && (l[1] - at0[1]).abs() < tol
+                            && wrap(l[2] - at0[2]).abs() < tol * 0.25
                     })
                     .then_some((r, at0))
             });
@@ -306,7 +308,8 @@ impl RobotSeries {
         let index: HashMap<usize, usize> = firsts.iter().enumerate().map(|(i, &m)| (m, i)).collect();
         // Angles half a quantum fine: an offset of up to two metres turned by the angle's rounding
         // still lands within half a quantum.
-        let (mut centres, mut angles) = (Channel::new(2 * firsts.len(), self.qp), Channel::new(firsts.len(), self.qp * 0.5));
+        let (mut centres, mut angles) =
+            (Channel::new(2 * firsts.len(), self.qp), Channel::new(firsts.len(), self.qp * 0.5));
         for frame in self.poses.chunks(self.masses.max(1)) {
             centres.push_row(firsts.iter().flat_map(|&m| [frame[m][0], frame[m][1]]));
             angles.push_row(firsts.iter().map(|&m| frame[m][2]));
@@ -462,7 +465,13 @@ impl CellSeries {
     }
 
     /// `cells` indexes every cell of the snapshot by label, for the other ends of pairs and links.
-    fn push(&mut self, frame: usize, c: &CellSnapshot, cells: &HashMap<&str, &CellSnapshot>, index: &HashMap<&str, usize>) -> Result<(), String> {
+    fn push(
+        &mut self,
+        frame: usize,
+        c: &CellSnapshot,
+        cells: &HashMap<&str, &CellSnapshot>,
+        index: &HashMap<&str, usize>,
+    ) -> Result<(), String> {
         if 2 * c.bodies.len() != self.bodies.cols()
             || c.connectors.len() != self.connector_state.cols()
             || 2 * c.muscles.len() != self.muscles.cols()
@@ -576,7 +585,8 @@ impl RunSeries {
         let t = blob.add(&self.t);
         let robots: Vec<Value> =
             self.robots.into_iter().zip(self.first.voxel_robots()).map(|(s, r)| s.finish(r, blob)).collect();
-        let cells: Vec<Value> = self.cells.into_iter().zip(self.first.cells()).map(|(s, c)| s.finish(c, blob)).collect();
+        let cells: Vec<Value> =
+            self.cells.into_iter().zip(self.first.cells()).map(|(s, c)| s.finish(c, blob)).collect();
         json!({"name": self.name, "t": t, "terrain": terrain, "statics": statics, "robots": robots, "cells": cells, "position_quantum": qp})
     }
 }
@@ -597,8 +607,7 @@ pub fn build_page(sources: Vec<MovieSource>, settings: &ViewSettings) -> Result<
     let fps = movie.fps();
     let sources = cells.iter().map(|c| c.source).max().map_or(0, |m| m + 1);
     // The first cell showing each source.
-    let first_cell: Vec<usize> =
-        (0..sources).map(|s| cells.iter().position(|c| c.source == s).unwrap_or(0)).collect();
+    let first_cell: Vec<usize> = (0..sources).map(|s| cells.iter().position(|c| c.source == s).unwrap_or(0)).collect();
     let mut runs: Vec<RunSeries> = Vec::new();
     let mut tracks: Vec<CellTrack> = Vec::new();
     let mut keep_every = 1u64;
@@ -617,7 +626,11 @@ pub fn build_page(sources: Vec<MovieSource>, settings: &ViewSettings) -> Result<
             let qp: Vec<f64> = cells.iter().map(|c| position_quantum(frames[first_cell[c.source]].snapshot)).collect();
             tracks = qp
                 .iter()
-                .map(|&q| CellTrack { view: Channel::new(4, q), x: Channel::new(1, q), progress: Channel::new(2, Q_SPEED) })
+                .map(|&q| CellTrack {
+                    view: Channel::new(4, q),
+                    x: Channel::new(1, q),
+                    progress: Channel::new(2, Q_SPEED),
+                })
                 .collect();
             let per_frame = runs.iter().map(RunSeries::values_per_frame).sum::<usize>() + 7 * cells.len();
             // The smallest n whose ⌈frames / n⌉ kept frames hold at most max_values numbers.

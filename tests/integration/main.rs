@@ -16,6 +16,6 @@ mod render_e2e;
 mod render_golden;
 mod robustness;
 mod study;
-mod view;
 #[cfg(feature = "video")]
 mod video;
+mod view;

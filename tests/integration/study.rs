@@ -58,7 +58,10 @@ fn a_tiny_study_reports_curves_table_and_pictures_and_improves_every_configurati
     );
     // The viewer holds the video's cells: one per configuration, 3 s at 30 fps.
     let viewer = read(&a, "viewer.html");
-    assert!(viewer.contains("\"frames\":91") && read(&a, "index.html").contains("<iframe class=\"viewer\" src=\"viewer.html\""));
+    assert!(
+        viewer.contains("\"frames\":91")
+            && read(&a, "index.html").contains("<iframe class=\"viewer\" src=\"viewer.html\"")
+    );
     let curves = image::open(a.join("curves.png")).unwrap();
     assert!(curves.width() >= 1500, "three panels side by side: {}", curves.width());
     let strip = image::open(a.join("filmstrip.png")).unwrap();

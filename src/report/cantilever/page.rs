@@ -534,7 +534,8 @@ mod tests {
             dynamic_runs: vec![],
             reference_runs: None,
         };
-        let page = Page { charts: &[], comparison: None, comparison_charts: &[], has_beam: false, has_beam_viewer: false };
+        let page =
+            Page { charts: &[], comparison: None, comparison_charts: &[], has_beam: false, has_beam_viewer: false };
         let html = render_page(&data, &analyse(&data), &page).unwrap();
         assert!(html.contains("No data: no static runs."));
         assert!(html.contains("No data: no dynamic runs."));

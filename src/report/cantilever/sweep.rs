@@ -389,10 +389,8 @@ impl SweepOptions {
         setup.solver_iterations = self.solver_iterations;
         let beam = Beam::build_with_detail(&setup, SnapshotDetail { springs: true, ..SnapshotDetail::default() });
         let (l, length) = (material.side, w as f64 * material.side);
-        let view = Aabb {
-            min: Vec2::new(-0.3 * length, -length),
-            max: Vec2::new(length + 0.5 * l, 1.5 * h as f64 * l),
-        };
+        let view =
+            Aabb { min: Vec2::new(-0.3 * length, -length), max: Vec2::new(length + 0.5 * l, 1.5 * h as f64 * l) };
         let label = format!("{w}×{h} beam, {} Hz, {} N", self.scaffold_fs_hz, self.static_force_n);
         let sim = crate::task::Simulation {
             world: beam.world,
@@ -402,7 +400,11 @@ impl SweepOptions {
         };
         let options = RenderOptions { springs: true, masses: true, progress: false, ..RenderOptions::default() };
         let settings = crate::view::ViewSettings {
-            movie: crate::movie::MovieSettings { options, fixed_view: Some(view), ..crate::movie::MovieSettings::default() },
+            movie: crate::movie::MovieSettings {
+                options,
+                fixed_view: Some(view),
+                ..crate::movie::MovieSettings::default()
+            },
             title: format!("Loaded beam: {label}"),
             ..crate::view::ViewSettings::default()
         };
