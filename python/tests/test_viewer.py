@@ -211,6 +211,7 @@ def test_two_runs_side_by_side_each_show_their_recording(browser, tmp_path):
     page = Page(browser, html)
     data = page.page.evaluate("JSON.parse(document.getElementById('vsr2d-data').textContent)")
     assert [c["run"] for c in data["cells"]] == [0, 1]
+    assert [r["name"] for r in data["runs"]] == [str(rec_b), str(rec_w)]
     assert data["cells"][0]["rect"] == [0, 0, 640, 720] and data["cells"][1]["rect"] == [640, 0, 640, 720]
     page.slide_to(123)
     st = page.state()

@@ -618,11 +618,8 @@ pub fn build_page(sources: Vec<MovieSource>, settings: &ViewSettings) -> Result<
             return Ok(());
         }
         if k == 0 {
-            runs = first_cell
-                .iter()
-                .zip(&cells)
-                .map(|(&c, cell)| RunSeries::new(cell.source_name.clone(), frames[c].snapshot))
-                .collect();
+            runs =
+                first_cell.iter().map(|&c| RunSeries::new(cells[c].source_name.clone(), frames[c].snapshot)).collect();
             let qp: Vec<f64> = cells.iter().map(|c| position_quantum(frames[first_cell[c.source]].snapshot)).collect();
             tracks = qp
                 .iter()
