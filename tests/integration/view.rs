@@ -72,3 +72,33 @@ fn render_writes_the_page_beside_the_video() {
     // 2 s at the default 30 fps: frames 0..=60.
     assert!(page.contains("\"frames\":61"), "{}", &page[..200]);
 }
+
+#[test]
+fn a_multi_robot_run_fills_one_cell_per_robot_and_keeps_its_name() {
+    let read = |name: &str| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("fixtures/scenarios/{name}.json"));
+        let mut s = Scenario::from_json(&fs::read_to_string(path).unwrap()).unwrap();
+        s.world.duration = 0.5;
+        s
+    };
+    let mut two = read("biped");
+    two.robots.push(read("worm").robots.remove(0));
+    let sources = vec![
+        MovieSource::scenario("two", &two, &RenderOptions::default()).unwrap(),
+        MovieSource::scenario("tripod", &read("tripod"), &RenderOptions::default()).unwrap(),
+    ];
+    let page = build_page(sources, &settings(30)).unwrap();
+    let start = page.html.find("id=\"vsr2d-data\">").unwrap() + "id=\"vsr2d-data\">".len();
+    let end = start + page.html[start..].find("</script>").unwrap();
+    let data: serde_json::Value = serde_json::from_str(&page.html[start..end]).unwrap();
+    let names: Vec<&str> = data["runs"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["two", "tripod"]);
+    let cells: Vec<(u64, &str)> = data["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["run"].as_u64().unwrap(), c["label"].as_str().unwrap()))
+        .collect();
+    assert_eq!(cells, [(0, "biped"), (0, "worm"), (1, "tripod")]);
+    assert_eq!(data["runs"][0]["robots"].as_array().unwrap().len(), 2);
+}
