@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Tests the Python package (python/): builds it with maturin into a throw-away virtual environment under
 # target/, then runs its pytest suite, which compares it with the vsr2d binary (VSR2D_BIN; by default
-# the one `cargo test` built). Installs a Python with venv and pip from Debian if there is none.
+# the one `cargo test` built), and the HTML viewer's browser tests (python/tests/test_viewer.py: Playwright
+# driving Debian's /usr/bin/chromium, which scripts/install-system-deps.sh installs; Playwright's own browser
+# download is never used). Installs a Python with venv and pip from Debian if there is none.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,7 +17,7 @@ fi
 venv=target/py-venv
 rm -rf "$venv"
 python3 -m venv "$venv"
-"$venv/bin/pip" install -q --disable-pip-version-check "maturin>=1.5,<2" "numpy>=1.21" "pytest>=7" "gymnasium>=0.29"
+"$venv/bin/pip" install -q --disable-pip-version-check "maturin>=1.5,<2" "numpy>=1.21" "pytest>=7" "gymnasium>=0.29" "playwright>=1.40"
 "$venv/bin/pip" install -q --disable-pip-version-check ./python
 
 bin="${VSR2D_BIN:-target/debug/vsr2d}"

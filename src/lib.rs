@@ -3,7 +3,7 @@
 //!
 //! The modules are layers, each using only those listed before it:
 //! `geom`, `rng`, `tagged` → `model` → `controller` → `snapshot` → `sim` → `task` → `scenario` → `stepping` → `render`
-//! → `output` → `movie` → `batch` → `evolve` → `report` → `bench` (and the binary's `cli` on top). `pom`, the kinematic
+//! → `output` → `movie` → `view` → `batch` → `evolve` → `report` → `bench` (and the binary's `cli` on top). `pom`, the kinematic
 //! lattice model, stands apart: it uses only `geom` (no engine).
 
 #![forbid(unsafe_code)]
@@ -26,3 +26,4 @@ pub mod snapshot;
 pub mod stepping;
 pub mod tagged;
 pub mod task;
+pub mod view;

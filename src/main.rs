@@ -66,6 +66,9 @@ enum Command {
     Bench(cli::bench::BenchArgs),
     /// Render scenarios, recordings or the bundled showcase to an mp4, PNG frames or one PNG.
     Render(cli::render::RenderArgs),
+    /// Write scenarios or recordings as one self-contained interactive HTML page (play, seek, zoom, layers,
+    /// plots; docs/viewer.md).
+    View(cli::view::ViewArgs),
     /// Compare two images as the test suite's golden checks do (exit 0: match, 1: differ, 2: bad input).
     Compare(cli::compare::CompareArgs),
     /// Evolve robots with the paper's μ+λ genetic algorithm (checkpointed; rerun to resume).
@@ -160,6 +163,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Render(args) => cli::render::run(args),
         Command::Pom(args) => cli::pom::run(args),
         Command::Compare(args) => cli::compare::run(args),
+        Command::View(args) => cli::view::run(args),
         Command::Evolve(args) => cli::evolve::run_cli(args),
         Command::Study(args) => cli::study::run(args),
         Command::Cantilever(args) => cli::cantilever::run(args),
@@ -172,7 +176,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
     }
 }
 
-/// `springs,ropes` → the snapshot detail with those on; `all` → everything.
+/// `springs,ropes` → the snapshot detail with those on; `all` → everything; `none` → nothing.
 fn parse_detail(text: &str) -> Result<SnapshotDetail, String> {
     let mut d = SnapshotDetail::default();
     for part in text.split(',').map(str::trim) {
@@ -182,7 +186,8 @@ fn parse_detail(text: &str) -> Result<SnapshotDetail, String> {
             "welds" => d.welds = true,
             "controller" => d.controller = true,
             "all" => d = SnapshotDetail::ALL,
-            _ => return Err(format!("unknown detail {part:?}; use springs, ropes, welds, controller or all")),
+            "none" => d = SnapshotDetail::default(),
+            _ => return Err(format!("unknown detail {part:?}; use springs, ropes, welds, controller, all or none")),
         }
     }
     Ok(d)

@@ -248,6 +248,73 @@ fn render<'py>(
     Ok(pythonize(py, &metrics.map_err(PyRuntimeError::new_err)?)?)
 }
 
+/// Writes scenarios or recordings as one self-contained interactive HTML page (`vsr2d view`, see
+/// docs/viewer.md): `runs` is one run or a list, each a scenario (dict, JSON text or path, simulated here
+/// with every optional snapshot detail) or the path of a `.jsonl` recording. Returns what the page holds
+/// (frames, fps, numbers, bytes).
+#[pyfunction]
+#[pyo3(signature = (runs, out, *, size = (1280, 720), fps = 30, layout = None, allow_large = false))]
+fn view<'py>(
+    py: Python<'py>,
+    runs: &Bound<'py, PyAny>,
+    out: PathBuf,
+    size: (u32, u32),
+    fps: u32,
+    layout: Option<String>,
+    allow_large: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let items: Vec<Bound<'py, PyAny>> =
+        if runs.is_instance_of::<PyList>() || runs.is_instance_of::<pyo3::types::PyTuple>() {
+            runs.try_iter()?.collect::<PyResult<_>>()?
+        } else {
+            vec![runs.clone()]
+        };
+    /// A run as the page's input: a recording's path, or a scenario.
+    enum Run {
+        Recording(PathBuf),
+        Scenario(Box<Scenario>),
+    }
+    let parsed: Vec<Run> = items
+        .iter()
+        .map(|item| {
+            if let Ok(path) = item.extract::<PathBuf>() {
+                if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("jsonl")) {
+                    return Ok(Run::Recording(path));
+                }
+            }
+            Ok(Run::Scenario(Box::new(self::scenario(py, item, allow_large)?)))
+        })
+        .collect::<PyResult<_>>()?;
+    let layout: Option<GridLayout> = layout
+        .map(|l| l.parse::<GridLayout>().map_err(|e| PyValueError::new_err(format!("layout {l:?}: {e}"))))
+        .transpose()?;
+    vsr2d::output::check_output_writable(&out).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let settings = vsr2d::view::ViewSettings {
+        movie: MovieSettings { width: size.0, height: size.1, fps, layout, ..MovieSettings::default() },
+        title: out.file_stem().map_or_else(|| "vsr2d".into(), |s| s.to_string_lossy().into_owned()),
+        ..vsr2d::view::ViewSettings::default()
+    };
+    let stats = py.detach(|| -> Result<serde_json::Value, String> {
+        let sources = parsed
+            .into_iter()
+            .enumerate()
+            .map(|(i, run)| match run {
+                Run::Recording(path) => MovieSource::recording(path, None),
+                Run::Scenario(mut s) => {
+                    s.world.snapshot = vsr2d::snapshot::SnapshotDetail::ALL;
+                    MovieSource::scenario(format!("runs[{i}]"), &s, &settings.movie.options)
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("{e:#}"))?;
+        let page = vsr2d::view::build_page(sources, &settings).map_err(|e| format!("{e:#}"))?;
+        vsr2d::output::atomic::write(&out, page.html.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+        serde_json::to_value(&page.stats).map_err(|e| e.to_string())
+    });
+    Ok(pythonize(py, &stats.map_err(PyValueError::new_err)?)?)
+}
+
 /// Writes frames (numpy uint8 arrays of shape (H, W, 3) or (H, W, 4), all the same size, e.g. from
 /// `Simulation.render()` or a Gymnasium env) to `out`: `.mp4` (H.264) or `.gif`, at `fps` frames per
 /// second. The file appears under its name only when complete. Returns the number of frames.
@@ -627,6 +694,7 @@ fn _vsr2d(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(evaluate_many, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(render, m)?)?;
+    m.add_function(wrap_pyfunction!(view, m)?)?;
     m.add_function(wrap_pyfunction!(render_frame, m)?)?;
     m.add_function(wrap_pyfunction!(evolve, m)?)?;
     m.add_function(wrap_pyfunction!(write_video, m)?)?;

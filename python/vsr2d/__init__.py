@@ -7,6 +7,7 @@ Everything here is the Rust library through thin bindings; scenarios are the sam
 - ``Simulation(scenario)``: drive the robots step by step (``reset``, ``step(actions)``, ``render``).
 - ``render(scenarios, "out.mp4" | "out.gif" | "out.png")``, ``render_frame(snapshot)``,
   ``write_video(frames, "out.gif")``.
+- ``view(scenario_or_recording, "run.html")``: one self-contained interactive HTML replay (docs/viewer.md).
 - ``evolve(experiment, out_dir)``: the built-in genetic algorithm; returns the log.
 - ``vsr2d.gym.Locomotion``: a Gymnasium environment (needs ``pip install gymnasium``).
 """
@@ -21,6 +22,7 @@ from ._vsr2d import (
     render,
     render_frame,
     schema,
+    view,
     write_video,
 )
 
@@ -34,5 +36,6 @@ __all__ = [
     "render",
     "render_frame",
     "schema",
+    "view",
     "write_video",
 ]

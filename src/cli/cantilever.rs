@@ -9,7 +9,7 @@ use clap::Args;
 use super::{input, Failure};
 use vsr2d::model::voxel::material::Preset;
 use vsr2d::model::voxel::scaffolding::Scaffolding;
-use vsr2d::report::cantilever::report::write_report;
+use vsr2d::report::cantilever::report::write_report_with_viewer;
 use vsr2d::report::cantilever::sweep::{Cases, SweepOptions};
 use vsr2d::task::cantilever::PAPER;
 
@@ -147,9 +147,11 @@ pub fn run(args: CantileverArgs) -> Result<(), Failure> {
         // Figure 4: the largest beam requested, loaded.
         let &(w, h) = options.sizes.iter().max_by_key(|(w, h)| w * h).expect("at least one size");
         let figure = options.beam_figure(w, h, 1280, 720)?;
-        Ok((data, figure))
+        let viewer = options.beam_viewer(w, h)?;
+        Ok((data, (figure, viewer)))
     })?;
-    let files = write_report(&args.output, &data, Some(&figure))?;
+    let (figure, viewer) = figure;
+    let files = write_report_with_viewer(&args.output, &data, Some(&figure), Some(&viewer.html))?;
     let legacy = match &data.reference_runs {
         Some(r) if r.reused_main_runs => " (the legacy-1.0 comparison reuses them)".to_string(),
         Some(r) => format!(" and {} legacy-1.0 runs for the comparison", r.static_runs.len() + r.dynamic_runs.len()),

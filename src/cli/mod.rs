@@ -19,6 +19,7 @@ pub mod evolve;
 pub mod pom;
 pub mod render;
 pub mod study;
+pub mod view;
 
 /// A failure, classified for the exit code.
 pub enum Failure {

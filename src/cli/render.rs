@@ -68,6 +68,10 @@ pub struct RenderArgs {
     /// Delete the frame_NNNNNN.png files already in the --frames DIR (e.g. of an interrupted run) first.
     #[arg(long, requires = "frames")]
     pub replace_frames: bool,
+    /// Also write the run as an interactive HTML page (`vsr2d view`; the same cells, cameras and layers;
+    /// simulated again after the video).
+    #[arg(long, value_name = "FILE.html")]
+    pub html: Option<PathBuf>,
     /// Write one frame as a PNG: the last one, or the one shown at --at.
     #[arg(long, value_name = "FILE.png")]
     pub png: Option<PathBuf>,
@@ -135,7 +139,7 @@ pub const MAX_FRAME_SIDE: u32 = 16384;
 /// lifts it).
 pub const MAX_PIXEL_FRAMES: u64 = 50_000_000_000;
 
-fn parse_size(text: &str) -> Result<(u32, u32), String> {
+pub(super) fn parse_size(text: &str) -> Result<(u32, u32), String> {
     let (w, h) = super::parse_wxh(text, "size", "1280x720")?;
     if w > MAX_FRAME_SIDE || h > MAX_FRAME_SIDE {
         return Err(format!("size {text:?} is too large: at most {MAX_FRAME_SIDE} pixels each way"));
@@ -159,14 +163,14 @@ fn check_frame_cost(frames: u64, width: u32, height: u32, still_only: bool) -> R
     )))
 }
 
-fn parse_sensor(text: &str) -> Result<SensorKind, String> {
+pub(super) fn parse_sensor(text: &str) -> Result<SensorKind, String> {
     SensorKind::from_id(text).ok_or_else(|| {
         let ids: Vec<&str> = SensorKind::ALL.iter().map(|k| k.id()).collect();
         format!("unknown sensor {text:?}; use one of {}", ids.join(", "))
     })
 }
 
-fn parse_view(text: &str) -> Result<Aabb, String> {
+pub(super) fn parse_view(text: &str) -> Result<Aabb, String> {
     let err = || format!("camera rectangle {text:?} must be x0,y0,x1,y1 in metres with x0 < x1 and y0 < y1");
     let v: Vec<f64> = text.split(',').map(|p| p.trim().parse::<f64>()).collect::<Result<_, _>>().map_err(|_| err())?;
     match v[..] {
@@ -198,12 +202,12 @@ impl RenderArgs {
         self.scenarios.is_empty() && self.from.is_empty() && self.top.is_none()
     }
 
-    /// The video to write: `-o`, or the default mp4 unless only PNG outputs were asked for.
+    /// The video to write: `-o`, or the default mp4 unless only PNG or HTML outputs were asked for.
     fn video_path(&self) -> Option<PathBuf> {
         let default = if self.is_showcase() { "showcase.mp4" } else { "render.mp4" };
         match (&self.output, &self.png, &self.frames, &self.filmstrip) {
             (Some(p), ..) => Some(p.clone()),
-            (None, None, None, None) => Some(PathBuf::from(default)),
+            (None, None, None, None) if self.html.is_none() => Some(PathBuf::from(default)),
             _ => None,
         }
     }
@@ -221,7 +225,7 @@ fn video_format(path: &Path) -> Result<VideoFormat, Failure> {
     })
 }
 
-fn classify(e: MovieError) -> Failure {
+pub(super) fn classify(e: MovieError) -> Failure {
     super::classified(e.is_input(), e)
 }
 
@@ -270,7 +274,7 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
         (Some(path), _) => check_output_writable(path).map_err(input)?,
         (None, _) => {}
     }
-    for path in args.png.iter().chain(&args.filmstrip) {
+    for path in args.png.iter().chain(&args.filmstrip).chain(&args.html) {
         check_output_writable(path).map_err(input)?;
     }
     if let Some(dir) = &args.frames {
@@ -279,6 +283,10 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
 
     let options = args.render_options();
     let sources = load_sources(&args, &options)?;
+    if args.html.is_some() && args.scenarios.iter().any(|p| is_stdin(p)) {
+        return Err(input(anyhow!("--html simulates the scenarios again and cannot re-read `-` (stdin); give a file")));
+    }
+    let html_sources = args.html.as_ref().map(|_| load_sources(&args, &options)).transpose()?;
     let settings = MovieSettings {
         width,
         height,
@@ -288,7 +296,7 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
         fixed_view: args.fixed_camera,
         shared_camera: args.shared_camera,
     };
-    let mut movie = Movie::new(sources, &settings).map_err(classify)?;
+    let mut movie = Movie::new(sources, &settings.clone()).map_err(classify)?;
     let total = movie.frame_count();
     check_frame_cost(total, width, height, args.png.is_some() && args.frames.is_none() && video_path.is_none())?;
     let still_index = args.at.map(|t| frame_index_at(t, args.fps));
@@ -326,7 +334,11 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
     }
 
     let progress = progress_bar(total, args.quiet);
-    let frames = if let (true, Some(path)) = (sinks.is_empty(), &args.png) {
+    let frames = if sinks.is_empty() && args.png.is_none() {
+        // Only the HTML page (below).
+        progress.finish_and_clear();
+        0
+    } else if let (true, Some(path)) = (sinks.is_empty(), &args.png) {
         // Only a still: draw just that frame (the others only move the cameras).
         let pixmap = movie.still(still_index.unwrap_or(u64::MAX)).map_err(classify)?;
         write_png(pixmap, path)?;
@@ -345,12 +357,25 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
         pushed
     };
     let metrics = movie.finish_runs().map_err(classify)?;
+    if let (Some(path), Some(sources)) = (&args.html, html_sources) {
+        let view = vsr2d::view::ViewSettings {
+            movie: settings.clone(),
+            title: path.file_stem().map_or_else(|| "vsr2d".into(), |s| s.to_string_lossy().into_owned()),
+            ..vsr2d::view::ViewSettings::default()
+        };
+        let page = super::view::write_page(path, sources, &view)?;
+        if !args.quiet {
+            eprintln!("{}", super::view::summary(path, &page, started.elapsed().as_secs_f64()));
+        }
+    }
 
+    let mut outputs: Vec<String> = Vec::new();
     if !args.quiet {
-        let mut outputs: Vec<String> = Vec::new();
         outputs.extend(video_path.iter().map(|p| p.display().to_string()));
         outputs.extend(args.frames.iter().map(|d| format!("{}/frame_NNNNNN.png", d.display())));
         outputs.extend(args.png.iter().chain(&args.filmstrip).map(|p| p.display().to_string()));
+    }
+    if !args.quiet && frames > 0 {
         eprintln!(
             "wrote {}: {frames} of {total} frames (0 to {:.2} s at {} fps), {width}×{height}, {} grid, in {:.1} s",
             outputs.join(", "),

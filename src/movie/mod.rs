@@ -30,8 +30,8 @@ use crate::geom::Aabb;
 use crate::output::record::{JsonlReader, RecordError};
 use crate::output::{FrameError, FrameSink};
 use crate::render::{
-    auto_layout, frame_count, frame_time, Camera, CellFrame, FrameCursor, GridLayout, GridRenderer, RenderError,
-    RenderOptions, FRAME_TIME_EPS,
+    auto_layout, frame_count, frame_time, Camera, CellFrame, CellRect, CellView, FrameCursor, GridLayout, GridRenderer,
+    RenderError, RenderOptions, FRAME_TIME_EPS,
 };
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::world::SimError;
@@ -427,6 +427,16 @@ pub struct RunMetrics {
     pub result: RunResult,
 }
 
+/// One cell of a movie's grid.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MovieCell {
+    /// Index of the source it shows (in the order given to [`Movie::new`]).
+    pub source: usize,
+    pub source_name: String,
+    pub label: String,
+    pub rect: CellRect,
+}
+
 /// Frames of a grid of sources, in display order (spec §12 frame rule).
 pub struct Movie {
     feeds: Vec<Feed>,
@@ -597,6 +607,52 @@ impl Movie {
         }
         self.render_frame(k)?;
         Ok(self.renderer.pixmap())
+    }
+
+    /// Walks the remaining frames without drawing them, handing `visit` each frame's index, the cells'
+    /// snapshots and what each cell shows of them (camera view, overlay progress): exactly what the
+    /// video's frames show, for the HTML viewer to draw itself. Returns the frames walked.
+    pub fn replay(
+        &mut self,
+        visit: &mut dyn FnMut(u64, &[CellFrame<'_>], &[CellView]) -> Result<(), MovieError>,
+    ) -> Result<u64, MovieError> {
+        let mut walked = 0;
+        let mut views = Vec::with_capacity(self.cells.len());
+        while self.next < self.frames {
+            let k = self.next;
+            self.advance(k)?;
+            let Movie { feeds, cells, renderer, .. } = self;
+            let frames = Self::frames_of(feeds, cells);
+            views.clear();
+            views.extend(frames.iter().enumerate().filter_map(|(i, frame)| renderer.observe(i, frame)));
+            visit(k, &frames, &views)?;
+            walked += 1;
+        }
+        Ok(walked)
+    }
+
+    /// The cells of the grid, row-major: which source each shows, its label and its pixel rectangle.
+    pub fn cells(&self) -> Vec<MovieCell> {
+        self.cells
+            .iter()
+            .enumerate()
+            .map(|(i, &(f, j))| MovieCell {
+                source: f,
+                source_name: self.feeds[f].name.clone(),
+                label: self.feeds[f].tracks[j].label.clone(),
+                rect: self.renderer.cell_rect(i).unwrap_or(CellRect { x: 0, y: 0, width: 0, height: 0 }),
+            })
+            .collect()
+    }
+
+    /// The frame size in pixels.
+    pub fn size(&self) -> (u32, u32) {
+        (self.renderer.width(), self.renderer.height())
+    }
+
+    /// Frames per simulated second.
+    pub fn fps(&self) -> f64 {
+        self.fps
     }
 
     /// What [`GridRenderer::render`] does to the cameras, without drawing.

@@ -22,7 +22,7 @@ use tiny_skia::Pixmap;
 
 pub use camera::{Camera, ViewTransform, FOLLOW_MARGIN, FOLLOW_TIME_CONSTANT_S, FOLLOW_WINDOW_S};
 pub use layout::{auto_layout, cell_rect, nice_spacing, CellRect, GridLayout, LayoutParseError};
-pub use style::{display_domain, diverging, material_hatch, spring_color, voxel_fill, Hatch, Rgba};
+pub use style::{display_domain, diverging, material_hatch, spring_color, style_json, voxel_fill, Hatch, Rgba};
 pub use text::{LineMetrics, TextRenderer};
 pub use timing::{frame_count, frame_count_of, frame_time, pick_index, FrameCursor, FRAME_TIME_EPS};
 
@@ -162,6 +162,15 @@ impl<'a> CellFrame<'a> {
     }
 }
 
+/// What a cell shows of a frame besides the bodies: the camera's world rectangle, the framed bodies'
+/// centre, and the overlay's (Δx, speed over the last second).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CellView {
+    pub view: crate::geom::Aabb,
+    pub centre: crate::geom::Vec2,
+    pub progress: Option<(f64, Option<f64>)>,
+}
+
 struct CellState {
     rect: CellRect,
     camera: Camera,
@@ -174,9 +183,10 @@ struct CellState {
 /// instantaneous speed flicker).
 const SPEED_WINDOW_S: f64 = 1.0;
 
-/// Where the framed robots' centre started in this cell, and where it was over the last second.
+/// Where the framed robots' centre started in this cell, and where it was over the last second: the
+/// overlay's Δx and speed (the HTML viewer stores the same figures per frame).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Progress {
+pub struct Progress {
     start_x: Option<f64>,
     recent: std::collections::VecDeque<(f64, f64)>,
 }
@@ -185,7 +195,7 @@ impl Progress {
     /// Records the centre `x` at time `t` and returns (distance since the first frame, mean speed over
     /// the window if an earlier sample lies in it), or `None` without a finite centre. A time going
     /// backwards starts over.
-    fn update(&mut self, t: f64, x: f64) -> Option<(f64, Option<f64>)> {
+    pub fn update(&mut self, t: f64, x: f64) -> Option<(f64, Option<f64>)> {
         if !(t.is_finite() && x.is_finite()) {
             return None;
         }
@@ -298,13 +308,15 @@ impl GridRenderer {
     }
 
     /// What [`GridRenderer::render`] does to cell `index`'s camera and progress for `frame`, without
-    /// drawing: for frames that are skipped (a still picks one frame of many).
-    pub fn observe(&mut self, index: usize, frame: &CellFrame<'_>) {
-        if let Some(cell) = self.cells.get_mut(index) {
-            let aspect = f64::from(cell.rect.width) / f64::from(cell.rect.height);
-            cell.camera.update(frame.snapshot.t, frame.snapshot.bodies_bbox(frame.bodies), aspect);
-            cell.progress.update(frame.snapshot.t, framed_centre(frame).x);
-        }
+    /// drawing: for frames that are skipped (a still picks one frame of many), and for the HTML viewer,
+    /// which draws the returned view itself. `None` if there is no such cell.
+    pub fn observe(&mut self, index: usize, frame: &CellFrame<'_>) -> Option<CellView> {
+        let cell = self.cells.get_mut(index)?;
+        let aspect = f64::from(cell.rect.width) / f64::from(cell.rect.height);
+        let view = cell.camera.update(frame.snapshot.t, frame.snapshot.bodies_bbox(frame.bodies), aspect);
+        let centre = framed_centre(frame);
+        let progress = cell.progress.update(frame.snapshot.t, centre.x);
+        Some(CellView { view, centre, progress })
     }
 
     /// Renders one frame: `cells[k]` goes to cell k (row-major); cells beyond `cells.len()` stay white.

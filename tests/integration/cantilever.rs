@@ -92,6 +92,9 @@ fn cli_writes_a_consistent_report() {
     assert_eq!(lines.count(), 3);
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(html.contains("beam.png") && out.join("beam.png").exists());
+    // The loaded beam in the viewer, embedded in the report.
+    assert!(html.contains("<iframe class=\"viewer\" src=\"beam.html\"") && out.join("beam.html").exists());
+    assert!(std::fs::read_to_string(out.join("beam.html")).unwrap().contains("vsr2dViewer"));
     assert!(out.join("dynamic.csv").exists() && out.join("results.json").exists());
 
     let bad = std::process::Command::new(env!("CARGO_BIN_EXE_vsr2d"))

@@ -21,3 +21,4 @@ mod tasks;
 mod terrains;
 #[cfg(feature = "video")]
 mod video;
+mod view;

@@ -49,12 +49,18 @@ fn a_tiny_study_reports_curves_table_and_pictures_and_improves_every_configurati
     tiny(&a, &["--jobs", "2"]);
 
     // The report's files, published (no staging directory left).
-    for name in ["index.html", "curves.png", "filmstrip.png"].iter().chain(&DATA) {
+    for name in ["index.html", "curves.png", "filmstrip.png", "viewer.html"].iter().chain(&DATA) {
         assert!(a.join(name).is_file(), "{name} missing");
     }
     assert!(
         fs::read_dir(&a).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with(".vsr2d-report")),
         "staging directory left behind"
+    );
+    // The viewer holds the video's cells: one per configuration, 3 s at 30 fps.
+    let viewer = read(&a, "viewer.html");
+    assert!(
+        viewer.contains("\"frames\":91")
+            && read(&a, "index.html").contains("<iframe class=\"viewer\" src=\"viewer.html\"")
     );
     let curves = image::open(a.join("curves.png")).unwrap();
     assert!(curves.width() >= 1500, "three panels side by side: {}", curves.width());

@@ -29,6 +29,7 @@ pub struct Page<'a> {
     pub comparison: Option<&'a Comparison>,
     pub comparison_charts: &'a [Chart],
     pub has_beam: bool,
+    pub has_beam_viewer: bool,
 }
 
 #[derive(Serialize)]
@@ -121,6 +122,7 @@ struct View<'a> {
     impulse: String,
     sweep_text: String,
     beam: Option<&'static str>,
+    beam_viewer: Option<&'static str>,
     static_charts: Vec<ChartView>,
     dynamic_charts: Vec<ChartView>,
     static_rows: Vec<StaticRow>,
@@ -212,6 +214,7 @@ fn view<'a>(data: &'a CantileverData, analysis: &'a Analysis, page: &Page<'_>) -
         impulse: impulse_text(data),
         sweep_text: sweep_text(data),
         beam: page.has_beam.then_some(BEAM_PNG),
+        beam_viewer: page.has_beam_viewer.then_some(super::files::BEAM_VIEWER_HTML),
         static_charts,
         dynamic_charts,
         static_rows: static_rows(data),
@@ -531,7 +534,8 @@ mod tests {
             dynamic_runs: vec![],
             reference_runs: None,
         };
-        let page = Page { charts: &[], comparison: None, comparison_charts: &[], has_beam: false };
+        let page =
+            Page { charts: &[], comparison: None, comparison_charts: &[], has_beam: false, has_beam_viewer: false };
         let html = render_page(&data, &analyse(&data), &page).unwrap();
         assert!(html.contains("No data: no static runs."));
         assert!(html.contains("No data: no dynamic runs."));

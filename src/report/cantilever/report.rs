@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::analysis::{analyse, Analysis};
 use super::comparison::{compare, Comparison};
 use super::data::{CantileverData, DynamicRun, ReferenceRuns, ReportSettings, StaticRun};
-pub use super::files::{BEAM_PNG, DYNAMIC_CSV, REFERENCE_CSV, RESULTS_JSON, STATIC_CSV};
+pub use super::files::{BEAM_PNG, BEAM_VIEWER_HTML, DYNAMIC_CSV, REFERENCE_CSV, RESULTS_JSON, STATIC_CSV};
 use super::page::{render_page, Page};
 use super::plots::{charts, PlotError};
 use super::reference::{Reference, ReferenceError};
@@ -47,6 +47,8 @@ pub struct ReportFiles {
     pub results_json: PathBuf,
     pub plots: Vec<PathBuf>,
     pub beam_png: Option<PathBuf>,
+    /// The loaded beam in the interactive viewer.
+    pub beam_viewer: Option<PathBuf>,
     /// `reference_comparison.csv`, when the data holds the comparison runs.
     pub reference_csv: Option<PathBuf>,
 }
@@ -57,6 +59,7 @@ impl ReportFiles {
         let mut v: Vec<&Path> = vec![&self.index_html, &self.static_csv, &self.dynamic_csv, &self.results_json];
         v.extend(self.plots.iter().map(PathBuf::as_path));
         v.extend(self.beam_png.as_deref());
+        v.extend(self.beam_viewer.as_deref());
         v.extend(self.reference_csv.as_deref());
         v
     }
@@ -66,6 +69,17 @@ pub fn write_report(
     dir: &Path,
     data: &CantileverData,
     beam_figure: Option<&image::RgbaImage>,
+) -> Result<ReportFiles, ReportError> {
+    write_report_with_viewer(dir, data, beam_figure, None)
+}
+
+/// [`write_report`], with the loaded beam's interactive viewer page (`beam_viewer`, the page's HTML)
+/// written as [`BEAM_VIEWER_HTML`] and shown in the report.
+pub fn write_report_with_viewer(
+    dir: &Path,
+    data: &CantileverData,
+    beam_figure: Option<&image::RgbaImage>,
+    beam_viewer: Option<&str>,
 ) -> Result<ReportFiles, ReportError> {
     let out = ReportDir::create(dir)?;
     let analysis = analyse(data);
@@ -102,9 +116,19 @@ pub fn write_report(
         None => None,
     };
 
+    let beam_viewer = match beam_viewer {
+        Some(html) => Some(out.write(BEAM_VIEWER_HTML, html.as_bytes())?),
+        None => None,
+    };
+
     let index_path = dir.join(INDEX_HTML);
-    let page =
-        Page { charts: &charts, comparison, comparison_charts: &comparison_charts, has_beam: beam_png.is_some() };
+    let page = Page {
+        charts: &charts,
+        comparison,
+        comparison_charts: &comparison_charts,
+        has_beam: beam_png.is_some(),
+        has_beam_viewer: beam_viewer.is_some(),
+    };
     let html =
         render_page(data, &analysis, &page).map_err(|source| ReportError::Template { path: index_path, source })?;
     let index_html = out.finish(&html)?;
@@ -117,6 +141,7 @@ pub fn write_report(
         results_json,
         plots,
         beam_png,
+        beam_viewer,
         reference_csv,
     })
 }

@@ -378,6 +378,40 @@ impl SweepOptions {
     }
 }
 
+impl SweepOptions {
+    /// The static run of [`SweepOptions::beam_figure`] from rest to its end in the interactive viewer
+    /// (docs/viewer.md): springs and masses shown, the camera fixed on the wall, the beam and room for
+    /// the tip to bend down by up to the beam's length.
+    pub fn beam_viewer(&self, w: u32, h: u32) -> Result<crate::view::Page, SweepFigureError> {
+        let material = BeamSetup::material(self.preset, self.scaffold_fs_hz, Scaffolding::ALL);
+        let mut setup =
+            BeamSetup::static_case(w, h, material, self.static_force_n, self.static_duration_s.min(10.0), self.dt);
+        setup.solver_iterations = self.solver_iterations;
+        let beam = Beam::build_with_detail(&setup, SnapshotDetail { springs: true, ..SnapshotDetail::default() });
+        let (l, length) = (material.side, w as f64 * material.side);
+        let view =
+            Aabb { min: Vec2::new(-0.3 * length, -length), max: Vec2::new(length + 0.5 * l, 1.5 * h as f64 * l) };
+        let label = format!("{w}×{h} beam, {} Hz, {} N", self.scaffold_fs_hz, self.static_force_n);
+        let sim = crate::task::Simulation {
+            world: beam.world,
+            steps: setup.steps,
+            task: crate::task::Task::Locomotion { control_interval: 0, legacy: false },
+            labels: vec![label.clone()],
+        };
+        let options = RenderOptions { springs: true, masses: true, progress: false, ..RenderOptions::default() };
+        let settings = crate::view::ViewSettings {
+            movie: crate::movie::MovieSettings {
+                options,
+                fixed_view: Some(view),
+                ..crate::movie::MovieSettings::default()
+            },
+            title: format!("Loaded beam: {label}"),
+            ..crate::view::ViewSettings::default()
+        };
+        Ok(crate::view::build_page(vec![crate::movie::MovieSource::simulation(label, sim)], &settings)?)
+    }
+}
+
 /// The beam figure could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum SweepFigureError {
@@ -385,4 +419,6 @@ pub enum SweepFigureError {
     Sim(#[from] SimError),
     #[error("cannot render the beam figure: {0}")]
     Render(#[from] crate::render::RenderError),
+    #[error("cannot make the beam's viewer page: {0}")]
+    View(#[from] crate::view::ViewError),
 }

@@ -32,6 +32,8 @@ pub enum MediaError {
     Frames { what: String, source: FrameError },
     #[error("cannot compose the filmstrip (no frame, or too large)")]
     Compose,
+    #[error("cannot make the viewer page: {0}")]
+    Viewer(String),
 }
 
 /// The filmstrip's times: t = 10, 11, 12, 13, 14 s (spec §9) when the run lasts 15 s or more, else five
@@ -83,6 +85,32 @@ pub fn filmstrip_camera(
 pub enum VideoOutcome {
     Written { frames: u64, width: u32, height: u32, seconds: f64 },
     Skipped(String),
+}
+
+/// The interactive HTML viewer (docs/viewer.md) of `cells` ((label, scenario) each), one cell each as in
+/// the grid video, at most [`VIDEO_SECONDS`] long: the page's text.
+pub fn grid_viewer(title: &str, cells: &[(String, Scenario)]) -> Result<crate::view::Page, MediaError> {
+    let what = || "the viewer page".to_string();
+    let options = RenderOptions::default();
+    let mut sources = Vec::with_capacity(cells.len());
+    for (label, scenario) in cells {
+        let mut s = scenario.clone();
+        s.world.duration = s.world.duration.min(VIDEO_SECONDS);
+        s.world.snapshot = crate::snapshot::SnapshotDetail::ALL;
+        sources.push(
+            MovieSource::scenario(label.clone(), &s, &options)
+                .map_err(|source| MediaError::Movie { what: what(), source })?,
+        );
+    }
+    let settings = crate::view::ViewSettings {
+        movie: MovieSettings { width: VIDEO_W, height: VIDEO_H, fps: FPS, options, ..MovieSettings::default() },
+        title: title.to_string(),
+        ..crate::view::ViewSettings::default()
+    };
+    crate::view::build_page(sources, &settings).map_err(|e| match e {
+        crate::view::ViewError::Movie(source) => MediaError::Movie { what: what(), source },
+        other => MediaError::Viewer(other.to_string()),
+    })
 }
 
 /// Writes the grid video of `cells` ((label, scenario) each) to `path`, at most [`VIDEO_SECONDS`] long.

@@ -30,6 +30,8 @@ const TEMPLATE: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/templa
 pub const CURVES_PNG: &str = "curves.png";
 pub const FILMSTRIP_PNG: &str = "filmstrip.png";
 pub const VIDEO_MP4: &str = "study.mp4";
+/// The same cells as the video in the interactive viewer (docs/viewer.md).
+pub const VIEWER_HTML: &str = "viewer.html";
 pub const CURVES_CSV: &str = "curves.csv";
 pub const CURVES_SUMMARY_CSV: &str = "curves_summary.csv";
 pub const FINAL_CSV: &str = "final.csv";
@@ -360,12 +362,15 @@ pub fn write(dir: &Path, input: &ReportInput<'_>) -> Result<StudyReport, StudyRe
     out.write_png(FILMSTRIP_PNG, &image::DynamicImage::ImageRgba8(pixmap_to_rgba_image(&strip)))?;
     files.push(FILMSTRIP_PNG.to_string());
     let per_config = best_per_config(study, input.results);
+    let mut cells = Vec::new();
+    for r in &per_config {
+        let label = format!("{} · run {} · {:.4} BL/s", study.configs[r.config].label, r.k, r.last());
+        cells.push((label, load_scenario(&r.best_scenario())?));
+    }
+    let viewer = media::grid_viewer(&format!("{}: the best robot of each configuration", study.title), &cells)?;
+    out.write(VIEWER_HTML, viewer.html.as_bytes())?;
+    files.push(VIEWER_HTML.to_string());
     let video = if input.video {
-        let mut cells = Vec::new();
-        for r in &per_config {
-            let label = format!("{} · run {} · {:.4} BL/s", study.configs[r.config].label, r.k, r.last());
-            cells.push((label, load_scenario(&r.best_scenario())?));
-        }
         let path = out.staged_path(VIDEO_MP4)?;
         let outcome = media::grid_video(&path, &cells)?;
         if matches!(outcome, VideoOutcome::Written { .. }) {
@@ -469,6 +474,7 @@ fn page(
             best_label => best_label,
             best_dir => stats.best.as_ref().map(|(c, k, _)| format!("{root}/{c}/run-{k}")),
             video => video_ctx,
+            viewer => VIEWER_HTML,
             video_cells => video_cells.join(", "),
             missing => input.missing,
             files => files,
