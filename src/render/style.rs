@@ -198,6 +198,7 @@ pub fn style_json() -> serde_json::Value {
         "background": css(BACKGROUND),
         "world_grid": css(WORLD_GRID),
         "terrain_fill": css(TERRAIN_FILL),
+        "object_fill": css(OBJECT_FILL),
         "terrain_outline": css(TERRAIN_OUTLINE),
         "voxel_outline": css(VOXEL_OUTLINE),
         "voxel_fill_alpha": VOXEL_FILL_ALPHA,

@@ -126,6 +126,8 @@ pub fn position_quantum(snapshot: &Snapshot) -> f64 {
                 }
             }
             BodySnapshot::Cell(c) => d = d.min(2.0 * c.body_radius),
+            // Objects are drawn at the quantum of the smallest robot part or cell body.
+            BodySnapshot::Object(_) => {}
         }
     }
     let d = if d.is_finite() && d > 0.0 { d } else { 1.0 };
@@ -537,6 +539,14 @@ struct RunSeries {
     t: Channel,
     robots: Vec<RobotSeries>,
     cells: Vec<CellSeries>,
+    /// Per moving object, its outline's corners (x, y) in every frame; fixed objects are drawn with the
+    /// terrain, from the first snapshot.
+    objects: Vec<Channel>,
+}
+
+/// The objects that move (fixed ones are scenery like the terrain).
+fn moving_objects(s: &Snapshot) -> impl Iterator<Item = &crate::snapshot::ObjectSnapshot> {
+    s.objects().filter(|o| o.motion != crate::model::object::ObjectMotion::Fixed)
 }
 
 impl RunSeries {
@@ -548,13 +558,20 @@ impl RunSeries {
             t: Channel::new(1, Q_TIME),
             robots: s.voxel_robots().map(|r| RobotSeries::new(r, qp)).collect(),
             cells: s.cells().map(|c| CellSeries::new(c, qp)).collect(),
+            objects: moving_objects(s).map(|o| Channel::new(2 * o.outline.len(), qp)).collect(),
         }
     }
 
     fn push(&mut self, frame: usize, s: &Snapshot) -> Result<(), ViewError> {
         let changed = |what: String| ViewError::ShapeChanged { run: self.name.clone(), t: s.t, what };
-        if s.voxel_robots().count() != self.robots.len() || s.cells().count() != self.cells.len() {
+        if s.voxel_robots().count() != self.robots.len()
+            || s.cells().count() != self.cells.len()
+            || moving_objects(s).count() != self.objects.len()
+        {
             return Err(changed("bodies came or went".into()));
+        }
+        for (series, o) in self.objects.iter_mut().zip(moving_objects(s)) {
+            series.push_row(o.outline.iter().flat_map(|p| [p.x, p.y]));
         }
         self.t.push_row([s.t]);
         for (series, r) in self.robots.iter_mut().zip(s.voxel_robots()) {
@@ -571,6 +588,7 @@ impl RunSeries {
     fn values_per_frame(&self) -> usize {
         1 + self.robots.iter().map(RobotSeries::values_per_frame).sum::<usize>()
             + self.cells.iter().map(CellSeries::values_per_frame).sum::<usize>()
+            + self.objects.iter().map(Channel::cols).sum::<usize>()
     }
 
     fn finish(self, blob: &mut Blob) -> Value {
@@ -581,13 +599,23 @@ impl RunSeries {
             blob.add(&c)
         };
         let terrain = self.first.terrain.as_deref().map(&mut polygon);
-        let statics: Vec<usize> = self.first.statics.iter().map(|p| polygon(p)).collect();
+        let fixed = self.first.objects().filter(|o| o.motion == crate::model::object::ObjectMotion::Fixed);
+        let outlines: Vec<&crate::geom::Polygon> =
+            self.first.statics.iter().map(|p| &**p).chain(fixed.map(|o| &o.outline)).collect();
+        let statics: Vec<usize> = outlines.into_iter().map(&mut polygon).collect();
+        let labels: Vec<String> = moving_objects(&self.first).map(|o| o.label.clone()).collect();
+        let objects: Vec<Value> = self
+            .objects
+            .iter()
+            .zip(labels)
+            .map(|(c, label)| json!({"label": label, "outline": blob.add(c)}))
+            .collect();
         let t = blob.add(&self.t);
         let robots: Vec<Value> =
             self.robots.into_iter().zip(self.first.voxel_robots()).map(|(s, r)| s.finish(r, blob)).collect();
         let cells: Vec<Value> =
             self.cells.into_iter().zip(self.first.cells()).map(|(s, c)| s.finish(c, blob)).collect();
-        json!({"name": self.name, "t": t, "terrain": terrain, "statics": statics, "robots": robots, "cells": cells, "position_quantum": qp})
+        json!({"name": self.name, "t": t, "terrain": terrain, "statics": statics, "objects": objects, "robots": robots, "cells": cells, "position_quantum": qp})
     }
 }
 

@@ -288,3 +288,21 @@ fn evolving_for_a_task_metric_improves_it_and_the_best_replays_to_its_logged_fit
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(e.contains("fitness.metric") && e.contains("carried_distance"), "{e}");
 }
+
+#[test]
+fn the_viewer_page_carries_the_moving_objects_and_draws_fixed_ones_as_terrain() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, moving) in [("carrying", r#""objects":[{"label":"box","#), ("climbing", r#""objects":[]"#)] {
+        let scenario = dir.path().join(format!("{name}.json"));
+        std::fs::write(&scenario, shortened(name, 1.0)).unwrap();
+        let page = dir.path().join(format!("{name}.html"));
+        let out = vsr2d(&["view", scenario.to_str().unwrap(), "-o", page.to_str().unwrap(), "-q"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let html = std::fs::read_to_string(&page).unwrap();
+        assert!(html.contains(moving), "{name}: {moving} not in the page");
+    }
+    // The climbing walls are fixed: two static outlines beside the terrain's.
+    let html = std::fs::read_to_string(dir.path().join("climbing.html")).unwrap();
+    let statics = html.split(r#""statics":["#).nth(1).unwrap().split(']').next().unwrap();
+    assert_eq!(statics.split(',').count(), 2, "{statics}");
+}

@@ -395,8 +395,12 @@ impl SweepOptions {
         let sim = crate::task::Simulation {
             world: beam.world,
             steps: setup.steps,
-            task: crate::task::Task::Locomotion { control_interval: 0, legacy: false },
+            task: crate::task::Task::Locomotion,
             labels: vec![label.clone()],
+            robots: 1,
+            has_cells: false,
+            control_interval: 0,
+            legacy: false,
         };
         let options = RenderOptions { springs: true, masses: true, progress: false, ..RenderOptions::default() };
         let settings = crate::view::ViewSettings {
