@@ -21,7 +21,8 @@ pub struct EvolveArgs {
     #[arg(long, short, default_value = "evolve-out")]
     pub output: PathBuf,
     /// Worker threads [default: RAYON_NUM_THREADS, else one per logical CPU]; results do not depend on it.
-    #[arg(long, short = 'j', value_parser = clap::value_parser!(u64).range(1..))]
+    /// At most 1024, as for `eval`.
+    #[arg(long, short = 'j', value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub jobs: Option<u64>,
     /// Require a checkpoint to resume (without it, resuming is automatic when one exists).
     #[arg(long)]

@@ -182,7 +182,7 @@ impl Experiment {
     /// Parses and checks an experiment; every error names its JSON path and the fix.
     pub fn from_json(text: &str) -> Result<Experiment, EvolveError> {
         let de = &mut serde_json::Deserializer::from_str(text);
-        let experiment: Experiment = serde_path_to_error::deserialize(de).map_err(|e| {
+        let experiment: Experiment = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
             let (path, message) = crate::tagged::locate(&e.path().to_string(), &e.inner().to_string());
             let inner = e.into_inner();
             let mut message = friendlier(&message);
@@ -190,6 +190,10 @@ impl Experiment {
                 message.push_str(" (the file is not valid JSON)");
             }
             EvolveError::Json { path, message }
+        })?;
+        de.end().map_err(|e| EvolveError::Json {
+            path: "the end of the object".into(),
+            message: format!("{e} after the experiment object (the file must hold exactly one JSON object)"),
         })?;
         experiment.validate()?;
         Ok(experiment)
@@ -242,6 +246,16 @@ impl Experiment {
             return bad("ea.max_attempts", "is 0: give at least 1 attempt per child (the paper uses 10)".into());
         }
         self.representation.validate(self.scenario.is_some())?;
+        // The built-in representations make one robot; the `slots` template may hold more.
+        if self.fitness.robot > 0 && !matches!(self.representation, RepresentationSpec::Slots(_)) {
+            return bad(
+                "fitness.robot",
+                format!(
+                    "is {}: this representation makes one robot, robot 0; drop `robot` or set it to 0",
+                    self.fitness.robot
+                ),
+            );
+        }
         // The `slots` template brings its own task, checked when it is read.
         let task = self.scenario.as_ref().map(|s| s.task.clone()).unwrap_or_default();
         if self.scenario.is_some() || !matches!(self.representation, RepresentationSpec::Slots(_)) {
@@ -256,6 +270,18 @@ impl Experiment {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trailing_data_and_a_robot_that_is_not_made_are_refused() {
+        let e = Experiment::from_json(r#"{"representation": {"type": "phases", "body": "worm"}} {"x": 1}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("exactly one JSON object"), "{e}");
+        let e = Experiment::from_json(r#"{"representation": {"type": "phases", "body": "worm"}, "fitness": {"robot": 3}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("fitness.robot") && e.contains("robot 0"), "{e}");
+    }
 
     #[test]
     fn defaults_are_the_papers_settings() {

@@ -276,3 +276,25 @@ fn every_fixture_experiment_parses_and_maps() {
             .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
     }
 }
+
+#[test]
+fn evolve_caps_its_worker_threads_like_eval_and_refuses_trailing_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let exp = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/experiments/worm-phases-quick.json");
+    let out_dir = dir.path().join("run");
+    let out = Command::new(env!("CARGO_BIN_EXE_vsr2d"))
+        .args(["evolve", exp, "-o", out_dir.to_str().unwrap(), "--jobs", "100000"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!out_dir.exists(), "nothing written for refused arguments");
+    let bad = dir.path().join("bad.json");
+    fs::write(&bad, format!("{}\n{{}}\n", fs::read_to_string(exp).unwrap())).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_vsr2d"))
+        .args(["evolve", bad.to_str().unwrap(), "-o", out_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("exactly one JSON object"));
+    assert!(!out_dir.exists());
+}
