@@ -277,9 +277,10 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("exactly one JSON object"), "{e}");
-        let e = Experiment::from_json(r#"{"representation": {"type": "phases", "body": "worm"}, "fitness": {"robot": 3}}"#)
-            .unwrap_err()
-            .to_string();
+        let e =
+            Experiment::from_json(r#"{"representation": {"type": "phases", "body": "worm"}, "fitness": {"robot": 3}}"#)
+                .unwrap_err()
+                .to_string();
         assert!(e.contains("fitness.robot") && e.contains("robot 0"), "{e}");
     }
 

@@ -604,12 +604,8 @@ impl RunSeries {
             self.first.statics.iter().map(|p| &**p).chain(fixed.map(|o| &o.outline)).collect();
         let statics: Vec<usize> = outlines.into_iter().map(&mut polygon).collect();
         let labels: Vec<String> = moving_objects(&self.first).map(|o| o.label.clone()).collect();
-        let objects: Vec<Value> = self
-            .objects
-            .iter()
-            .zip(labels)
-            .map(|(c, label)| json!({"label": label, "outline": blob.add(c)}))
-            .collect();
+        let objects: Vec<Value> =
+            self.objects.iter().zip(labels).map(|(c, label)| json!({"label": label, "outline": blob.add(c)})).collect();
         let t = blob.add(&self.t);
         let robots: Vec<Value> =
             self.robots.into_iter().zip(self.first.voxel_robots()).map(|(s, r)| s.finish(r, blob)).collect();
