@@ -14,7 +14,7 @@ use super::{input, Failure};
 
 #[derive(Args)]
 pub struct EvolveArgs {
-    /// Experiment JSON (see `vsr2d evolve --schema` and README "Evolution").
+    /// Experiment JSON (see `vsr2d evolve --schema` and docs/evolution.md).
     #[arg(required_unless_present = "schema")]
     pub experiment: Option<PathBuf>,
     /// Run directory; an unfinished run of the same experiment there is resumed.

@@ -173,7 +173,7 @@ fn friendlier(message: &str) -> String {
         None => message.to_string(),
     };
     if m.contains("unknown field") {
-        m.push_str(" (remove it or fix its spelling; see docs in README \"Evolution\" or `vsr2d evolve --schema`)");
+        m.push_str(" (remove it or fix its spelling; see docs/evolution.md or `vsr2d evolve --schema`)");
     }
     m
 }

@@ -1,4 +1,4 @@
-//! The README's scenarios and quoted figures are the code's: every JSON example (scenario or evolution
+//! The README's (and its user guide's) scenarios and quoted figures are the code's: every JSON example (scenario or evolution
 //! experiment) parses, and the gait
 //! table's velocities, the MLP example's velocity and the letters' fold errors are what `simulate`
 //! gives today.
@@ -7,8 +7,44 @@ use std::path::Path;
 
 use vsr2d::scenario::Scenario;
 
+/// The README and the user-guide pages that moved out of it, as one text.
 fn readme() -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap()
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let pages = [
+        "README.md",
+        "docs/commands.md",
+        "docs/scenarios.md",
+        "docs/clusters.md",
+        "docs/evolution.md",
+        "docs/studies.md",
+        "docs/python.md",
+        "docs/cells.md",
+        "docs/model.md",
+        "docs/architecture.md",
+        "docs/golden-images.md",
+        "docs/testing.md",
+        "docs/benchmarks.md",
+    ];
+    pages.iter().map(|p| std::fs::read_to_string(root.join(p)).unwrap()).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn every_link_of_the_readme_and_the_guide_resolves() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages = vec![root.join("README.md")];
+    pages.extend(std::fs::read_dir(root.join("docs")).unwrap().map(|e| e.unwrap().path()).filter(|p| {
+        p.extension().is_some_and(|e| e == "md")
+    }));
+    for page in pages {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for link in text.split("](").skip(1).filter_map(|rest| rest.split([')', '#', ' ']).next()) {
+            if link.is_empty() || link.starts_with("http") || link.starts_with("mailto:") {
+                continue;
+            }
+            let target = page.parent().unwrap().join(link);
+            assert!(target.exists(), "{}: link {link} does not resolve", page.display());
+        }
+    }
 }
 
 fn x_velocity(path: &Path, duration: f64) -> f64 {
