@@ -513,7 +513,8 @@ impl Movie {
         self.feeds.par_iter_mut().map(|feed| feed.advance(t)).collect::<Result<(), MovieError>>()?;
         for feed in &mut self.feeds {
             let figures = match &feed.stream {
-                Stream::Live { monitor, .. } => monitor.result().task.map(|m| m.figures()),
+                // Only the task's own figures: the robots' metrics are not shown per frame.
+                Stream::Live { monitor, .. } => monitor.task_metrics().map(|m| m.figures()),
                 Stream::Recorded { .. } => None,
             };
             for track in &mut feed.tracks {

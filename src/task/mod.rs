@@ -350,7 +350,13 @@ impl Monitor {
         let mut robots = self.locomotion.metrics();
         // The locomotion listener sees every body; cells and objects are reported by their own metrics.
         robots.truncate(self.robots);
-        let task = match &self.task {
+        let task = self.task_metrics();
+        RunResult { robots, cells: self.cells.as_ref().map(CellMetricsListener::metrics), task }
+    }
+
+    /// The task's own metrics so far, without the robots' and cells' (what a frame's overlay shows).
+    pub fn task_metrics(&self) -> Option<TaskMetrics> {
+        match &self.task {
             TaskMonitor::None => None,
             TaskMonitor::Fold(f) => Some(TaskMetrics::Fold(f.metrics())),
             TaskMonitor::Jumping(m) => Some(TaskMetrics::Jumping(m.metrics())),
@@ -359,8 +365,7 @@ impl Monitor {
             TaskMonitor::Climbing(m) => Some(TaskMetrics::Climbing(m.metrics())),
             TaskMonitor::Balancing(m) => Some(TaskMetrics::Balancing(m.metrics())),
             TaskMonitor::Shape(m) => Some(TaskMetrics::Shape(m.metrics())),
-        };
-        RunResult { robots, cells: self.cells.as_ref().map(CellMetricsListener::metrics), task }
+        }
     }
 
     /// The fold error series (per chain: (t, RMS/D) at every snapshot), for plots.

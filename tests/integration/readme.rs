@@ -32,9 +32,12 @@ fn readme() -> String {
 fn every_link_of_the_readme_and_the_guide_resolves() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut pages = vec![root.join("README.md")];
-    pages.extend(std::fs::read_dir(root.join("docs")).unwrap().map(|e| e.unwrap().path()).filter(|p| {
-        p.extension().is_some_and(|e| e == "md")
-    }));
+    pages.extend(
+        std::fs::read_dir(root.join("docs"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "md")),
+    );
     for page in pages {
         let text = std::fs::read_to_string(&page).unwrap();
         for link in text.split("](").skip(1).filter_map(|rest| rest.split([')', '#', ' ']).next()) {
