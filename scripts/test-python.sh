@@ -3,7 +3,8 @@
 # target/, then runs its pytest suite, which compares it with the vsr2d binary (VSR2D_BIN; by default
 # the one `cargo test` built), and the HTML viewer's browser tests (python/tests/test_viewer.py: Playwright
 # driving Debian's /usr/bin/chromium, which scripts/install-system-deps.sh installs; Playwright's own browser
-# download is never used). Installs a Python with venv and pip from Debian if there is none.
+# download is never used), and the cluster tests (python/tests/test_cluster.py), which start a real local
+# Ray cluster with `ray start` and stop it. Installs a Python with venv and pip from Debian if there is none.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,10 +18,10 @@ fi
 venv=target/py-venv
 rm -rf "$venv"
 python3 -m venv "$venv"
-"$venv/bin/pip" install -q --disable-pip-version-check "maturin>=1.5,<2" "numpy>=1.21" "pytest>=7" "gymnasium>=0.29" "playwright>=1.40"
-# The test profile (opt-level 3, no LTO) that `cargo test` just used: the wheel reuses its compiled
-# dependencies instead of a second, whole-program-optimised build (`--profile dist` is for shipping).
-MATURIN_PEP517_ARGS="--profile test" "$venv/bin/pip" install -q --disable-pip-version-check ./python
+"$venv/bin/pip" install -q --disable-pip-version-check "maturin>=1.5,<2" "numpy>=1.21" "pytest>=7" "gymnasium>=0.29" "playwright>=1.40" "ray>=2.9"
+# The dev profile (opt-level 3, no LTO; the test profile inherits it): the wheel reuses the dependencies
+# `cargo test` compiled instead of a second, whole-program-optimised build (`--profile dist` ships).
+MATURIN_PEP517_ARGS="--profile dev" "$venv/bin/pip" install -q --disable-pip-version-check ./python
 
 bin="${VSR2D_BIN:-target/debug/vsr2d}"
 [ -x "$bin" ] || cargo build --locked --bin vsr2d

@@ -13,7 +13,7 @@ use pyo3::types::{PyDict, PyList, PyString};
 use pythonize::{depythonize, pythonize};
 
 use vsr2d::controller::SensorLayout;
-use vsr2d::evolve::{Experiment, RunOptions};
+use vsr2d::evolve::Experiment;
 use vsr2d::movie::{frame_index_at, Movie, MovieSettings, MovieSource};
 use vsr2d::output::png::write_png;
 use vsr2d::output::{FrameSink, VideoFormat};
@@ -126,11 +126,8 @@ fn evaluate_many<'py>(
             parsed
                 .par_iter()
                 .map(|p| match p {
-                    Ok(s) => match vsr2d::batch::evaluate(s) {
-                        Ok(m) => serde_json::to_value(m).unwrap_or_default(),
-                        Err(e) => serde_json::json!({ "error": e.to_string(), "path": null }),
-                    },
-                    Err((path, message)) => serde_json::json!({ "error": message, "path": path }),
+                    Ok(s) => vsr2d::batch::evaluate_record(s),
+                    Err((path, message)) => vsr2d::batch::error_record(message, path.as_deref()),
                 })
                 .collect()
         })
@@ -387,35 +384,108 @@ fn video_sink(
     }
 }
 
-/// Runs (or resumes) an evolutionary experiment (a dict, a JSON string or a path; see `vsr2d evolve
-/// --schema`) in `out_dir` and returns its log: one dict per generation (`gen`, `best`, `median`,
-/// `worst`, `diversity`, `evaluations`, `cache_hits`, `best_genome`, ...; the run directory also holds
-/// `best.json`, a scenario of the best individual).
-#[pyfunction]
-#[pyo3(signature = (experiment, out_dir, *, jobs = None))]
-fn evolve<'py>(
-    py: Python<'py>,
-    experiment: &Bound<'py, PyAny>,
-    out_dir: PathBuf,
-    jobs: Option<usize>,
-) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    let text = json_text(experiment)?;
-    let parsed = Experiment::from_json(&text).map_err(|e| invalid(py, String::new(), e.to_string()))?;
-    std::fs::create_dir_all(&out_dir)?;
-    let options = RunOptions { dir: out_dir.clone(), jobs: jobs.unwrap_or(0), stop_after: None };
-    py.detach(|| vsr2d::evolve::run(&parsed, &text, &options, &mut |_| {}))
-        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-    let log = std::fs::read_to_string(out_dir.join("log.jsonl"))?;
-    let mut generations = Vec::new();
-    for line in log.lines() {
-        let value: serde_json::Value =
-            serde_json::from_str(line).map_err(|e| PyRuntimeError::new_err(format!("log.jsonl: {e}")))?;
-        // The first line is the header (the resolved experiment the caller gave).
-        if value.get("header").is_none() {
-            generations.push(pythonize(py, &value)?);
-        }
+fn evolve_error(e: vsr2d::evolve::EvolveError) -> PyErr {
+    if e.is_input() || matches!(e, vsr2d::evolve::EvolveError::Tell { .. }) {
+        PyValueError::new_err(e.to_string())
+    } else {
+        PyRuntimeError::new_err(e.to_string())
     }
-    Ok(generations)
+}
+
+/// An evolutionary run of the built-in genetic algorithm, driven one generation at a time so that
+/// anything can evaluate its scenarios (`vsr2d.evolve(..., map=...)`, a Ray cluster, a
+/// `concurrent.futures` executor). `Evolution(experiment, out_dir)` starts the run in `out_dir`, or
+/// resumes its checkpoint; `ask()` returns the scenarios to simulate (JSON strings, the cache's
+/// canonical text); `tell(results)` takes one result per scenario, in order, as `evaluate_many`
+/// returns them (a result dict, or `{"error": message}` for a failed run), and records the
+/// generation. The run directory is the same, byte for byte, as `vsr2d evolve` writes, whoever
+/// evaluated.
+#[pyclass(module = "vsr2d._vsr2d")]
+struct Evolution {
+    inner: vsr2d::evolve::Evolution,
+    out_dir: PathBuf,
+}
+
+#[pymethods]
+impl Evolution {
+    #[new]
+    fn new(py: Python<'_>, experiment: &Bound<'_, PyAny>, out_dir: PathBuf) -> PyResult<Self> {
+        let text = json_text(experiment)?;
+        let parsed = Experiment::from_json(&text).map_err(|e| invalid(py, String::new(), e.to_string()))?;
+        std::fs::create_dir_all(&out_dir)?;
+        let inner = vsr2d::evolve::Evolution::open(parsed, &text, &out_dir).map_err(evolve_error)?;
+        Ok(Evolution { inner, out_dir })
+    }
+
+    /// The next generation's scenarios to simulate (JSON strings), in order: the distinct ones the
+    /// fitness cache does not hold. Asking again before `tell` gives the same list.
+    fn ask(&mut self) -> PyResult<Vec<String>> {
+        Ok(self.inner.ask().map_err(evolve_error)?.iter().map(|a| a.json.clone()).collect())
+    }
+
+    /// Records the asked generation from `results` (one per asked scenario, in order: dicts or JSON
+    /// strings as `evaluate_many` returns them); returns the generation's summary
+    /// (`generation`, `n_gen`, `best`, `evaluations`, `cache_hits`).
+    fn tell<'py>(&mut self, py: Python<'py>, results: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+        let records: Vec<serde_json::Value> = results
+            .try_iter()?
+            .map(|item| {
+                let item = item?;
+                if item.is_instance_of::<PyString>() {
+                    let text: String = item.extract()?;
+                    return serde_json::from_str(&text).map_err(|e| PyValueError::new_err(format!("a result: {e}")));
+                }
+                Ok(depythonize(&item)?)
+            })
+            .collect::<PyResult<_>>()?;
+        let done = self.inner.tell(records).map_err(evolve_error)?;
+        let d = PyDict::new(py);
+        d.set_item("generation", done.generation)?;
+        d.set_item("n_gen", done.n_gen)?;
+        d.set_item("best", done.best)?;
+        d.set_item("evaluations", done.evaluations)?;
+        d.set_item("cache_hits", done.cache_hits)?;
+        Ok(d)
+    }
+
+    /// The last recorded generation (None before generation 0 is recorded).
+    #[getter]
+    fn generation(&self) -> Option<u32> {
+        self.inner.generation()
+    }
+
+    /// The experiment's number of generations.
+    #[getter]
+    fn n_gen(&self) -> u32 {
+        self.inner.experiment().ea.n_gen
+    }
+
+    /// Whether the last generation is recorded (`final_population.jsonl` is written).
+    #[getter]
+    fn finished(&self) -> bool {
+        self.inner.finished()
+    }
+
+    #[getter]
+    fn out_dir(&self) -> PathBuf {
+        self.out_dir.clone()
+    }
+
+    /// The log so far: one dict per recorded generation (`gen`, `best`, `median`, `worst`,
+    /// `diversity`, `evaluations`, `cache_hits`, `best_genome`, ...), as in `log.jsonl`.
+    fn log<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        let log = std::fs::read_to_string(self.out_dir.join("log.jsonl"))?;
+        let mut generations = Vec::new();
+        for line in log.lines() {
+            let value: serde_json::Value =
+                serde_json::from_str(line).map_err(|e| PyRuntimeError::new_err(format!("log.jsonl: {e}")))?;
+            // The first line is the header (the resolved experiment the caller gave).
+            if value.get("header").is_none() {
+                generations.push(pythonize(py, &value)?);
+            }
+        }
+        Ok(generations)
+    }
 }
 
 /// A scenario driven step by step from Python: every robot's controller is replaced by the control
@@ -696,7 +766,7 @@ fn _vsr2d(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(render, m)?)?;
     m.add_function(wrap_pyfunction!(view, m)?)?;
     m.add_function(wrap_pyfunction!(render_frame, m)?)?;
-    m.add_function(wrap_pyfunction!(evolve, m)?)?;
+    m.add_class::<Evolution>()?;
     m.add_function(wrap_pyfunction!(write_video, m)?)?;
     Ok(())
 }

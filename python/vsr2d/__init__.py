@@ -8,17 +8,19 @@ Everything here is the Rust library through thin bindings; scenarios are the sam
 - ``render(scenarios, "out.mp4" | "out.gif" | "out.png")``, ``render_frame(snapshot)``,
   ``write_video(frames, "out.gif")``.
 - ``view(scenario_or_recording, "run.html")``: one self-contained interactive HTML replay (docs/viewer.md).
-- ``evolve(experiment, out_dir)``: the built-in genetic algorithm; returns the log.
+- ``evolve(experiment, out_dir, map=...)``: the built-in genetic algorithm; returns the log. ``map``
+  evaluates each generation's scenarios anywhere (``vsr2d.ray.RayEvaluator`` for a Ray cluster, any
+  ``concurrent.futures`` executor's ``map``); ``Evolution`` is the same run as ask/tell.
 - ``vsr2d.gym.Locomotion``: a Gymnasium environment (needs ``pip install gymnasium``).
 """
 
 from ._vsr2d import (
+    Evolution,
     ScenarioError,
     Simulation,
     __version__,
     evaluate,
     evaluate_many,
-    evolve,
     render,
     render_frame,
     schema,
@@ -27,6 +29,7 @@ from ._vsr2d import (
 )
 
 __all__ = [
+    "Evolution",
     "ScenarioError",
     "Simulation",
     "__version__",
@@ -39,3 +42,30 @@ __all__ = [
     "view",
     "write_video",
 ]
+
+
+def evolve(experiment, out_dir, *, map=None, jobs=None, stop_after=None):
+    """Runs (or resumes) an evolutionary experiment (a dict, a JSON string or a path; see ``vsr2d evolve
+    --schema``) in ``out_dir`` and returns its log: one dict per generation (``gen``, ``best``,
+    ``median``, ``worst``, ``diversity``, ``evaluations``, ``cache_hits``, ``best_genome``, ...). The run
+    directory also holds ``best.json`` (the best individual's scenario), the checkpoint and, at the
+    end, ``final_population.jsonl``: the same files, byte for byte, as ``vsr2d evolve`` writes.
+
+    ``map`` evaluates one generation: a callable taking the list of scenarios (JSON strings) and
+    returning their results in order, as ``evaluate_many`` does (a result dict, or ``{"error": ...}``
+    for a run that failed). By default ``evaluate_many`` on ``jobs`` local threads (all cores).
+    Examples: ``vsr2d.ray.RayEvaluator()`` (a Ray cluster), ``lambda s: list(executor.map(evaluate, s))``
+    for a ``concurrent.futures`` executor (then a failed run must give ``{"error": ...}``, see
+    docs/clusters.md). ``stop_after=k`` stops once generation k is recorded; calling again resumes.
+    """
+    if map is None:
+
+        def map(scenarios):
+            # `vsr2d evolve` simulates every mapped individual without the scenario limits; so does this.
+            return evaluate_many(scenarios, jobs=jobs, allow_large=True)
+
+    run = Evolution(experiment, out_dir)
+    while not run.finished and (stop_after is None or run.generation is None or run.generation < stop_after):
+        scenarios = run.ask()
+        run.tell(list(map(scenarios)))
+    return run.log()

@@ -128,3 +128,25 @@ pub fn finite(result: RunResult) -> Result<RunResult, EvalError> {
         None => Ok(result),
     }
 }
+
+/// [`evaluate`] as one self-contained JSON record: the result, or `{"error": message, "path": null}` when
+/// the run fails (even by a panic, so one bad scenario never stops a batch). What Python's
+/// `evaluate_many` returns per scenario and what an evolutionary run is told
+/// ([`crate::evolve::Evolution::tell`]), so a run evaluated anywhere records the same bytes.
+pub fn evaluate_record(scenario: &Scenario) -> serde_json::Value {
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| evaluate(scenario)));
+    let message = match outcome {
+        Ok(Ok(result)) => match serde_json::to_value(&result) {
+            Ok(value) => return value,
+            Err(e) => format!("the result cannot be written as JSON ({e})"),
+        },
+        Ok(Err(e)) => e.to_string(),
+        Err(_) => "internal error while simulating (please report it)".to_string(),
+    };
+    error_record(&message, None)
+}
+
+/// The record of a scenario that gave no result: its message and, for an invalid scenario, the JSON path.
+pub fn error_record(message: &str, path: Option<&str>) -> serde_json::Value {
+    serde_json::json!({ "error": message, "path": path })
+}

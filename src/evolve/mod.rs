@@ -21,7 +21,7 @@ use std::path::PathBuf;
 
 pub use experiment::{EaParams, Experiment, FitnessSpec, Goal, LOCOMOTION_METRICS};
 pub use represent::{MapError, Mapper, RepresentationSpec};
-pub use run::{run, GenerationDone, RunOptions, RunSummary};
+pub use run::{run, Asked, Evolution, GenerationDone, RunOptions, RunSummary};
 
 /// Why an evolutionary run cannot start or continue.
 #[derive(Debug, thiserror::Error)]
@@ -39,6 +39,10 @@ pub enum EvolveError {
         dir.display()
     )]
     Resume { dir: PathBuf, reason: String },
+    #[error("the run in {} is finished (generation {n_gen} is recorded): nothing more to ask", dir.display())]
+    Finished { dir: PathBuf, n_gen: u32 },
+    #[error("cannot tell the run: {reason}")]
+    Tell { reason: String },
     #[error("cannot start {jobs} worker threads: {source}")]
     ThreadPool { jobs: usize, source: rayon::ThreadPoolBuildError },
 }

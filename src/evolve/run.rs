@@ -4,7 +4,6 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fs::{self, OpenOptions};
 use std::io::Write;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -160,79 +159,279 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), EvolveError> {
     atomic::write(path, bytes).map_err(write_err(path))
 }
 
-/// The run's state between generations.
-struct State<'a> {
-    experiment: &'a Experiment,
+/// An evolutionary run driven one generation at a time: [`Evolution::ask`] gives the scenarios that
+/// must be simulated, [`Evolution::tell`] takes their records (in order) and records the generation.
+/// Whoever evaluates in between (the local thread pool of [`run`], Python's `evaluate_many`, a Ray
+/// cluster) the run directory gets the same bytes: the genetic algorithm, the cache and the files stay
+/// here, and a record is the same JSON ([`crate::batch::evaluate_record`]) wherever it was made.
+pub struct Evolution {
+    experiment: Experiment,
     mapper: Mapper,
     files: Files,
-    pool: rayon::ThreadPool,
     hash: String,
+    /// The last recorded generation (0 also before generation 0 is recorded: see `population`).
     generation: u32,
     rng: Rng,
     next_id: u64,
+    /// Empty until generation 0 is recorded.
     population: Vec<Individual>,
     cache: Cache,
     totals: Totals,
     log_bytes: u64,
+    resumed_from: Option<u32>,
+    /// The generation asked for and not yet told.
+    pending: Option<Pending>,
 }
 
-/// Runs (or resumes) the experiment in `options.dir`. An existing `checkpoint.json` of the same
-/// experiment is resumed; one of another experiment is refused. `observer` sees every recorded
-/// generation.
+/// A scenario [`Evolution::ask`] wants simulated: the scenario and its canonical JSON (the text whose
+/// hash keys the cache; what to ship to another process).
+#[derive(Debug, Clone)]
+pub struct Asked {
+    pub scenario: Scenario,
+    pub json: String,
+}
+
+/// Where each genome of an asked generation gets its evaluation.
+enum Slot {
+    Done(Evaluation),
+    /// The index of its scenario in the asked list.
+    Asked(usize),
+}
+
+struct Pending {
+    genomes: Vec<Vec<f64>>,
+    slots: Vec<Slot>,
+    asked: Vec<Asked>,
+    keys: Vec<u128>,
+    cache_hits: u64,
+    stats: OffspringStats,
+    started: Instant,
+    asked_at: Instant,
+}
+
+/// Runs (or resumes) the experiment in `options.dir`, simulating on a local thread pool of
+/// `options.jobs` threads. An existing `checkpoint.json` of the same experiment is resumed; one of
+/// another experiment is refused. `observer` sees every recorded generation.
 pub fn run(
     experiment: &Experiment,
     experiment_text: &str,
     options: &RunOptions,
     observer: &mut dyn FnMut(&GenerationDone),
 ) -> Result<RunSummary, EvolveError> {
-    let mapper = Mapper::new(&experiment.representation, &experiment.name, experiment.scenario.as_ref())?;
-    let resolved = experiment.resolved_json();
-    let hash = format!("{:032x}", fnv128(resolved.as_bytes()));
-    let files = Files::new(&options.dir);
-    fs::create_dir_all(files.dir.join("generations")).map_err(write_err(&files.dir))?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.jobs)
         .build()
         .map_err(|source| EvolveError::ThreadPool { jobs: options.jobs, source })?;
-    let mut state = State {
-        experiment,
-        mapper,
-        files,
-        pool,
-        hash,
-        generation: 0,
-        rng: Rng::new(experiment.seed),
-        next_id: 0,
-        population: Vec::new(),
-        cache: Cache::new(experiment.cache),
-        totals: Totals::default(),
-        log_bytes: 0,
-    };
-    let resumed_from = if state.files.checkpoint.exists() {
-        state.resume()?;
-        Some(state.generation)
-    } else {
-        state.start(experiment_text, &resolved, observer)?;
-        None
-    };
-    let n_gen = experiment.ea.n_gen;
-    while state.generation < n_gen && options.stop_after.is_none_or(|k| state.generation < k) {
-        state.step(observer)?;
+    let mut evolution = Evolution::open(experiment.clone(), experiment_text, &options.dir)?;
+    while !evolution.finished() && options.stop_after.is_none_or(|k| !evolution.recorded(k)) {
+        let asked = evolution.ask()?;
+        let records: Vec<Value> =
+            pool.install(|| asked.par_iter().map(|a| crate::batch::evaluate_record(&a.scenario)).collect());
+        observer(&evolution.tell(records)?);
     }
-    let finished = state.generation >= n_gen;
-    if finished {
-        state.write_final_population()?;
-    }
-    Ok(RunSummary {
-        resumed_from,
-        generation: state.generation,
-        finished,
-        best: state.best().fitness,
-        totals: state.totals,
-    })
+    Ok(evolution.summary())
 }
 
-impl State<'_> {
+impl Evolution {
+    /// Opens the run directory `dir`: resumes its checkpoint (refused if it is another experiment's),
+    /// or starts a fresh run there (the experiment's text is saved as `experiment.json`).
+    pub fn open(experiment: Experiment, experiment_text: &str, dir: &Path) -> Result<Evolution, EvolveError> {
+        let mapper = Mapper::new(&experiment.representation, &experiment.name, experiment.scenario.as_ref())?;
+        let resolved = experiment.resolved_json();
+        let hash = format!("{:032x}", fnv128(resolved.as_bytes()));
+        let files = Files::new(dir);
+        fs::create_dir_all(files.dir.join("generations")).map_err(write_err(&files.dir))?;
+        let mut evolution = Evolution {
+            rng: Rng::new(experiment.seed),
+            cache: Cache::new(experiment.cache),
+            experiment,
+            mapper,
+            files,
+            hash,
+            generation: 0,
+            next_id: 0,
+            population: Vec::new(),
+            totals: Totals::default(),
+            log_bytes: 0,
+            resumed_from: None,
+            pending: None,
+        };
+        if evolution.files.checkpoint.exists() {
+            evolution.resume()?;
+            evolution.resumed_from = Some(evolution.generation);
+            if evolution.finished() {
+                // A run killed between its last checkpoint and this file gets it now.
+                evolution.write_final_population()?;
+            }
+        } else {
+            evolution.start(experiment_text, &resolved)?;
+        }
+        Ok(evolution)
+    }
+
+    /// Whether generation n_gen is recorded (and `final_population.jsonl` written).
+    pub fn finished(&self) -> bool {
+        !self.population.is_empty() && self.generation >= self.experiment.ea.n_gen
+    }
+
+    /// Whether generation `k` is recorded.
+    pub fn recorded(&self, k: u32) -> bool {
+        !self.population.is_empty() && self.generation >= k
+    }
+
+    /// The last recorded generation (None before generation 0 is).
+    pub fn generation(&self) -> Option<u32> {
+        (!self.population.is_empty()).then_some(self.generation)
+    }
+
+    pub fn experiment(&self) -> &Experiment {
+        &self.experiment
+    }
+
+    pub fn summary(&self) -> RunSummary {
+        RunSummary {
+            resumed_from: self.resumed_from,
+            generation: self.generation,
+            finished: self.finished(),
+            best: self.population.first().and_then(|_| self.best().fitness),
+            totals: self.totals,
+        }
+    }
+
+    /// The next generation's scenarios to simulate, in order: the distinct mapped scenarios that the
+    /// cache does not hold (generation 0: n_pop genomes uniform in the init box; then the offspring of
+    /// the population). Asking again before telling gives the same scenarios.
+    pub fn ask(&mut self) -> Result<&[Asked], EvolveError> {
+        if self.finished() {
+            return Err(EvolveError::Finished { dir: self.files.dir.clone(), n_gen: self.experiment.ea.n_gen });
+        }
+        if self.pending.is_none() {
+            let started = Instant::now();
+            let (genomes, stats) = if self.population.is_empty() {
+                let [lo, hi] = self.mapper.spec.init_box();
+                let n = self.mapper.genome_size();
+                let rng = &mut self.rng;
+                let genomes = (0..self.experiment.ea.n_pop).map(|_| (0..n).map(|_| rng.range(lo, hi)).collect()).collect();
+                (genomes, OffspringStats::default())
+            } else {
+                let parents: Vec<Vec<f64>> = self.population.iter().map(|i| i.genome.clone()).collect();
+                let scores: Vec<f64> = self.population.iter().map(|i| self.goal_score(i)).collect();
+                offspring(&mut self.rng, &parents, &scores, &self.experiment.ea)
+            };
+            self.pending = Some(self.lookup(genomes, stats, started));
+        }
+        Ok(&self.pending.as_ref().expect("asked above").asked)
+    }
+
+    /// Maps the genomes in order; cache lookups in order; the distinct missing scenarios are asked. So
+    /// the cache and the counts do not depend on who evaluates, or how many threads.
+    fn lookup(&mut self, genomes: Vec<Vec<f64>>, stats: OffspringStats, started: Instant) -> Pending {
+        let mut slots = Vec::with_capacity(genomes.len());
+        let mut asked = Vec::new();
+        let mut keys = Vec::new();
+        let mut asked_index: HashMap<u128, usize> = HashMap::new();
+        let mut cache_hits = 0;
+        for genome in &genomes {
+            match self.mapper.map(genome) {
+                Err(e) => slots.push(Slot::Done(Evaluation::invalid(e.to_string()))),
+                Ok((scenario, json)) => {
+                    let key = fnv128(json.as_bytes());
+                    if let Some(e) = self.cache.get(key) {
+                        cache_hits += 1;
+                        slots.push(Slot::Done(e));
+                    } else if let Some(j) = asked_index.get(&key) {
+                        cache_hits += 1;
+                        slots.push(Slot::Asked(*j));
+                    } else {
+                        asked_index.insert(key, asked.len());
+                        slots.push(Slot::Asked(asked.len()));
+                        asked.push(Asked { scenario, json });
+                        keys.push(key);
+                    }
+                }
+            }
+        }
+        Pending { genomes, slots, asked, keys, cache_hits, stats, started, asked_at: Instant::now() }
+    }
+
+    /// Records the asked generation from its records, one per asked scenario in order: a run's result
+    /// (its fitness is the number at the experiment's metric) or an error record `{"error": ...}` (an
+    /// invalid individual). Writes the log line, the best scenario and the checkpoint (and, after
+    /// generation n_gen, `final_population.jsonl`).
+    pub fn tell(&mut self, records: Vec<Value>) -> Result<GenerationDone, EvolveError> {
+        let Some(pending) = self.pending.take() else {
+            return Err(EvolveError::Tell { reason: "nothing was asked: call ask() first".into() });
+        };
+        if records.len() != pending.asked.len() {
+            let reason =
+                format!("{} records for {} asked scenarios (give one per scenario, in order)", records.len(), pending.asked.len());
+            self.pending = Some(pending);
+            return Err(EvolveError::Tell { reason });
+        }
+        let eval_s = pending.asked_at.elapsed().as_secs_f64();
+        let results: Vec<Evaluation> =
+            pending.asked.iter().zip(&records).map(|(a, r)| self.evaluation(&a.scenario, r)).collect();
+        for (key, e) in pending.keys.iter().zip(&results) {
+            self.cache.insert(*key, e.clone());
+        }
+        let mut counts = BatchCounts { simulations: results.len() as u64, cache_hits: pending.cache_hits, ..Default::default() };
+        let evaluations: Vec<Evaluation> = pending
+            .slots
+            .into_iter()
+            .map(|s| match s {
+                Slot::Done(e) => e,
+                Slot::Asked(j) => results[j].clone(),
+            })
+            .collect();
+        for e in &evaluations {
+            if let Some(reason) = &e.error {
+                counts.invalid += 1;
+                *counts.reasons.entry(reason.clone()).or_default() += 1;
+            }
+        }
+        let first = self.population.is_empty();
+        if !first {
+            self.generation += 1;
+        }
+        let birth = self.generation;
+        let mut all = std::mem::take(&mut self.population);
+        for (genome, e) in pending.genomes.into_iter().zip(evaluations) {
+            all.push(Individual { id: self.next_id, genome, fitness: e.fitness, error: e.error, birth });
+            self.next_id += 1;
+        }
+        if first {
+            self.population = all;
+            let best = self.best().clone();
+            if let Ok((scenario, _)) = self.mapper.map(&best.genome) {
+                write_atomic(&self.files.dir.join("best_gen0.json"), pretty(&scenario).as_bytes())?;
+            }
+        } else {
+            let all_scores: Vec<f64> = all.iter().map(|i| self.goal_score(i)).collect();
+            let keep = survivors(&all_scores, self.experiment.ea.n_pop);
+            self.population = keep.into_iter().map(|k| all[k].clone()).collect();
+        }
+        let done = self.record(counts, pending.stats, pending.started, eval_s)?;
+        if self.finished() {
+            self.write_final_population()?;
+        }
+        Ok(done)
+    }
+
+    /// An asked scenario's evaluation from its record: the fitness metric's number, or why there is none.
+    fn evaluation(&self, scenario: &Scenario, record: &Value) -> Evaluation {
+        if let Some(error) = record.get("error") {
+            return Evaluation::invalid(error.as_str().map_or_else(|| error.to_string(), str::to_string));
+        }
+        match self.experiment.fitness.pointer(&scenario.task) {
+            Err(e) => Evaluation::invalid(e),
+            Ok(pointer) => match record.pointer(&pointer).and_then(Value::as_f64) {
+                None => Evaluation::invalid(format!("the result has no number at {pointer}")),
+                Some(v) if !v.is_finite() => Evaluation::invalid(format!("the fitness metric is {v}")),
+                Some(v) => Evaluation { fitness: Some(v), error: None },
+            },
+        }
+    }
+
     fn goal_score(&self, i: &Individual) -> f64 {
         self.experiment.fitness.goal.score(i.fitness)
     }
@@ -248,15 +447,8 @@ impl State<'_> {
         best
     }
 
-    /// Generation 0: a fresh log, n_pop genomes uniform in the init box (genomes in index order, genes
-    /// in order), evaluated.
-    fn start(
-        &mut self,
-        text: &str,
-        resolved: &str,
-        observer: &mut dyn FnMut(&GenerationDone),
-    ) -> Result<(), EvolveError> {
-        let started = Instant::now();
+    /// A fresh run: stale outputs removed, `experiment.json`, a log with its header, an empty timing file.
+    fn start(&mut self, text: &str, resolved: &str) -> Result<(), EvolveError> {
         let dir = self.files.dir.clone();
         // Outputs of an earlier run that died before its first checkpoint must not mix with this one's.
         for name in ["best.json", "best_gen0.json", "final_population.jsonl"] {
@@ -281,27 +473,7 @@ impl State<'_> {
         write_atomic(&self.files.log, header.as_bytes())?;
         write_atomic(&self.files.timing, b"")?;
         self.log_bytes = header.len() as u64;
-        let [lo, hi] = self.mapper.spec.init_box();
-        let n = self.mapper.genome_size();
-        let genomes: Vec<Vec<f64>> =
-            (0..self.experiment.ea.n_pop).map(|_| (0..n).map(|_| self.rng.range(lo, hi)).collect()).collect();
-        let eval_started = Instant::now();
-        let (evaluations, counts) = self.evaluate(&genomes);
-        let eval_s = eval_started.elapsed().as_secs_f64();
-        self.population = genomes
-            .into_iter()
-            .zip(evaluations)
-            .map(|(genome, e)| {
-                let id = self.next_id;
-                self.next_id += 1;
-                Individual { id, genome, fitness: e.fitness, error: e.error, birth: 0 }
-            })
-            .collect();
-        let best = self.best().clone();
-        if let Ok((scenario, _)) = self.mapper.map(&best.genome) {
-            write_atomic(&dir.join("best_gen0.json"), pretty(&scenario).as_bytes())?;
-        }
-        self.record(counts, OffspringStats::default(), started, eval_s, observer)
+        Ok(())
     }
 
     fn resume(&mut self) -> Result<(), EvolveError> {
@@ -358,88 +530,6 @@ impl State<'_> {
         Ok(())
     }
 
-    /// Generation g + 1: offspring, evaluation, μ + λ survival.
-    fn step(&mut self, observer: &mut dyn FnMut(&GenerationDone)) -> Result<(), EvolveError> {
-        let started = Instant::now();
-        let ea = &self.experiment.ea;
-        let parents: Vec<Vec<f64>> = self.population.iter().map(|i| i.genome.clone()).collect();
-        let scores: Vec<f64> = self.population.iter().map(|i| self.goal_score(i)).collect();
-        let (children, stats) = offspring(&mut self.rng, &parents, &scores, ea);
-        let eval_started = Instant::now();
-        let (evaluations, counts) = self.evaluate(&children);
-        let eval_s = eval_started.elapsed().as_secs_f64();
-        self.generation += 1;
-        let mut all = std::mem::take(&mut self.population);
-        for (genome, e) in children.into_iter().zip(evaluations) {
-            all.push(Individual {
-                id: self.next_id,
-                genome,
-                fitness: e.fitness,
-                error: e.error,
-                birth: self.generation,
-            });
-            self.next_id += 1;
-        }
-        let all_scores: Vec<f64> = all.iter().map(|i| self.goal_score(i)).collect();
-        let keep = survivors(&all_scores, ea.n_pop);
-        self.population = keep.into_iter().map(|k| all[k].clone()).collect();
-        self.record(counts, stats, started, eval_s, observer)
-    }
-
-    /// Evaluates genomes in order: mapping and cache lookups on this thread, in order; the distinct
-    /// missing scenarios simulated on the pool, gathered in order; insertions in order. So the cache and
-    /// the counts do not depend on the thread count.
-    fn evaluate(&mut self, genomes: &[Vec<f64>]) -> (Vec<Evaluation>, BatchCounts) {
-        enum Slot {
-            Done(Evaluation),
-            Pending(usize),
-        }
-        let mut counts = BatchCounts::default();
-        let mut slots = Vec::with_capacity(genomes.len());
-        let mut pending: Vec<(u128, Scenario)> = Vec::new();
-        let mut pending_index: HashMap<u128, usize> = HashMap::new();
-        for genome in genomes {
-            match self.mapper.map(genome) {
-                Err(e) => slots.push(Slot::Done(Evaluation::invalid(e.to_string()))),
-                Ok((scenario, text)) => {
-                    let key = fnv128(text.as_bytes());
-                    if let Some(e) = self.cache.get(key) {
-                        counts.cache_hits += 1;
-                        slots.push(Slot::Done(e));
-                    } else if let Some(j) = pending_index.get(&key) {
-                        counts.cache_hits += 1;
-                        slots.push(Slot::Pending(*j));
-                    } else {
-                        pending_index.insert(key, pending.len());
-                        slots.push(Slot::Pending(pending.len()));
-                        pending.push((key, scenario));
-                    }
-                }
-            }
-        }
-        let fitness = &self.experiment.fitness;
-        let results: Vec<Evaluation> =
-            self.pool.install(|| pending.par_iter().map(|(_, s)| simulate(s, fitness)).collect());
-        counts.simulations = pending.len() as u64;
-        for ((key, _), e) in pending.iter().zip(&results) {
-            self.cache.insert(*key, e.clone());
-        }
-        let evaluations: Vec<Evaluation> = slots
-            .into_iter()
-            .map(|s| match s {
-                Slot::Done(e) => e,
-                Slot::Pending(j) => results[j].clone(),
-            })
-            .collect();
-        for e in &evaluations {
-            if let Some(reason) = &e.error {
-                counts.invalid += 1;
-                *counts.reasons.entry(reason.clone()).or_default() += 1;
-            }
-        }
-        (evaluations, counts)
-    }
-
     /// Appends the generation's log and timing lines, writes its best scenario and `best.json`, then
     /// the checkpoint (last, so an interruption before it only repeats this generation).
     fn record(
@@ -448,8 +538,7 @@ impl State<'_> {
         stats: OffspringStats,
         started: Instant,
         eval_s: f64,
-        observer: &mut dyn FnMut(&GenerationDone),
-    ) -> Result<(), EvolveError> {
+    ) -> Result<GenerationDone, EvolveError> {
         let evaluations = if self.generation == 0 { self.population.len() } else { self.experiment.ea.n_pop } as u64;
         self.totals.evaluations += evaluations;
         self.totals.simulations += counts.simulations;
@@ -493,14 +582,13 @@ impl State<'_> {
         };
         let text = serde_json::to_string(&checkpoint).expect("checkpoints serialise");
         write_atomic(&self.files.checkpoint, text.as_bytes())?;
-        observer(&GenerationDone {
+        Ok(GenerationDone {
             generation: self.generation,
             n_gen: self.experiment.ea.n_gen,
             best: best.fitness,
             evaluations,
             cache_hits: counts.cache_hits,
-        });
-        Ok(())
+        })
     }
 
     /// `final_population.jsonl`: the population best first (ties: population order).
@@ -535,24 +623,6 @@ fn pretty(scenario: &Scenario) -> String {
     let mut s = serde_json::to_string_pretty(scenario).expect("scenarios serialise");
     s.push('\n');
     s
-}
-
-/// Simulates one scenario; every failure (unstable simulation, missing robot, non-finite metric, even
-/// a panic) makes an invalid individual with its reason rather than stopping the run.
-fn simulate(scenario: &Scenario, fitness: &super::FitnessSpec) -> Evaluation {
-    let outcome = catch_unwind(AssertUnwindSafe(|| crate::batch::evaluate(scenario)));
-    match outcome {
-        Err(_) => Evaluation::invalid("internal error while simulating (please report it)"),
-        Ok(Err(e)) => Evaluation::invalid(e.to_string()),
-        Ok(Ok(result)) => match fitness.pointer(&scenario.task) {
-            Err(e) => Evaluation::invalid(e),
-            Ok(pointer) => match result.number(&pointer) {
-                None => Evaluation::invalid(format!("the result has no number at {pointer}")),
-                Some(v) if !v.is_finite() => Evaluation::invalid(format!("the fitness metric is {v}")),
-                Some(v) => Evaluation { fitness: Some(v), error: None },
-            },
-        },
-    }
 }
 
 /// best / median / worst / mean / std of the valid fitness values (None when there are none).

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use vsr2d::evolve::{run, Experiment, RunOptions};
+use vsr2d::evolve::{run, Evolution, Experiment, RunOptions};
 use vsr2d::geom::Vec2;
 use vsr2d::model::terrain::Terrain;
 use vsr2d::model::voxel::grid::BodyGrid;
@@ -113,6 +113,44 @@ fn an_interrupted_run_resumes_to_the_uninterrupted_result() {
     let other = Experiment::from_json(&tiny(2, WORM)).unwrap();
     let err = run(&other, "", &RunOptions { dir: cut.clone(), jobs: 1, stop_after: None }, &mut |_| {}).unwrap_err();
     assert!(err.is_input() && err.to_string().contains("different experiment"), "{err}");
+}
+
+#[test]
+fn ask_tell_with_records_made_from_json_elsewhere_writes_the_same_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (local, remote) = (tmp.path().join("local"), tmp.path().join("remote"));
+    let text = tiny(4, WORM);
+    evolve(&text, &local, 2, None);
+    // What another process does: parse the asked JSON, evaluate it, send the record back as JSON
+    // text; here in reverse order, one at a time.
+    let mut evolution = Evolution::open(Experiment::from_json(&text).unwrap(), &text, &remote).unwrap();
+    let mut asked_total = 0;
+    while !evolution.finished() {
+        let asked: Vec<String> = evolution.ask().unwrap().iter().map(|a| a.json.clone()).collect();
+        asked_total += asked.len();
+        let mut records: Vec<serde_json::Value> = asked
+            .iter()
+            .rev()
+            .map(|json| {
+                let record = vsr2d::batch::evaluate_record(&Scenario::from_json(json).unwrap());
+                serde_json::from_str(&record.to_string()).unwrap()
+            })
+            .collect();
+        records.reverse();
+        evolution.tell(records).unwrap();
+    }
+    same_outputs(&local, &remote, "between the local run and ask/tell through JSON");
+    // Only what the cache misses is asked: 6 + 3 × 6 evaluations, fewer simulations.
+    let log = log_lines(&local);
+    let simulations: u64 = log[1..].iter().map(|l| l["simulations"].as_u64().unwrap()).sum();
+    assert_eq!(asked_total as u64, simulations);
+    assert!(evolution.ask().unwrap_err().to_string().contains("finished"));
+    // A wrong number of records is refused and the generation stays asked.
+    let fresh = tmp.path().join("fresh");
+    let mut evolution = Evolution::open(Experiment::from_json(&text).unwrap(), &text, &fresh).unwrap();
+    let n = evolution.ask().unwrap().len();
+    assert!(evolution.tell(Vec::new()).unwrap_err().to_string().contains(&format!("0 records for {n}")));
+    assert_eq!(evolution.ask().unwrap().len(), n);
 }
 
 #[test]
