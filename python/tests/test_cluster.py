@@ -213,9 +213,9 @@ def test_a_killed_actor_loses_no_result(cluster):
 
     worm = json.loads((ROOT / "fixtures" / "scenarios" / "worm.json").read_text())
     scenarios = []
-    for k in range(48):
+    for k in range(64):
         s = json.loads(json.dumps(worm))
-        s["world"]["duration"] = 1.0 + 0.05 * k
+        s["world"]["duration"] = 20.0 + 0.3 * k
         scenarios.append(s)
     expected = vsr2d.evaluate_many(scenarios)
     with RayEvaluator(cpus_per_worker=1, chunk_size=2) as ev:
@@ -226,7 +226,7 @@ def test_a_killed_actor_loses_no_result(cluster):
         started = time.perf_counter()
         got = ev.map(scenarios)
         killer.join()
-        assert time.perf_counter() - started > 0.5, "the map ended before the kill: make it longer"
+        assert time.perf_counter() - started > 1.5, "the map ended soon after the kill: make it longer"
         assert ev.retried_chunks >= 1
         assert victim not in ev.workers and len(ev.workers) == 2
         assert got == expected

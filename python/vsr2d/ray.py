@@ -38,7 +38,9 @@ def _as_json(scenario) -> str:
     if isinstance(scenario, str) and scenario.lstrip().startswith("{"):
         return scenario
     if isinstance(scenario, (dict, list)):
-        return json.dumps(scenario, allow_nan=False)
+        # The text the native module makes of a dict (serde_json: sorted keys, compact), so that the
+        # positions in an invalid scenario's error message are the same as a local evaluate_many's.
+        return json.dumps(scenario, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     if isinstance(scenario, (str, os.PathLike)):
         with open(scenario, encoding="utf-8") as f:
             return f.read()
