@@ -211,41 +211,59 @@ class RayEvaluator:
         self.close()
 
 
+def _worm(width: int, duration: float) -> str:
+    """The paper's benchmark worm (``vsr2d bench``'s): width x 3 voxels, sin(-2*pi*t + pi*x/w) on every
+    cell, uneven terrain (5 m, 40 m, seed 1), dt 1/60 s."""
+    cells = [
+        {"cell": [x, y], "function": {"type": "sin", "amplitude": 1, "frequency": -1, "phase": math.pi * x / width}}
+        for y in range(3)
+        for x in range(width)
+    ]
+    scenario = {
+        "world": {
+            "terrain": {"type": "uneven", "height": 5, "spacing": 40, "seed": 1},
+            "dt": 1 / 60,
+            "duration": duration,
+        },
+        "robots": [{"body": ["#" * width] * 3, "controller": {"type": "time_functions", "cells": cells}}],
+    }
+    return json.dumps(scenario)
+
+
 def _bench(argv=None) -> None:
-    """``python -m vsr2d.ray bench``: evaluations per second of ``evaluate_many`` locally and through Ray."""
+    """``python -m vsr2d.ray bench``: evaluations per second of the paper's 12x3 worm (60 s and 5 s runs)
+    through ``evaluate_many`` on all local cores, and through a Ray cluster with 1 and 2 actors."""
     import argparse
 
     import vsr2d
 
     parser = argparse.ArgumentParser(prog="python -m vsr2d.ray", description=_bench.__doc__)
     parser.add_argument("command", choices=["bench"])
-    parser.add_argument("--address", default=None, help="the Ray cluster (default: a local Ray started here)")
-    parser.add_argument("--scenario", action="append", required=True, help="a scenario file (repeatable)")
-    parser.add_argument("--copies", type=int, default=32, help="evaluations per scenario and row")
+    parser.add_argument("--address", default=None, help="the Ray cluster (default: RAY_ADDRESS, or a local Ray)")
+    parser.add_argument("--durations", type=float, nargs="+", default=[60.0, 5.0], help="simulated seconds per run")
+    parser.add_argument("--copies", type=int, default=32, help="evaluations per row")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="actor counts to measure")
     args = parser.parse_args(argv)
     cpus = os.cpu_count() or 1
-    for path in args.scenario:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        batch = [text] * args.copies
+    print(f"12x3 worm, {args.copies} evaluations per row, {cpus} logical CPUs")
+    print(f"{'run':>6}  {'path':<28} {'evals/s':>8}  {'overhead per evaluation':>24}")
+    for duration in args.durations:
+        batch = [_worm(12, duration)] * args.copies
         start = time.perf_counter()
         vsr2d.evaluate_many(batch, jobs=cpus)
         local = time.perf_counter() - start
-        print(f"{path}: {args.copies} evaluations")
-        print(f"  local evaluate_many, {cpus} threads: {args.copies / local:8.2f} evaluations/s")
+        print(f"{duration:>5g}s  {'local evaluate_many, ' + str(cpus) + ' thr':<28} {args.copies / local:8.2f}")
         for n in args.workers:
-            ev = RayEvaluator(args.address, cpus_per_worker=max(1, cpus // n))
-            ev.map(batch[: len(ev.workers)])  # start-up is not throughput
+            per = max(1, cpus // n)
+            ev = RayEvaluator(args.address, cpus_per_worker=per)
+            ev.map(batch[: 2 * len(ev.workers)])  # actors started: start-up is not throughput
             start = time.perf_counter()
             ev.map(batch)
             remote = time.perf_counter() - start
+            label = f"Ray, {len(ev.workers)} actor(s) x {per} CPU"
             ev.close()
             overhead_ms = 1000 * (remote - local) / args.copies
-            print(
-                f"  Ray, {n} worker(s) x {max(1, cpus // n)} CPUs: {args.copies / remote:8.2f} evaluations/s"
-                f" (overhead {overhead_ms:+.2f} ms per evaluation)"
-            )
+            print(f"{duration:>5g}s  {label:<28} {args.copies / remote:8.2f}  {overhead_ms:+20.2f} ms")
 
 
 if __name__ == "__main__":
