@@ -63,12 +63,17 @@ pub enum EvalError {
     Timeout { budget: Duration, step: u64, steps: u64 },
     #[error("cannot start {jobs} worker threads: {source}")]
     ThreadPool { jobs: usize, source: rayon::ThreadPoolBuildError },
+    #[error(transparent)]
+    RunDir(#[from] crate::output::run_dir::RunDirError),
 }
 
 impl EvalError {
     /// Whether the caller's input is at fault (bad shard, unreadable jobs file, foreign results file,
     /// invalid scenario) rather than the run (I/O on the results, threads, an unstable simulation).
     pub fn is_input(&self) -> bool {
+        if let EvalError::RunDir(e) = self {
+            return e.is_input();
+        }
         matches!(
             self,
             EvalError::Scenario(_)

@@ -188,6 +188,8 @@ pub fn run(
     let mapper = Mapper::new(&experiment.representation, &experiment.name, experiment.scenario.as_ref())?;
     let resolved = experiment.resolved_json();
     let hash = format!("{:032x}", fnv128(resolved.as_bytes()));
+    // Refuses a foreign or busy directory untouched; held (locked) until the run returns.
+    let _owned = super::owner::claim_run(&options.dir, &hash)?;
     let files = Files::new(&options.dir);
     fs::create_dir_all(files.dir.join("generations")).map_err(write_err(&files.dir))?;
     let pool = rayon::ThreadPoolBuilder::new()

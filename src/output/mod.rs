@@ -11,6 +11,7 @@ pub mod atomic;
 pub mod gif;
 pub mod png;
 pub mod record;
+pub mod run_dir;
 pub mod sinks;
 #[cfg(feature = "video")]
 pub mod video;
