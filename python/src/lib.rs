@@ -3,6 +3,8 @@
 //! observations, actions and frames as numpy arrays. The GIL is released while Rust simulates or
 //! renders.
 
+mod guard;
+
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -47,6 +49,7 @@ fn invalid(py: Python<'_>, path: String, message: String) -> PyErr {
 /// The JSON text of a scenario given as a dict, a JSON string, or a path (str or os.PathLike).
 fn json_text(obj: &Bound<'_, PyAny>) -> PyResult<String> {
     if obj.is_instance_of::<PyDict>() || obj.is_instance_of::<PyList>() {
+        guard::check_nesting(obj)?;
         let value: serde_json::Value = depythonize(obj)?;
         return serde_json::to_string(&value).map_err(|e| PyValueError::new_err(e.to_string()));
     }
@@ -117,7 +120,7 @@ fn evaluate_many<'py>(
         })
         .collect::<PyResult<_>>()?;
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.unwrap_or(0))
+        .num_threads(guard::check_jobs(jobs)?)
         .build()
         .map_err(|e| PyRuntimeError::new_err(format!("cannot start {jobs:?} worker threads: {e}")))?;
     let results: Vec<serde_json::Value> = py.detach(|| {
@@ -392,19 +395,28 @@ fn video_sink(
 /// `worst`, `diversity`, `evaluations`, `cache_hits`, `best_genome`, ...; the run directory also holds
 /// `best.json`, a scenario of the best individual).
 #[pyfunction]
-#[pyo3(signature = (experiment, out_dir, *, jobs = None))]
+#[pyo3(signature = (experiment, out_dir, *, jobs = None, allow_large = false))]
 fn evolve<'py>(
     py: Python<'py>,
     experiment: &Bound<'py, PyAny>,
     out_dir: PathBuf,
     jobs: Option<usize>,
+    allow_large: bool,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
     let text = json_text(experiment)?;
     let parsed = Experiment::from_json(&text).map_err(|e| invalid(py, String::new(), e.to_string()))?;
+    vsr2d::evolve::limits::check_limits(&parsed, &guard::limits(allow_large))
+        .map_err(|e| invalid(py, String::new(), e.to_string()))?;
+    let jobs = guard::check_jobs(jobs)?;
     std::fs::create_dir_all(&out_dir)?;
-    let options = RunOptions { dir: out_dir.clone(), jobs: jobs.unwrap_or(0), stop_after: None };
-    py.detach(|| vsr2d::evolve::run(&parsed, &text, &options, &mut |_| {}))
-        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let options = RunOptions { dir: out_dir.clone(), jobs, stop_after: None };
+    py.detach(|| vsr2d::evolve::run(&parsed, &text, &options, &mut |_| {})).map_err(|e| {
+        if e.is_input() {
+            PyValueError::new_err(e.to_string())
+        } else {
+            PyRuntimeError::new_err(e.to_string())
+        }
+    })?;
     let log = std::fs::read_to_string(out_dir.join("log.jsonl"))?;
     let mut generations = Vec::new();
     for line in log.lines() {
