@@ -93,7 +93,7 @@ fn eval_error(e: vsr2d::batch::EvalError) -> PyErr {
 #[pyo3(signature = (scenario, *, allow_large = false))]
 fn evaluate<'py>(py: Python<'py>, scenario: &Bound<'py, PyAny>, allow_large: bool) -> PyResult<Bound<'py, PyAny>> {
     let s = self::scenario(py, scenario, allow_large)?;
-    let output = py.detach(|| vsr2d::batch::evaluate(&s)).map_err(eval_error)?;
+    let output = guard::interruptible(py, |cancel| guard::evaluate(&s, cancel))?.map_err(eval_error)?;
     to_py(py, &output)
 }
 
@@ -123,13 +123,13 @@ fn evaluate_many<'py>(
         .num_threads(guard::check_jobs(jobs)?)
         .build()
         .map_err(|e| PyRuntimeError::new_err(format!("cannot start {jobs:?} worker threads: {e}")))?;
-    let results: Vec<serde_json::Value> = py.detach(|| {
+    let results: Vec<serde_json::Value> = guard::interruptible(py, |cancel| {
         use rayon::prelude::*;
         pool.install(|| {
             parsed
                 .par_iter()
                 .map(|p| match p {
-                    Ok(s) => match vsr2d::batch::evaluate(s) {
+                    Ok(s) => match guard::evaluate(s, cancel) {
                         Ok(m) => serde_json::to_value(m).unwrap_or_default(),
                         Err(e) => serde_json::json!({ "error": e.to_string(), "path": null }),
                     },
@@ -137,7 +137,7 @@ fn evaluate_many<'py>(
                 })
                 .collect()
         })
-    });
+    })?;
     results.iter().map(|r| Ok(pythonize(py, r)?)).collect()
 }
 
@@ -175,6 +175,8 @@ fn render_frame<'py>(
     height: u32,
     label: Option<String>,
 ) -> PyResult<Bound<'py, PyArray3<u8>>> {
+    guard::check_frame(width, height)?;
+    guard::check_nesting(snapshot)?;
     let snapshot: Snapshot = depythonize(snapshot)?;
     let pixmap = py
         .detach(|| {
@@ -226,6 +228,7 @@ fn render<'py>(
     }
     vsr2d::output::check_output_writable(&out).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let (width, height) = size;
+    guard::check_frame(width, height)?;
     let settings = MovieSettings { width, height, fps, layout, ..MovieSettings::default() };
     let metrics = py.detach(|| -> Result<serde_json::Value, String> {
         let sources = parsed
@@ -454,7 +457,7 @@ struct Stepped {
 
 impl Simulation {
     fn lock(&self) -> std::sync::MutexGuard<'_, Stepped> {
-        self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        guard::lock(&self.inner)
     }
 }
 
@@ -589,6 +592,7 @@ impl Simulation {
     /// across calls and the overlay shows the distance travelled since the reset.
     #[pyo3(signature = (*, width = 640, height = 360))]
     fn render<'py>(&self, py: Python<'py>, width: u32, height: u32) -> PyResult<Bound<'py, PyArray3<u8>>> {
+        guard::check_frame(width, height)?;
         let mut inner = self.lock();
         let snapshot = inner.sim.snapshot();
         let stale = inner.renderer.as_ref().is_none_or(|r| (r.width(), r.height()) != (width, height));

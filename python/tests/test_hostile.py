@@ -87,3 +87,58 @@ def test_non_finite_init_boxes_and_oversized_tournaments_are_refused(tmp_path):
     bad["ea"]["tournament"] = 5
     with pytest.raises(ValueError, match="tournament"):
         vsr2d.evolve(bad, tmp_path / "b")
+
+
+@pytest.mark.parametrize("size", [(100_000, 100_000), (0, 10), (16_385, 2)])
+def test_frame_sizes_are_checked_before_anything_is_allocated(size):
+    sim = vsr2d.Simulation(WORM)
+    with pytest.raises(ValueError, match="pixels each way"):
+        sim.render(width=size[0], height=size[1])
+    with pytest.raises(ValueError, match="pixels each way"):
+        vsr2d.render_frame(sim.snapshot(), width=size[0], height=size[1])
+
+
+def test_two_threads_stepping_one_simulation_are_serialised_not_deadlocked():
+    import threading
+
+    import numpy as np
+
+    scenario = {"robots": [{"body": ["####"]}], "world": {"duration": 5}}
+    sim = vsr2d.Simulation(scenario)
+    sim.reset()
+    steps = {"a": 0, "b": 0}
+    errors = []
+
+    def drive(name):
+        try:
+            for _ in range(60):
+                if sim.finished:
+                    break
+                sim.step(np.zeros(sim.action_size))
+                steps[name] += 1
+        except Exception as e:  # noqa: BLE001 - the test reports anything
+            errors.append(e)
+
+    threads = [threading.Thread(target=drive, args=(n,)) for n in steps]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads), "deadlock"
+    assert not errors, errors
+    assert sim.step_index == steps["a"] + steps["b"], "every call ran once, one after the other"
+
+
+def test_ctrl_c_interrupts_a_long_evaluation_within_seconds():
+    import _thread
+    import threading
+    import time
+
+    long = {"robots": [{"body": ["#####"] * 5}], "world": {"duration": 100_000}}
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        vsr2d.evaluate(long, allow_large=True)
+    timer.cancel()
+    assert time.monotonic() - start < 30, "the interrupt was honoured while Rust simulated"

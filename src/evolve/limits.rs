@@ -9,9 +9,10 @@ use super::represent::{Mapper, RepresentationSpec};
 use super::{EvolveError, Experiment};
 use crate::scenario::{Limits, Scenario};
 
-/// Bytes a gene costs while a run holds it: parents, offspring and the checkpoint's JSON text (about
-/// 20 bytes a gene), measured on a run at the limit (docs/evolution.md).
-const BYTES_PER_GENE: u64 = 64;
+/// Bytes a gene costs at the peak of a run's first generation (parents, the checkpoint's and the final
+/// population's JSON text): 9.98·10⁶ genes (n_pop 96 000 of the worm's 104-gene MLP) peaked at 787 MB
+/// resident (docs/evolution.md).
+const BYTES_PER_GENE: u64 = 80;
 
 /// Checks `experiment` against `limits` (see the module docs); the error names the field to change.
 pub fn check_limits(experiment: &Experiment, limits: &Limits) -> Result<(), EvolveError> {

@@ -332,6 +332,9 @@ impl Default for Limits {
     }
 }
 
+/// The largest frame side in pixels any front door renders (16384² RGBA is 1 GiB per frame).
+pub const MAX_FRAME_SIDE: u32 = 16384;
+
 /// What a scenario costs to run, estimated before it is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cost {

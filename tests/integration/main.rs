@@ -10,6 +10,7 @@ mod eval;
 mod evolve;
 mod fold;
 mod golden;
+mod mutation;
 mod ownership;
 mod physics;
 mod pom;
