@@ -23,11 +23,16 @@ fn read(dir: &str, name: &str) -> String {
 #[test]
 fn mutated_experiments_are_refused_with_a_path_or_map_never_a_panic() {
     const CASES: u64 = 300;
-    let fixtures: Vec<String> =
-        ["worm-phases-quick.json", "body-5x5-quick.json", "sensing-worm.json", "distributed-homogeneous-worm.json", "carrying-quick.json"]
-            .iter()
-            .map(|n| read("fixtures/experiments", n))
-            .collect();
+    let fixtures: Vec<String> = [
+        "worm-phases-quick.json",
+        "body-5x5-quick.json",
+        "sensing-worm.json",
+        "distributed-homogeneous-worm.json",
+        "carrying-quick.json",
+    ]
+    .iter()
+    .map(|n| read("fixtures/experiments", n))
+    .collect();
     let dir = tempfile::tempdir().unwrap();
     let mut rng = SplitMix64::new(0xE4E4);
     let (mut refused, mut accepted, mut binary) = (0, 0, 0);
@@ -51,10 +56,21 @@ fn mutated_experiments_are_refused_with_a_path_or_map_never_a_panic() {
                     let path = dir.path().join(format!("e{case}.json"));
                     std::fs::write(&path, &text).unwrap();
                     let out = Command::new(env!("CARGO_BIN_EXE_vsr2d"))
-                        .args(["evolve", path.to_str().unwrap(), "-o", dir.path().join(format!("r{case}")).to_str().unwrap(), "-q"])
+                        .args([
+                            "evolve",
+                            path.to_str().unwrap(),
+                            "-o",
+                            dir.path().join(format!("r{case}")).to_str().unwrap(),
+                            "-q",
+                        ])
                         .output()
                         .unwrap();
-                    assert_eq!(out.status.code(), Some(2), "case {case} ({what}): {}", String::from_utf8_lossy(&out.stderr));
+                    assert_eq!(
+                        out.status.code(),
+                        Some(2),
+                        "case {case} ({what}): {}",
+                        String::from_utf8_lossy(&out.stderr)
+                    );
                     binary += 1;
                 }
             }
@@ -72,8 +88,9 @@ fn mutated_pom_specs_are_refused_with_a_path_never_a_panic() {
     let (mut refused, mut accepted) = (0, 0);
     for case in 0..CASES {
         let (text, what) = mutate(&mut rng, &base);
-        let verdict = catch_unwind(AssertUnwindSafe(|| PomSpec::from_json(&text).map(|_| ()).map_err(|e| e.to_string())))
-            .unwrap_or_else(|_| panic!("case {case} ({what}) panicked:\n{text}"));
+        let verdict =
+            catch_unwind(AssertUnwindSafe(|| PomSpec::from_json(&text).map(|_| ()).map_err(|e| e.to_string())))
+                .unwrap_or_else(|_| panic!("case {case} ({what}) panicked:\n{text}"));
         match verdict {
             Ok(()) => accepted += 1,
             Err(message) => {
@@ -161,16 +178,67 @@ fn mutated_marker_csvs_are_read_or_refused_with_the_line_never_a_panic() {
             }
         };
         let text = lines.join("\n");
-        let verdict = catch_unwind(AssertUnwindSafe(|| parse_tracks_csv(&text, Units::Mm).map(|_| ()).map_err(|e| e.to_string())))
-            .unwrap_or_else(|_| panic!("case {case} ({what}) panicked:\n{text}"));
+        let verdict = catch_unwind(AssertUnwindSafe(|| {
+            parse_tracks_csv(&text, Units::Mm).map(|_| ()).map_err(|e| e.to_string())
+        }))
+        .unwrap_or_else(|_| panic!("case {case} ({what}) panicked:\n{text}"));
         match verdict {
             Ok(()) => read += 1,
             Err(message) => {
                 refused += 1;
-                assert!(message.contains("line") || message.contains("header") || message.contains("CSV"), "case {case} ({what}): {message}");
+                assert!(
+                    message.contains("line") || message.contains("header") || message.contains("CSV"),
+                    "case {case} ({what}): {message}"
+                );
                 assert!(message.len() < 1000, "case {case}: {message}");
             }
         }
     }
     assert!(refused > 100 && read > 10, "{refused} refused, {read} read");
+}
+
+/// `render -o x.mp4/` and a recording whose last time is 1e308 are refused (exit 2) before anything is
+/// rendered, not after a whole video (exit 1) or never (a still of frame 10³⁰⁸).
+#[test]
+fn render_refuses_a_directory_output_and_an_impossible_recording_time_before_rendering() {
+    let tmp = tempfile::tempdir().unwrap();
+    let worm = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios/worm.json");
+    let bin = || Command::new(env!("CARGO_BIN_EXE_vsr2d"));
+    let out = bin()
+        .args(["render", worm.to_str().unwrap(), "--duration", "1", "-q", "-o"])
+        .arg(format!("{}/x.mp4/", tmp.path().display()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no file name"));
+
+    let rec = tmp.path().join("rec.jsonl");
+    let ok = bin()
+        .args(["simulate", worm.to_str().unwrap(), "--duration", "0.1", "--record", rec.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(ok.status.success());
+    let mut lines: Vec<serde_json::Value> =
+        std::fs::read_to_string(&rec).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let n = lines.len();
+    lines[n - 1]["t"] = 1e308.into();
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&rec, text).unwrap();
+    let mut child = bin()
+        .args(["render", "--from", rec.to_str().unwrap(), "--png", tmp.path().join("x.png").to_str().unwrap(), "-q"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("render --from of t = 1e308 hangs");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(&format!(":{n}: t = 1e308 s")), "{stderr}");
 }
