@@ -3,7 +3,10 @@
 //! observations, actions and frames as numpy arrays. The GIL is released while Rust simulates or
 //! renders.
 
+mod guard;
+
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
 use numpy::{PyArray1, PyArray2, PyArray3, PyArrayMethods, PyUntypedArrayMethods};
@@ -47,6 +50,7 @@ fn invalid(py: Python<'_>, path: String, message: String) -> PyErr {
 /// The JSON text of a scenario given as a dict, a JSON string, or a path (str or os.PathLike).
 fn json_text(obj: &Bound<'_, PyAny>) -> PyResult<String> {
     if obj.is_instance_of::<PyDict>() || obj.is_instance_of::<PyList>() {
+        guard::check_nesting(obj)?;
         let value: serde_json::Value = depythonize(obj)?;
         return serde_json::to_string(&value).map_err(|e| PyValueError::new_err(e.to_string()));
     }
@@ -90,7 +94,7 @@ fn eval_error(e: vsr2d::batch::EvalError) -> PyErr {
 #[pyo3(signature = (scenario, *, allow_large = false))]
 fn evaluate<'py>(py: Python<'py>, scenario: &Bound<'py, PyAny>, allow_large: bool) -> PyResult<Bound<'py, PyAny>> {
     let s = self::scenario(py, scenario, allow_large)?;
-    let output = py.detach(|| vsr2d::batch::evaluate(&s)).map_err(eval_error)?;
+    let output = guard::interruptible(py, |cancel| guard::evaluate(&s, cancel))?.map_err(eval_error)?;
     to_py(py, &output)
 }
 
@@ -117,21 +121,21 @@ fn evaluate_many<'py>(
         })
         .collect::<PyResult<_>>()?;
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.unwrap_or(0))
+        .num_threads(guard::check_jobs(jobs)?)
         .build()
         .map_err(|e| PyRuntimeError::new_err(format!("cannot start {jobs:?} worker threads: {e}")))?;
-    let results: Vec<serde_json::Value> = py.detach(|| {
+    let results: Vec<serde_json::Value> = guard::interruptible(py, |cancel| {
         use rayon::prelude::*;
         pool.install(|| {
             parsed
                 .par_iter()
                 .map(|p| match p {
-                    Ok(s) => vsr2d::batch::evaluate_record(s),
+                    Ok(s) => vsr2d::batch::evaluate_record_while(s, &|| !cancel.load(Ordering::Relaxed)),
                     Err((path, message)) => vsr2d::batch::error_record(message, path.as_deref()),
                 })
                 .collect()
         })
-    });
+    })?;
     results.iter().map(|r| Ok(pythonize(py, r)?)).collect()
 }
 
@@ -169,6 +173,8 @@ fn render_frame<'py>(
     height: u32,
     label: Option<String>,
 ) -> PyResult<Bound<'py, PyArray3<u8>>> {
+    guard::check_frame(width, height)?;
+    guard::check_nesting(snapshot)?;
     let snapshot: Snapshot = depythonize(snapshot)?;
     let pixmap = py
         .detach(|| {
@@ -220,6 +226,7 @@ fn render<'py>(
     }
     vsr2d::output::check_output_writable(&out).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let (width, height) = size;
+    guard::check_frame(width, height)?;
     let settings = MovieSettings { width, height, fps, layout, ..MovieSettings::default() };
     let metrics = py.detach(|| -> Result<serde_json::Value, String> {
         let sources = parsed
@@ -409,9 +416,12 @@ struct Evolution {
 #[pymethods]
 impl Evolution {
     #[new]
-    fn new(py: Python<'_>, experiment: &Bound<'_, PyAny>, out_dir: PathBuf) -> PyResult<Self> {
+    #[pyo3(signature = (experiment, out_dir, *, allow_large = false))]
+    fn new(py: Python<'_>, experiment: &Bound<'_, PyAny>, out_dir: PathBuf, allow_large: bool) -> PyResult<Self> {
         let text = json_text(experiment)?;
         let parsed = Experiment::from_json(&text).map_err(|e| invalid(py, String::new(), e.to_string()))?;
+        vsr2d::evolve::limits::check_limits(&parsed, &guard::limits(allow_large))
+            .map_err(|e| invalid(py, String::new(), e.to_string()))?;
         std::fs::create_dir_all(&out_dir)?;
         let inner = vsr2d::evolve::Evolution::open(parsed, &text, &out_dir).map_err(evolve_error)?;
         Ok(Evolution { inner, out_dir })
@@ -512,7 +522,7 @@ struct Stepped {
 
 impl Simulation {
     fn lock(&self) -> std::sync::MutexGuard<'_, Stepped> {
-        self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        guard::lock(&self.inner)
     }
 }
 
@@ -647,6 +657,7 @@ impl Simulation {
     /// across calls and the overlay shows the distance travelled since the reset.
     #[pyo3(signature = (*, width = 640, height = 360))]
     fn render<'py>(&self, py: Python<'py>, width: u32, height: u32) -> PyResult<Bound<'py, PyArray3<u8>>> {
+        guard::check_frame(width, height)?;
         let mut inner = self.lock();
         let snapshot = inner.sim.snapshot();
         let stale = inner.renderer.as_ref().is_none_or(|r| (r.width(), r.height()) != (width, height));

@@ -289,7 +289,7 @@ def test_evolve_a_distributed_controller_from_python(tmp_path):
     experiment = {
         "name": "tiny-distributed",
         "seed": 2,
-        "ea": {"n_pop": 4, "n_gen": 1},
+        "ea": {"n_pop": 4, "n_gen": 1, "tournament": 2},
         "representation": {"type": "distributed_heterogeneous", "body": "worm", "features": "paper6"},
         "scenario": {"world": {"dt": 1 / 30, "duration": 1}},
     }

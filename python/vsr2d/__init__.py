@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 
-def evolve(experiment, out_dir, *, map=None, jobs=None, stop_after=None):
+def evolve(experiment, out_dir, *, map=None, jobs=None, stop_after=None, allow_large=False):
     """Runs (or resumes) an evolutionary experiment (a dict, a JSON string or a path; see ``vsr2d evolve
     --schema``) in ``out_dir`` and returns its log: one dict per generation (``gen``, ``best``,
     ``median``, ``worst``, ``diversity``, ``evaluations``, ``cache_hits``, ``best_genome``, ...). The run
@@ -64,7 +64,7 @@ def evolve(experiment, out_dir, *, map=None, jobs=None, stop_after=None):
             # `vsr2d evolve` simulates every mapped individual without the scenario limits; so does this.
             return evaluate_many(scenarios, jobs=jobs, allow_large=True)
 
-    run = Evolution(experiment, out_dir)
+    run = Evolution(experiment, out_dir, allow_large=allow_large)
     while not run.finished and (stop_after is None or run.generation is None or run.generation < stop_after):
         scenarios = run.ask()
         run.tell(list(map(scenarios)))

@@ -14,6 +14,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::output::run_dir;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -545,6 +547,13 @@ impl OrderedWriter {
     }
 }
 
+/// Opens and locks an existing results file (refused while another process holds it).
+fn lock_results(path: &std::path::Path) -> Result<File, EvalError> {
+    let file = File::open(path).map_err(|source| EvalError::Output { path: path.to_path_buf(), source })?;
+    run_dir::lock_file(&file, path)?;
+    Ok(file)
+}
+
 /// Evaluates a JSONL batch (see the module docs and `docs/batch.md`).
 ///
 /// Records are written in input order; the bytes written depend only on the input and the shard, never
@@ -567,6 +576,9 @@ pub fn run_batch_with(options: BatchOptions, limits: JobLimits) -> Result<BatchS
     if same_file(&options.input, &options.output) {
         return Err(EvalError::SameFile { path: options.output.clone() });
     }
+    // One writer per results file: an existing one is locked before it is read, a new one once created.
+    let existed = options.output.exists();
+    let _held = if existed { Some(lock_results(&options.output)?) } else { None };
     let scan = scan_input(&options.input, shard)?;
     let Existing { done, keep_end, mut rewrite, stale, dropped_partial_line } =
         check_existing(&options.output, &scan.jobs)?;
@@ -585,6 +597,15 @@ pub fn run_batch_with(options: BatchOptions, limits: JobLimits) -> Result<BatchS
         .truncate(false)
         .open(&options.output)
         .map_err(out_err)?;
+    if !existed {
+        run_dir::lock_file(&file, &options.output)?;
+        if file.metadata().map_err(out_err)?.len() > 0 {
+            // Another process created and filled it since it was read: its records are not ours to cut.
+            return Err(
+                run_dir::RunDirError::Busy { path: options.output.clone(), lock: options.output.clone() }.into()
+            );
+        }
+    }
     file.set_len(keep_end).map_err(out_err)?;
     file.seek(SeekFrom::End(0)).map_err(out_err)?;
 

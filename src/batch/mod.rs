@@ -63,12 +63,19 @@ pub enum EvalError {
     Timeout { budget: Duration, step: u64, steps: u64 },
     #[error("cannot start {jobs} worker threads: {source}")]
     ThreadPool { jobs: usize, source: rayon::ThreadPoolBuildError },
+    #[error(transparent)]
+    RunDir(#[from] crate::output::run_dir::RunDirError),
+    #[error("the evaluation was cancelled at step {step} of {steps}")]
+    Stopped { step: u64, steps: u64 },
 }
 
 impl EvalError {
     /// Whether the caller's input is at fault (bad shard, unreadable jobs file, foreign results file,
     /// invalid scenario) rather than the run (I/O on the results, threads, an unstable simulation).
     pub fn is_input(&self) -> bool {
+        if let EvalError::RunDir(e) = self {
+            return e.is_input();
+        }
         matches!(
             self,
             EvalError::Scenario(_)
@@ -134,8 +141,20 @@ pub fn finite(result: RunResult) -> Result<RunResult, EvalError> {
 /// `evaluate_many` returns per scenario and what an evolutionary run is told
 /// ([`crate::evolve::Evolution::tell`]), so a run evaluated anywhere records the same bytes.
 pub fn evaluate_record(scenario: &Scenario) -> serde_json::Value {
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| evaluate(scenario)));
-    let message = match outcome {
+    evaluate_record_while(scenario, &|| true)
+}
+
+/// [`evaluate_record`] that asks `keep_going()` now and then (every [`crate::task::CHECK_EVERY`] steps)
+/// and gives up with an error record when it says no (a cancelled batch); a run that is not stopped
+/// gives the same bits.
+pub fn evaluate_record_while(scenario: &Scenario, keep_going: &(dyn Fn() -> bool + Sync)) -> serde_json::Value {
+    let run = || -> Result<RunResult, EvalError> {
+        match scenario.build()?.evaluate_while(|_| keep_going())? {
+            Evaluation::Done(result) => finite(result),
+            Evaluation::Stopped { step, steps } => Err(EvalError::Stopped { step, steps }),
+        }
+    };
+    let message = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
         Ok(Ok(result)) => match serde_json::to_value(&result) {
             Ok(value) => return value,
             Err(e) => format!("the result cannot be written as JSON ({e})"),

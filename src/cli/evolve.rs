@@ -46,6 +46,9 @@ pub fn run_cli(args: EvolveArgs) -> Result<(), Failure> {
         .map_err(input)?;
     let experiment =
         Experiment::from_json(&text).with_context(|| format!("experiment {}", path.display())).map_err(input)?;
+    vsr2d::evolve::limits::check_limits(&experiment, &super::limits())
+        .with_context(|| format!("experiment {}", path.display()))
+        .map_err(input)?;
     // An unwritable run directory is bad input, found before anything is simulated.
     std::fs::create_dir_all(&args.output)
         .with_context(|| format!("cannot create the run directory {}", args.output.display()))

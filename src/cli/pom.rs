@@ -178,6 +178,16 @@ fn align(a: AlignArgs, start: Instant) -> Result<(), Failure> {
     let (aligned, comparison) = against_model(&result.model, &result.solution, &tracks, rescale)
         .with_context(|| format!("aligning {}", a.data.display()))
         .map_err(input)?;
+    if !(comparison.rms.is_finite() && comparison.model_rms.is_finite()) {
+        return Err(input(anyhow::anyhow!(
+            "aligning {}: the RMS difference to POM's markers is {} (model {}), not a number: are the marker \
+             coordinates in --units {}, and within the size of the robot?",
+            a.data.display(),
+            vsr2d::geom::compact(comparison.rms),
+            vsr2d::geom::compact(comparison.model_rms),
+            if matches!(units, Units::M) { "m" } else { "mm" }
+        )));
+    }
     if let Some(note) = &result.reconstruction {
         println!("NOTE: {note}\n");
     }

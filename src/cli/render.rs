@@ -35,9 +35,9 @@ pub struct RenderArgs {
     pub output: Option<PathBuf>,
     /// Render the K best individuals of evolution runs instead: the positional arguments are then run
     /// directories of `vsr2d evolve` (or directories holding several runs, e.g. a study), ranked by
-    /// fitness across all of them; one cell each, labelled with rank and fitness.
-    #[arg(long, value_name = "K")]
-    pub top: Option<usize>,
+    /// fitness across all of them; one cell each, labelled with rank and fitness. At most 1024.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub top: Option<u64>,
     /// Render snapshots recorded by `vsr2d simulate --record` (repeatable; one cell per robot).
     #[arg(long, value_name = "RECORD.jsonl")]
     pub from: Vec<PathBuf>,
@@ -133,8 +133,7 @@ pub struct RenderArgs {
     pub bench: bool,
 }
 
-/// The largest frame side in pixels (16384² RGBA is 1 GiB per frame).
-pub const MAX_FRAME_SIDE: u32 = 16384;
+pub use vsr2d::scenario::MAX_FRAME_SIDE;
 /// The render cost limit, pixels × frames (about 90 times the 1280×720, 20 s showcase; `--allow-large`
 /// lifts it).
 pub const MAX_PIXEL_FRAMES: u64 = 50_000_000_000;
@@ -394,8 +393,8 @@ fn load_sources(args: &RenderArgs, options: &RenderOptions) -> Result<Vec<MovieS
         return showcase_sources(options, args.duration).map_err(classify);
     }
     if let Some(k) = args.top {
-        let mut sources = Vec::with_capacity(k);
-        for (label, mut scenario) in top_individuals(&args.scenarios, k)? {
+        let mut sources = Vec::new();
+        for (label, mut scenario) in top_individuals(&args.scenarios, k as usize)? {
             if let Some(d) = args.duration {
                 scenario.world.duration = d;
             }

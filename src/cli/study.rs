@@ -11,6 +11,7 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use vsr2d::evolve::study::{Preset, RunState, Study, StudyKind};
+use vsr2d::output::run_dir;
 use vsr2d::report::study::media::VideoOutcome;
 use vsr2d::report::study::{write, ReportInput};
 
@@ -38,14 +39,14 @@ pub struct StudyArgs {
     #[arg(long)]
     pub quick: bool,
     /// Runs (seeds 0 … N−1) per configuration [default: 2 with --quick, else 10].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub runs: Option<u32>,
     /// Study directory: run directories <config>/run-<k>/ and the report index.html [default: study-<name>].
     #[arg(long, short)]
     pub output: Option<PathBuf>,
     /// Evaluation threads per run [default: RAYON_NUM_THREADS, else one per logical CPU]; results do not
-    /// depend on it.
-    #[arg(long, short = 'j', value_parser = clap::value_parser!(u64).range(1..))]
+    /// depend on it. At most 1024, as for `eval` and `evolve`.
+    #[arg(long, short = 'j', value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub jobs: Option<u64>,
     /// Run only this configuration (repeatable; e.g. body-5x5, sensing-worm); no report is written.
     #[arg(long = "config", value_name = "NAME")]
@@ -102,6 +103,11 @@ pub fn run(args: StudyArgs) -> Result<(), Failure> {
     let preset = Preset { quick: args.quick, n_pop: args.pop, n_gen: args.generations, duration: args.duration };
     let runs = args.runs.unwrap_or(if args.quick { Preset::QUICK_RUNS } else { Preset::FULL_RUNS });
     let study = Study::new(kind, &preset, runs).map_err(|e| super::classified(e.is_input(), e))?;
+    for c in &study.configs {
+        vsr2d::evolve::limits::check_limits(&c.experiment, &super::limits())
+            .with_context(|| format!("configuration {}", c.name))
+            .map_err(input)?;
+    }
     let root = args.output.clone().unwrap_or_else(|| PathBuf::from(format!("study-{}", kind.name())));
     // An unwritable directory is bad input, found before anything is simulated.
     super::check_dir_creatable(&root).map_err(input)?;
@@ -126,6 +132,13 @@ pub fn run(args: StudyArgs) -> Result<(), Failure> {
         }
     }
     let partial = !args.configs.is_empty() || args.run.is_some() || args.shard.is_some();
+    // Several processes may run some runs each (shared); one that writes the report holds it alone.
+    let access = if partial { run_dir::Access::Shared } else { run_dir::Access::Exclusive };
+    let _held = if args.report_only && !root.exists() {
+        None
+    } else {
+        Some(study.claim(&root, access).map_err(|e| super::classified(e.is_input(), e))?)
+    };
     let chosen: Vec<(usize, u32)> = study
         .all_runs()
         .into_iter()

@@ -213,6 +213,16 @@ impl Experiment {
         if ea.tournament < 1 {
             return bad("ea.tournament", "is 0: give a tournament size of at least 1 (the paper uses 8)".into());
         }
+        if ea.tournament > ea.n_pop {
+            return bad(
+                "ea.tournament",
+                format!(
+                    "is {} but the population has {} individuals: give a tournament size of at most n_pop (the paper \
+                     uses 8 of 250)",
+                    ea.tournament, ea.n_pop
+                ),
+            );
+        }
         for (path, p) in [("ea.p_crossover", ea.p_crossover), ("ea.p_mutation", ea.p_mutation)] {
             if !(p.is_finite() && (0.0..=1.0).contains(&p)) {
                 return bad(path, format!("is {p}: give a probability in [0, 1]"));
@@ -247,14 +257,29 @@ impl Experiment {
         }
         self.representation.validate(self.scenario.is_some())?;
         // The built-in representations make one robot; the `slots` template may hold more.
-        if self.fitness.robot > 0 && !matches!(self.representation, RepresentationSpec::Slots(_)) {
+        let robots = match &self.representation {
+            RepresentationSpec::Slots(s) => s.template.robots.len(),
+            _ => 1,
+        };
+        let made = if robots == 1 {
+            "one robot, robot 0".to_string()
+        } else {
+            format!("{robots} robots, 0 … {}", robots.saturating_sub(1))
+        };
+        if self.fitness.robot >= robots.max(1) {
             return bad(
                 "fitness.robot",
-                format!(
-                    "is {}: this representation makes one robot, robot 0; drop `robot` or set it to 0",
-                    self.fitness.robot
-                ),
+                format!("is {}: the mapped scenario has {made}; drop `robot` or give one of them", self.fitness.robot),
             );
+        }
+        if let Some(rest) = self.fitness.metric.strip_prefix("/robots/") {
+            let index = rest.split('/').next().unwrap_or("");
+            if index.parse::<usize>().map_or(true, |i| i >= robots) {
+                return bad(
+                    "fitness.metric",
+                    format!("{:?} names robot {index:?}, but the mapped scenario has {made}", self.fitness.metric),
+                );
+            }
         }
         // The `slots` template brings its own task, checked when it is read.
         let task = self.scenario.as_ref().map(|s| s.task.clone()).unwrap_or_default();
@@ -282,6 +307,26 @@ mod tests {
                 .unwrap_err()
                 .to_string();
         assert!(e.contains("fitness.robot") && e.contains("robot 0"), "{e}");
+        let e = Experiment::from_json(
+            r#"{"representation": {"type": "phases", "body": "worm"}, "fitness": {"metric": "/robots/2/x_velocity"}}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("fitness.metric") && e.contains("one robot"), "{e}");
+    }
+
+    #[test]
+    fn a_tournament_larger_than_the_population_is_refused() {
+        let e = Experiment::from_json(
+            r#"{"representation": {"type": "phases", "body": "worm"}, "ea": {"n_pop": 10, "tournament": 11}}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("ea.tournament") && e.contains("at most n_pop"), "{e}");
+        Experiment::from_json(
+            r#"{"representation": {"type": "phases", "body": "worm"}, "ea": {"n_pop": 10, "tournament": 10}}"#,
+        )
+        .unwrap();
     }
 
     #[test]

@@ -10,7 +10,9 @@
 
 pub mod cache;
 pub mod experiment;
+pub mod limits;
 pub mod operators;
+pub mod owner;
 pub mod represent;
 pub mod rng;
 pub mod run;
@@ -45,11 +47,16 @@ pub enum EvolveError {
     Tell { reason: String },
     #[error("cannot start {jobs} worker threads: {source}")]
     ThreadPool { jobs: usize, source: rayon::ThreadPoolBuildError },
+    #[error(transparent)]
+    RunDir(#[from] crate::output::run_dir::RunDirError),
 }
 
 impl EvolveError {
     /// Whether the user's input (experiment, directory) is at fault rather than the run.
     pub fn is_input(&self) -> bool {
+        if let EvolveError::RunDir(e) = self {
+            return e.is_input();
+        }
         matches!(
             self,
             EvolveError::Json { .. }

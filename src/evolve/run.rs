@@ -18,6 +18,7 @@ use super::represent::Mapper;
 use super::rng::{Rng, GENERATOR};
 use super::EvolveError;
 use crate::output::atomic;
+use crate::output::run_dir::RunDir;
 use crate::scenario::Scenario;
 
 /// Checkpoint format version.
@@ -165,6 +166,8 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), EvolveError> {
 /// cluster) the run directory gets the same bytes: the genetic algorithm, the cache and the files stay
 /// here, and a record is the same JSON ([`crate::batch::evaluate_record`]) wherever it was made.
 pub struct Evolution {
+    /// The run directory's ownership and lock (released when the run is dropped).
+    _owned: RunDir,
     experiment: Experiment,
     mapper: Mapper,
     files: Files,
@@ -239,9 +242,12 @@ impl Evolution {
         let mapper = Mapper::new(&experiment.representation, &experiment.name, experiment.scenario.as_ref())?;
         let resolved = experiment.resolved_json();
         let hash = format!("{:032x}", fnv128(resolved.as_bytes()));
+        // Refuses a foreign or busy directory untouched; held (locked) while this value lives.
+        let owned = super::owner::claim_run(dir, &hash)?;
         let files = Files::new(dir);
         fs::create_dir_all(files.dir.join("generations")).map_err(write_err(&files.dir))?;
         let mut evolution = Evolution {
+            _owned: owned,
             rng: Rng::new(experiment.seed),
             cache: Cache::new(experiment.cache),
             experiment,

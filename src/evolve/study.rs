@@ -256,6 +256,36 @@ impl Study {
         run(&experiment, &text, &options, observer)
     }
 
+    /// What identifies the study's runs: its kind and every configuration's experiment (the preset
+    /// included), hashed. The number of runs is not part of it (`--runs 3` extends `--runs 2`).
+    pub fn id(&self) -> String {
+        let mut text = self.kind.name().to_string();
+        for c in &self.configs {
+            text.push('\n');
+            text.push_str(&c.experiment.resolved_json());
+        }
+        format!("{:032x}", fnv128(text.as_bytes()))
+    }
+
+    /// Holds the study directory `root` (see [`super::owner::claim_study`]): refused when it holds
+    /// anything but this study's runs with these settings, or when another process holds it.
+    pub fn claim(
+        &self,
+        root: &Path,
+        access: crate::output::run_dir::Access,
+    ) -> Result<crate::output::run_dir::RunDir, EvolveError> {
+        let runs = || {
+            self.all_runs()
+                .into_iter()
+                .map(|(c, k)| {
+                    let hash = format!("{:032x}", fnv128(self.experiment(c, k).resolved_json().as_bytes()));
+                    (format!("{}/run-{k}", self.configs[c].name), hash)
+                })
+                .collect()
+        };
+        super::owner::claim_study(root, &self.id(), &runs, access)
+    }
+
     /// What run k of a configuration's directory holds.
     pub fn load_run(&self, root: &Path, config: usize, k: u32) -> Result<RunState, EvolveError> {
         let dir = self.run_dir(root, config, k);
@@ -294,6 +324,8 @@ impl Study {
 fn apply(e: &mut Experiment, preset: &Preset) {
     if let Some(n) = preset.n_pop() {
         e.ea.n_pop = n;
+        // A tournament draws from the population: a smaller population gets a tournament of its size.
+        e.ea.tournament = e.ea.tournament.min(n);
     }
     if let Some(g) = preset.n_gen() {
         e.ea.n_gen = g;

@@ -248,10 +248,77 @@ pub fn publish(temp: TempPath, final_path: &Path) -> io::Result<()> {
     }
 }
 
-/// A new hidden temporary sibling of `final_path` (see [`Temp`]).
+// ---------------------------------------------------------------------------------------------------
+// Temporaries left by dead processes. Every temporary name carries its process id as `~PID~`, so the
+// next writer of the same output can tell a dead process's leftovers from a live writer's.
+
+/// The prefix of a report's staging directory (`.vsr2d-report-~PID~XXXXXX`).
+pub const REPORT_STAGING_PREFIX: &str = ".vsr2d-report-";
+
+fn pid_tag() -> String {
+    format!("~{}~", std::process::id())
+}
+
+/// The process id a temporary's name carries (`…~PID~…`), if any.
+pub fn temporary_pid(name: &str) -> Option<u32> {
+    let parts: Vec<&str> = name.split('~').collect();
+    (1..parts.len().saturating_sub(1)).rev().find_map(|i| {
+        (!parts[i].is_empty() && parts[i].bytes().all(|b| b.is_ascii_digit())).then(|| parts[i].parse().ok()).flatten()
+    })
+}
+
+/// Whether `path` is a temporary this process is writing now.
+pub fn is_live_temporary(path: &Path) -> bool {
+    registry().contains(path)
+}
+
+/// Whether the process `pid` is gone (known only where `/proc` exists; elsewhere never assumed).
+fn process_is_dead(pid: u32) -> bool {
+    if pid == std::process::id() {
+        return false; // ours: live ones are in the registry, checked by the caller
+    }
+    Path::new("/proc/self").exists() && !Path::new("/proc").join(pid.to_string()).exists()
+}
+
+/// Removes the entries of `dir` whose name starts with `prefix` and carries the id of a dead process (or
+/// of this one, but no live temporary of it): what a killed writer of the same output left. Returns how
+/// many were removed.
+pub fn remove_dead_temporaries(dir: &Path, prefix: &str) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else { return 0 };
+    let mut removed = 0;
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix(prefix) else { continue };
+        let Some(pid) = temporary_pid(rest) else { continue };
+        let path = e.path();
+        let stale = if pid == std::process::id() { !is_live_temporary(&path) } else { process_is_dead(pid) };
+        if stale {
+            let ok = if e.file_type().is_ok_and(|t| t.is_dir()) {
+                fs::remove_dir_all(&path)
+            } else {
+                fs::remove_file(&path)
+            };
+            removed += usize::from(ok.is_ok());
+        }
+    }
+    removed
+}
+
+/// A temporary directory for a report's files inside `dir` (`.vsr2d-report-~PID~XXXXXX`), registered for
+/// signal cleanup; staging directories of dead processes there are removed first.
+pub fn staging_dir(dir: &Path) -> io::Result<(tempfile::TempDir, Registration)> {
+    remove_dead_temporaries(dir, REPORT_STAGING_PREFIX);
+    let staging = tempfile::Builder::new().prefix(&format!("{REPORT_STAGING_PREFIX}{}", pid_tag())).tempdir_in(dir)?;
+    let registration = Registration::new(staging.path());
+    Ok((staging, registration))
+}
+
+/// A new hidden temporary sibling of `final_path` (see [`Temp`]); the same output's temporaries left by
+/// dead processes are removed first.
 pub fn sibling_temp(final_path: &Path, suffix: &str) -> io::Result<Temp> {
     let name = final_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let prefix = format!(".{name}.");
+    remove_dead_temporaries(parent_dir(final_path), &format!(".{name}."));
+    let prefix = format!(".{name}.{}", pid_tag());
     let mut builder = tempfile::Builder::new();
     builder.prefix(&prefix).suffix(suffix);
     #[cfg(unix)]

@@ -11,6 +11,7 @@ pub mod atomic;
 pub mod gif;
 pub mod png;
 pub mod record;
+pub mod run_dir;
 pub mod sinks;
 #[cfg(feature = "video")]
 pub mod video;
@@ -130,7 +131,8 @@ pub enum FrameError {
 /// block device, a socket or a dangling link is refused (see [`atomic::target`]).
 pub fn check_output_writable(path: impl AsRef<Path>) -> Result<(), OutputError> {
     let path = path.as_ref();
-    if path.file_name().is_none() {
+    // `x.mp4/` names a directory to be: refused before anything is rendered, not when publishing.
+    if path.file_name().is_none() || path.as_os_str().to_string_lossy().ends_with('/') {
         return Err(OutputError::NoFileName { path: path.to_owned() });
     }
     if path.is_dir() {

@@ -19,6 +19,8 @@ pub enum RecordError {
     Parse { path: PathBuf, line: usize, source: serde_json::Error },
     #[error("{path} holds no snapshot")]
     Empty { path: PathBuf },
+    #[error("{path}:{line}: t = {t} s is not a recorded time: snapshots are at 0 … 1e6 s (the longest scenario)")]
+    Time { path: PathBuf, line: usize, t: String },
 }
 
 /// Writes every `every`-th snapshot (always including the first) to a temporary file that becomes
@@ -116,11 +118,18 @@ impl Iterator for JsonlReader {
             if text.trim().is_empty() {
                 continue;
             }
-            return Some(serde_json::from_str(&text).map_err(|source| RecordError::Parse {
-                path: self.path.clone(),
-                line: self.line,
-                source,
-            }));
+            let snapshot: Snapshot = match serde_json::from_str(&text) {
+                Ok(s) => s,
+                Err(source) => {
+                    return Some(Err(RecordError::Parse { path: self.path.clone(), line: self.line, source }))
+                }
+            };
+            // A time no scenario reaches would make a render of 10³⁰⁰ frames.
+            if !(0.0..=crate::scenario::MAX_DURATION).contains(&snapshot.t) {
+                let t = crate::geom::compact(snapshot.t);
+                return Some(Err(RecordError::Time { path: self.path.clone(), line: self.line, t }));
+            }
+            return Some(Ok(snapshot));
         }
     }
 }

@@ -372,7 +372,7 @@ impl PomSpec {
     /// Parses and validates JSON; errors name the JSON path of the problem and how to fix it.
     pub fn from_json(text: &str) -> Result<PomSpec, PomError> {
         let de = &mut serde_json::Deserializer::from_str(text);
-        let spec: PomSpec = serde_path_to_error::deserialize(de).map_err(|e| {
+        let spec: PomSpec = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
             let mut message = inner.to_string();
@@ -382,6 +382,10 @@ impl PomSpec {
                 message.push_str(" (the file is not valid JSON)");
             }
             PomError::Json { path, message }
+        })?;
+        de.end().map_err(|e| PomError::Json {
+            path: "the end of the object".into(),
+            message: format!("{e} after the spec object (the file must hold exactly one JSON object)"),
         })?;
         spec.validate()?;
         Ok(spec)
@@ -415,12 +419,12 @@ impl PomSpec {
             let ok = r.exaggerate.is_finite()
                 && r.exaggerate >= 0.0
                 && (1..=240).contains(&r.fps)
-                && r.size.iter().all(|&s| s > 0 && s % 2 == 0)
+                && r.size.iter().all(|&s| s > 0 && s % 2 == 0 && s <= crate::scenario::MAX_FRAME_SIDE as _)
                 && !r.views.is_empty();
             if !ok {
                 return Err(PomError::invalid(
                     "render",
-                    "needs at least one view, exaggerate ≥ 0, fps in 1–240 and an even positive size, e.g. [1280, 720]",
+                    "needs at least one view, exaggerate ≥ 0, fps in 1–240 and an even positive size of at most 16384 each way, e.g. [1280, 720]",
                 ));
             }
         }

@@ -1,9 +1,9 @@
 //! A report directory, written so that a failure leaves the previous report intact: every file first goes
 //! into a hidden staging directory inside the report directory (`.vsr2d-report-XXXXXX/`, registered for
-//! signal cleanup, deleted on drop). [`ReportDir::finish`] then removes the old `index.html`, renames the
-//! new files into place, and renames `index.html` last, so its presence means the rest is there. Until
-//! `finish`, nothing in the report directory changes; a run that fails or is interrupted before it leaves
-//! the old report as it was.
+//! signal cleanup, deleted on drop). [`ReportDir::finish`] then checks every destination, renames the
+//! new files into place, and renames `index.html` last, over the old one. Until `finish`, nothing in the
+//! report directory changes; a run that fails or is interrupted before it leaves the old report as it
+//! was, and a failure while publishing never removes the old `index.html`.
 
 use std::path::{Path, PathBuf};
 
@@ -43,8 +43,7 @@ impl ReportDir {
     pub fn create(dir: &Path) -> Result<ReportDir, DirError> {
         let io = |source| DirError::Io { path: dir.to_path_buf(), source };
         std::fs::create_dir_all(dir).map_err(io)?;
-        let staging = tempfile::Builder::new().prefix(".vsr2d-report-").tempdir_in(dir).map_err(io)?;
-        let registration = Registration::new(staging.path());
+        let (staging, registration) = atomic::staging_dir(dir).map_err(io)?;
         Ok(ReportDir { dir: dir.to_path_buf(), _registration: registration, staging, names: Default::default() })
     }
 
@@ -99,19 +98,20 @@ impl ReportDir {
         self.write(name, json.as_bytes())
     }
 
-    /// Stages `index.html`, then publishes the report: the old `index.html` goes first, the staged files
-    /// are renamed into place, and the new `index.html` last. Returns the path of `index.html`.
+    /// Stages `index.html`, then publishes the report: every destination is checked first (a failure
+    /// there changes nothing), the staged files are renamed into place, and the new `index.html` last,
+    /// over the old one (a rename: the old page stays until the new one replaces it, also when
+    /// publishing fails half-way). Returns the path of `index.html`.
     pub fn finish(self, index_html: &str) -> Result<PathBuf, DirError> {
         let index = self.dir.join(INDEX_HTML);
         let staged_index = self.staging.path().join(INDEX_HTML);
         std::fs::write(&staged_index, index_html).map_err(|source| DirError::Io { path: index.clone(), source })?;
-        match std::fs::remove_file(&index) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(DirError::Io { path: index, source: e });
-            }
-            _ => {}
+        let names = self.names.borrow();
+        for name in names.iter().map(String::as_str).chain([INDEX_HTML]) {
+            let path = self.dir.join(name);
+            atomic::target(&path).map_err(|source| DirError::Io { path, source })?;
         }
-        for name in self.names.borrow().iter() {
+        for name in names.iter() {
             let path = self.dir.join(name);
             publish(&self.staging.path().join(name), &path).map_err(|source| DirError::Io { path, source })?;
         }
@@ -168,5 +168,36 @@ mod tests {
         assert_eq!(std::fs::read(tmp.path().join(INDEX_HTML)).unwrap(), b"old index");
         let names: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names.len(), 2, "{names:?}");
+    }
+
+    #[test]
+    fn a_report_that_fails_while_publishing_keeps_the_old_index() {
+        let tmp = tempfile::tempdir().unwrap();
+        let old = ReportDir::create(tmp.path()).unwrap();
+        old.write("a.csv", b"old a").unwrap();
+        old.finish("old index").unwrap();
+        // A directory where a new file goes: publishing fails.
+        std::fs::create_dir(tmp.path().join("b.csv")).unwrap();
+        let new = ReportDir::create(tmp.path()).unwrap();
+        new.write("a.csv", b"new a").unwrap();
+        new.write("b.csv", b"new b").unwrap();
+        let err = new.finish("new index").unwrap_err();
+        assert!(err.to_string().contains("b.csv"), "{err}");
+        assert_eq!(std::fs::read(tmp.path().join(INDEX_HTML)).unwrap(), b"old index");
+        assert_eq!(std::fs::read(tmp.path().join("a.csv")).unwrap(), b"old a", "checked before anything moved");
+    }
+
+    #[test]
+    fn staging_directories_of_dead_processes_are_removed_by_the_next_report() {
+        let tmp = tempfile::tempdir().unwrap();
+        // A pid no process has (above the kernel's pid_max), and an untagged one (kept: owner unknown).
+        let dead = tmp.path().join(".vsr2d-report-~4294967295~AbCdEf");
+        std::fs::create_dir(&dead).unwrap();
+        std::fs::write(dead.join("curves.png"), "x").unwrap();
+        let untagged = tmp.path().join(".vsr2d-report-AbCdEf");
+        std::fs::create_dir(&untagged).unwrap();
+        let report = ReportDir::create(tmp.path()).unwrap();
+        assert!(!dead.exists() && untagged.exists());
+        report.finish("index").unwrap();
     }
 }

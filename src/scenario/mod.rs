@@ -305,14 +305,25 @@ pub struct Limits {
     pub max_voxel_steps: u64,
     /// Terrain profile points.
     pub max_terrain_vertices: u64,
+    /// Genes held by an evolutionary run's population (n_pop × genome size; `evolve`, `study`).
+    pub max_population_genes: u64,
 }
 
 impl Limits {
-    /// The documented defaults: 10 000 voxels, 2·10⁸ voxel steps, 20 000 terrain points.
-    pub const DEFAULT: Limits =
-        Limits { max_voxels: 10_000, max_voxel_steps: 200_000_000, max_terrain_vertices: 20_000 };
+    /// The documented defaults: 10 000 voxels, 2·10⁸ voxel steps, 20 000 terrain points, 10⁷ genes.
+    pub const DEFAULT: Limits = Limits {
+        max_voxels: 10_000,
+        max_voxel_steps: 200_000_000,
+        max_terrain_vertices: 20_000,
+        max_population_genes: 10_000_000,
+    };
     /// No limit (`--allow-large`); the validation ranges still apply.
-    pub const NONE: Limits = Limits { max_voxels: u64::MAX, max_voxel_steps: u64::MAX, max_terrain_vertices: u64::MAX };
+    pub const NONE: Limits = Limits {
+        max_voxels: u64::MAX,
+        max_voxel_steps: u64::MAX,
+        max_terrain_vertices: u64::MAX,
+        max_population_genes: u64::MAX,
+    };
 }
 
 impl Default for Limits {
@@ -320,6 +331,9 @@ impl Default for Limits {
         Limits::DEFAULT
     }
 }
+
+/// The largest frame side in pixels any front door renders (16384² RGBA is 1 GiB per frame).
+pub const MAX_FRAME_SIDE: u32 = 16384;
 
 /// What a scenario costs to run, estimated before it is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,7 +12,7 @@ use vsr2d::scenario::Scenario;
 /// A tiny run of `representation` on the biped: 2 s simulations, 6 individuals, 2 generations.
 fn tiny(representation: &str) -> String {
     format!(
-        r#"{{"name": "tiny", "seed": 4, "ea": {{"n_pop": 6, "n_gen": 2}},
+        r#"{{"name": "tiny", "seed": 4, "ea": {{"n_pop": 6, "n_gen": 2, "tournament": 3}},
             "representation": {{"type": "{representation}", "body": "biped", "hidden": [2]}},
             "scenario": {{"world": {{"dt": 0.03333333333333333, "duration": 2}}}}}}"#
     )

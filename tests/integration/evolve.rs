@@ -19,7 +19,7 @@ use vsr2d::task::cantilever::{self, BeamSetup};
 /// A tiny worm run: 2 s simulations, 6 individuals, 3 generations.
 fn tiny(seed: u64, representation: &str) -> String {
     format!(
-        r#"{{"name": "tiny", "seed": {seed}, "ea": {{"n_pop": 6, "n_gen": 3}},
+        r#"{{"name": "tiny", "seed": {seed}, "ea": {{"n_pop": 6, "n_gen": 3, "tournament": 3}},
             "representation": {representation},
             "scenario": {{"world": {{"dt": 0.03333333333333333, "duration": 2}}}}}}"#
     )
@@ -112,7 +112,7 @@ fn an_interrupted_run_resumes_to_the_uninterrupted_result() {
     // The directory belongs to this experiment: another one is refused as bad input.
     let other = Experiment::from_json(&tiny(2, WORM)).unwrap();
     let err = run(&other, "", &RunOptions { dir: cut.clone(), jobs: 1, stop_after: None }, &mut |_| {}).unwrap_err();
-    assert!(err.is_input() && err.to_string().contains("different experiment"), "{err}");
+    assert!(err.is_input() && err.to_string().contains("another evolve run"), "{err}");
 }
 
 #[test]

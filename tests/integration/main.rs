@@ -10,6 +10,8 @@ mod eval;
 mod evolve;
 mod fold;
 mod golden;
+mod mutation;
+mod ownership;
 mod physics;
 mod pom;
 mod readme;

@@ -108,7 +108,7 @@ fn get_mut<'a>(v: &'a mut Value, path: &[PathSeg]) -> &'a mut Value {
 }
 
 /// One mutated scenario text and a description of what was done.
-fn mutate(rng: &mut SplitMix64, text: &str) -> (String, String) {
+pub(crate) fn mutate(rng: &mut SplitMix64, text: &str) -> (String, String) {
     let pick = |rng: &mut SplitMix64, n: usize| (rng.next_u64() % n as u64) as usize;
     let mut value: Value = serde_json::from_str(text).unwrap();
     let mut done = Vec::new();
@@ -145,7 +145,11 @@ fn mutate(rng: &mut SplitMix64, text: &str) -> (String, String) {
     let mut text = serde_json::to_string_pretty(&value).unwrap();
     match pick(rng, 10) {
         0 => {
-            let cut = pick(rng, text.len());
+            let mut cut = pick(rng, text.len());
+            // On a character boundary (the same cut for ASCII texts such as the scenario fixtures).
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
             text.truncate(cut);
             done.push(format!("cut at {cut}"));
         }

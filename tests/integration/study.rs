@@ -160,7 +160,7 @@ fn a_tiny_study_reports_curves_table_and_pictures_and_improves_every_configurati
             dir,
             "--report-only",
         ],
-        &["another experiment", "run-0"],
+        &["another study run", "other settings"],
     );
 }
 

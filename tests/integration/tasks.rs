@@ -262,7 +262,7 @@ fn evolving_for_a_task_metric_improves_it_and_the_best_replays_to_its_logged_fit
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/experiments/carrying-quick.json"))
             .unwrap();
     let mut experiment: serde_json::Value = serde_json::from_str(&text).unwrap();
-    experiment["ea"] = serde_json::json!({"n_pop": 6, "n_gen": 2});
+    experiment["ea"] = serde_json::json!({"n_pop": 6, "n_gen": 2, "tournament": 3});
     experiment["scenario"]["world"]["duration"] = 3.into();
     let path = dir.path().join("exp.json");
     std::fs::write(&path, experiment.to_string()).unwrap();

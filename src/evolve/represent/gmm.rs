@@ -110,6 +110,12 @@ impl GmmSpec {
                 format!("the grid {}×{} is invalid: give w, h in 1 … 1000", self.w, self.h),
             );
         }
+        if self.gaussians > 1_000_000 {
+            return bad(
+                "representation.gaussians",
+                format!("is {}: give at most 1000000 Gaussians per material", self.gaussians),
+            );
+        }
         if self.gaussians == 0 {
             return bad(
                 "representation.gaussians",

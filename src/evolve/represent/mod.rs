@@ -284,6 +284,8 @@ pub enum MapError {
     NonFinite { gene: usize, pointer: String, value: f64 },
     #[error("the mapped scenario is invalid: {0}")]
     Scenario(String),
+    #[error("gene {gene} is {value}, not a finite number")]
+    NonFiniteGene { gene: usize, value: f64 },
 }
 
 impl From<ScenarioError> for MapError {
@@ -292,14 +294,40 @@ impl From<ScenarioError> for MapError {
     }
 }
 
+/// Hidden layers: at most 64 of at most 10⁶ neurons each, so weight counts cannot overflow (the
+/// population limit then decides what fits).
+fn check_hidden(hidden: &[usize]) -> Result<(), EvolveError> {
+    let bad = |path: String, message: String| Err(EvolveError::Invalid { path, message });
+    if hidden.len() > 64 {
+        return bad("representation.hidden".into(), format!("has {} layers: give at most 64", hidden.len()));
+    }
+    if let Some(i) = hidden.iter().position(|n| *n > 1_000_000) {
+        return bad(format!("representation.hidden[{i}]"), format!("is {}: give at most 1000000 neurons", hidden[i]));
+    }
+    Ok(())
+}
+
+/// Genes larger than this overflow (to ±∞) in a few generations of extended-segment crossover.
+pub const MAX_INIT: f64 = 1e100;
+
+/// An init box [lo, hi]: finite, lo ≤ hi, within ±[`MAX_INIT`] (so every drawn gene is finite).
+pub(crate) fn check_init_box(path: &str, [lo, hi]: [f64; 2]) -> Result<(), EvolveError> {
+    if !(lo.is_finite() && hi.is_finite() && lo <= hi && lo.abs() <= MAX_INIT && hi.abs() <= MAX_INIT) {
+        return Err(EvolveError::Invalid {
+            path: path.to_string(),
+            message: format!(
+                "is [{}, {}]: give [lo, hi] with lo ≤ hi, both within ±1e100 (larger genes overflow)",
+                crate::geom::compact(lo),
+                crate::geom::compact(hi)
+            ),
+        });
+    }
+    Ok(())
+}
+
 fn check_init(path: &str, init: Option<[f64; 2]>) -> Result<(), EvolveError> {
     if let Some([lo, hi]) = init {
-        if !(lo.is_finite() && hi.is_finite() && lo <= hi) {
-            return Err(EvolveError::Invalid {
-                path: format!("{path}.init"),
-                message: format!("is [{lo}, {hi}]: give [lo, hi] with finite lo ≤ hi"),
-            });
-        }
+        check_init_box(&format!("{path}.init"), [lo, hi])?;
     }
     Ok(())
 }
@@ -338,6 +366,7 @@ impl RepresentationSpec {
                 body(&d.body)?;
                 check_init("representation", d.init)?;
                 feature_list(&d.features)?;
+                check_hidden(&d.hidden)?;
                 if let Some(i) = d.hidden.iter().position(|n| *n == 0) {
                     return bad(
                         &format!("representation.hidden[{i}]"),
@@ -359,6 +388,7 @@ impl RepresentationSpec {
                 body(&m.body)?;
                 check_init("representation", m.init)?;
                 m.features()?;
+                check_hidden(&m.hidden)?;
                 if let Some(i) = m.hidden.iter().position(|n| *n == 0) {
                     return bad(
                         &format!("representation.hidden[{i}]"),
@@ -549,6 +579,9 @@ impl Mapper {
     /// The validated scenario of a genome and its canonical JSON (the cache key's source): exactly the
     /// text `vsr2d simulate` would read.
     pub fn map(&self, genome: &[f64]) -> Result<(Scenario, String), MapError> {
+        if let Some(gene) = genome.iter().position(|g| !g.is_finite()) {
+            return Err(MapError::NonFiniteGene { gene, value: genome[gene] });
+        }
         let scenario = self.spec.scenario(genome, &self.label, &self.base)?;
         let text = serde_json::to_string(&scenario).map_err(|e| MapError::Scenario(e.to_string()))?;
         let checked = Scenario::from_json(&text)?;

@@ -53,9 +53,12 @@ impl SlotsSpec {
 
     pub(crate) fn validate(&self) -> Result<(), EvolveError> {
         let bad = |path: String, message: String| Err(EvolveError::Invalid { path, message });
-        let [lo, hi] = self.init;
-        if !(lo.is_finite() && hi.is_finite() && lo <= hi) {
-            return bad("representation.init".into(), format!("is [{lo}, {hi}]: give [lo, hi] with finite lo ≤ hi"));
+        super::check_init_box("representation.init", self.init)?;
+        if self.genes.is_some_and(|g| g > 1_000_000_000) || self.slots.iter().any(|s| s.gene >= 1_000_000_000) {
+            return bad(
+                "representation.genes".into(),
+                "give at most 1000000000 genes (and gene indices below it)".into(),
+            );
         }
         if self.slots.is_empty() {
             return bad("representation.slots".into(), "is empty: give at least one {\"pointer\", \"gene\"}".into());

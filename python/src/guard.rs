@@ -1,0 +1,140 @@
+//! Checks made before Python input reaches Rust code that could not survive it: nesting (a
+//! self-referential dict, a very deep list would overflow the stack while converting), the size of a
+//! structure, thread counts, and the resource limits `allow_large=True` lifts.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, TryLockError};
+use std::time::Duration;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+
+use vsr2d::batch::EvalError;
+use vsr2d::scenario::{Limits, Scenario};
+use vsr2d::task::{Evaluation, RunResult};
+
+/// Deeper nesting than any scenario or experiment has (serde_json's own limit for JSON text is 128).
+pub const MAX_DEPTH: usize = 128;
+/// More values than any scenario or experiment holds (a shared sub-list can make a small object huge).
+pub const MAX_VALUES: usize = 10_000_000;
+/// The `jobs` cap of every front door (`eval`, `evolve`, `study`).
+pub const MAX_JOBS: usize = 1024;
+
+/// Refuses input nested deeper than [`MAX_DEPTH`] (or self-referential) or with more than
+/// [`MAX_VALUES`] values, with a `ValueError`, before it is converted.
+pub fn check_nesting(obj: &Bound<'_, PyAny>) -> PyResult<()> {
+    let mut values = 0usize;
+    walk(obj, 0, &mut values)
+}
+
+fn walk(obj: &Bound<'_, PyAny>, depth: usize, values: &mut usize) -> PyResult<()> {
+    *values += 1;
+    if *values > MAX_VALUES {
+        return Err(PyValueError::new_err(format!(
+            "the input holds more than {MAX_VALUES} values (a list or dict repeated inside itself?)"
+        )));
+    }
+    let nested = obj.is_instance_of::<PyDict>() || obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>();
+    if !nested {
+        return Ok(());
+    }
+    if depth >= MAX_DEPTH {
+        return Err(PyValueError::new_err(format!(
+            "the input is nested deeper than {MAX_DEPTH} levels (a dict or list that contains itself?)"
+        )));
+    }
+    if let Ok(d) = obj.cast::<PyDict>() {
+        for (_, v) in d.iter() {
+            walk(&v, depth + 1, values)?;
+        }
+    } else {
+        for item in obj.try_iter()? {
+            walk(&item?, depth + 1, values)?;
+        }
+    }
+    Ok(())
+}
+
+/// Refuses `jobs` above [`MAX_JOBS`] or 0 given explicitly.
+pub fn check_jobs(jobs: Option<usize>) -> PyResult<usize> {
+    match jobs {
+        None => Ok(0),
+        Some(j) if (1..=MAX_JOBS).contains(&j) => Ok(j),
+        Some(j) => Err(PyValueError::new_err(format!("jobs = {j}: give 1 … {MAX_JOBS} worker threads"))),
+    }
+}
+
+/// The resource limits: the documented defaults, none with `allow_large=True`.
+pub fn limits(allow_large: bool) -> Limits {
+    if allow_large {
+        Limits::NONE
+    } else {
+        Limits::DEFAULT
+    }
+}
+
+/// Locks a `Simulation`'s state without deadlocking: while another thread holds it (stepping with the
+/// GIL released), this one waits with the GIL released too, so the holder can take the GIL back and
+/// finish. Calls on one `Simulation` from several threads are thereby serialised.
+pub fn lock<'a, T>(mutex: &'a Mutex<T>) -> MutexGuard<'a, T> {
+    loop {
+        match mutex.try_lock() {
+            Ok(guard) => return guard,
+            Err(TryLockError::Poisoned(p)) => return p.into_inner(),
+            Err(TryLockError::WouldBlock) => {
+                Python::attach(|py| py.detach(|| std::thread::sleep(Duration::from_micros(200))));
+            }
+        }
+    }
+}
+
+/// How often a long call looks for a signal (Ctrl-C) while Rust works.
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+
+/// Runs `work` on a worker thread with the GIL released, checking for signals every 50 ms: on Ctrl-C it
+/// sets the `cancel` flag `work` polls, waits for it to stop (within a few hundred simulation steps)
+/// and raises `KeyboardInterrupt`.
+pub fn interruptible<T: Send>(py: Python<'_>, work: impl FnOnce(&AtomicBool) -> T + Send) -> PyResult<T> {
+    let cancel = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let handle = s.spawn(|| work(&cancel));
+        loop {
+            py.detach(|| {
+                let start = std::time::Instant::now();
+                while !handle.is_finished() && start.elapsed() < SIGNAL_POLL {
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+            });
+            if handle.is_finished() {
+                return Ok(handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+            }
+            if let Err(interrupt) = py.check_signals() {
+                cancel.store(true, Ordering::Relaxed);
+                let _ = py.detach(|| handle.join());
+                return Err(interrupt);
+            }
+        }
+    })
+}
+
+/// The largest frame side a Python call renders (the command line's `--size` limit, 16384²·4 bytes =
+/// 1 GiB a frame).
+pub fn check_frame(width: u32, height: u32) -> PyResult<()> {
+    let max = vsr2d::scenario::MAX_FRAME_SIDE;
+    if width == 0 || height == 0 || width > max || height > max {
+        return Err(PyValueError::new_err(format!(
+            "width × height = {width} × {height}: give 1 … {max} pixels each way"
+        )));
+    }
+    Ok(())
+}
+
+/// [`vsr2d::batch::evaluate`] that stops (with an error nobody sees: [`interruptible`] raises
+/// `KeyboardInterrupt` instead) once `cancel` is set.
+pub fn evaluate(scenario: &Scenario, cancel: &AtomicBool) -> Result<RunResult, EvalError> {
+    match scenario.build()?.evaluate_while(|_| !cancel.load(Ordering::Relaxed))? {
+        Evaluation::Done(result) => vsr2d::batch::finite(result),
+        Evaluation::Stopped { step, steps } => Err(EvalError::Timeout { budget: Duration::ZERO, step, steps }),
+    }
+}

@@ -1,0 +1,144 @@
+"""Hostile input to the Python package: every case raises an exception (ValueError or its
+ScenarioError subclass), never a segfault, an abort or a hang."""
+
+import json
+import math
+
+import pytest
+
+import vsr2d
+
+WORM = {"robots": [{"body": ["####"]}], "world": {"duration": 0.1}}
+EXPERIMENT = {
+    "ea": {"n_pop": 4, "n_gen": 1, "tournament": 2},
+    "representation": {"type": "phases", "body": "worm"},
+    "scenario": {"world": {"dt": 1 / 30, "duration": 0.5}},
+}
+
+
+def test_a_self_referential_dict_is_refused():
+    d = {"robots": [{"body": ["#"]}]}
+    d["world"] = d
+    with pytest.raises(ValueError, match="nested deeper"):
+        vsr2d.evaluate(d)
+
+
+def test_a_very_deep_list_is_refused():
+    deep = []
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises(ValueError, match="nested deeper"):
+        vsr2d.evaluate({"robots": deep})
+    with pytest.raises(ValueError):
+        vsr2d.evaluate_many([{"robots": deep}])
+
+
+def test_a_small_object_that_shares_one_list_everywhere_is_refused_not_expanded():
+    shared = [0.0]
+    for _ in range(40):
+        shared = [shared, shared]  # 2**40 leaves when expanded
+    with pytest.raises(ValueError, match="more than"):
+        vsr2d.evaluate({"robots": [{"body": ["#"]}], "x": shared})
+
+
+def test_a_deep_json_string_is_refused():
+    text = '{"robots": ' + "[" * 10_000 + "]" * 10_000 + "}"
+    with pytest.raises(ValueError):
+        vsr2d.evaluate(text)
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, 1e308, "fast", None, [1, 2], {"a": 1}])
+def test_nan_huge_and_wrong_types_give_scenario_errors(value):
+    scenario = json.loads(json.dumps(WORM))
+    scenario["world"]["dt"] = value
+    with pytest.raises(ValueError):
+        vsr2d.evaluate(scenario)
+
+
+def test_evolve_refuses_a_population_over_the_limits_unless_allow_large(tmp_path):
+    huge = json.loads(json.dumps(EXPERIMENT))
+    huge["ea"]["n_pop"] = 10**12
+    with pytest.raises(ValueError, match="ea.n_pop"):
+        vsr2d.evolve(huge, tmp_path / "run")
+    assert not (tmp_path / "run").exists(), "refused before anything is written"
+
+
+@pytest.mark.parametrize("jobs", [0, 10**6, 2**63])
+def test_thread_counts_are_capped(tmp_path, jobs):
+    with pytest.raises((ValueError, OverflowError)):
+        vsr2d.evolve(EXPERIMENT, tmp_path / "run", jobs=jobs)
+    with pytest.raises((ValueError, OverflowError)):
+        vsr2d.evaluate_many([WORM], jobs=jobs)
+
+
+def test_evolve_refuses_a_directory_of_other_files_untouched(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match="untouched"):
+        vsr2d.evolve(EXPERIMENT, tmp_path, jobs=1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_non_finite_init_boxes_and_oversized_tournaments_are_refused(tmp_path):
+    bad = json.loads(json.dumps(EXPERIMENT))
+    bad["representation"]["init"] = [-1e308, 1e308]
+    with pytest.raises(ValueError, match="init"):
+        vsr2d.evolve(bad, tmp_path / "a")
+    bad = json.loads(json.dumps(EXPERIMENT))
+    bad["ea"]["tournament"] = 5
+    with pytest.raises(ValueError, match="tournament"):
+        vsr2d.evolve(bad, tmp_path / "b")
+
+
+@pytest.mark.parametrize("size", [(100_000, 100_000), (0, 10), (16_385, 2)])
+def test_frame_sizes_are_checked_before_anything_is_allocated(size):
+    sim = vsr2d.Simulation(WORM)
+    with pytest.raises(ValueError, match="pixels each way"):
+        sim.render(width=size[0], height=size[1])
+    with pytest.raises(ValueError, match="pixels each way"):
+        vsr2d.render_frame(sim.snapshot(), width=size[0], height=size[1])
+
+
+def test_two_threads_stepping_one_simulation_are_serialised_not_deadlocked():
+    import threading
+
+    import numpy as np
+
+    scenario = {"robots": [{"body": ["####"]}], "world": {"duration": 5}}
+    sim = vsr2d.Simulation(scenario)
+    sim.reset()
+    steps = {"a": 0, "b": 0}
+    errors = []
+
+    def drive(name):
+        try:
+            for _ in range(60):
+                if sim.finished:
+                    break
+                sim.step(np.zeros(sim.action_size))
+                steps[name] += 1
+        except Exception as e:  # noqa: BLE001 - the test reports anything
+            errors.append(e)
+
+    threads = [threading.Thread(target=drive, args=(n,)) for n in steps]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads), "deadlock"
+    assert not errors, errors
+    assert sim.step_index == steps["a"] + steps["b"], "every call ran once, one after the other"
+
+
+def test_ctrl_c_interrupts_a_long_evaluation_within_seconds():
+    import _thread
+    import threading
+    import time
+
+    long = {"robots": [{"body": ["#####"] * 5}], "world": {"duration": 100_000}}
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        vsr2d.evaluate(long, allow_large=True)
+    timer.cancel()
+    assert time.monotonic() - start < 30, "the interrupt was honoured while Rust simulated"
