@@ -44,6 +44,14 @@ fn main() {
             }
         }
     }
+    if std::env::var("GAIT_TERRAIN").is_ok() {
+        let sc = Scenario::from_json(&scenario(3, 1.0, 1.0, duration, &extra)).unwrap();
+        let mut sim = sc.build().unwrap();
+        for p in sim.world.snapshot().terrain.unwrap().iter() {
+            println!("{:.17},{:.17}", p.x, p.y);
+        }
+        return;
+    }
     let only = std::env::var("GAIT_ONLY").ok();
     let results: Vec<_> = gaits
         .par_iter()

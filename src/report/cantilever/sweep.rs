@@ -18,7 +18,7 @@ use crate::render::{pixmap_to_rgba_image, Camera, CellFrame, GridRenderer, Rende
 use crate::sim::world::{SimError, DEFAULT_SOLVER_ITERATIONS};
 use crate::snapshot::SnapshotDetail;
 use crate::task::cantilever::{
-    impulse_steps, run, Beam, BeamSetup, PAPER, PAPER_FS_HZ, PAPER_SCAFFOLD_FS_HZ, PAPER_SIZES,
+    impulse_steps, run, solver_iterations_for, Beam, BeamSetup, PAPER, PAPER_FS_HZ, PAPER_SCAFFOLD_FS_HZ, PAPER_SIZES,
 };
 
 /// Which cases to run.
@@ -192,10 +192,11 @@ impl SweepOptions {
     }
 
     /// The same selection of runs under the conditions the original 2D-VSR-Sim 1.0.0 was measured in,
-    /// with the `legacy-1.0` preset (solver iterations stay this sweep's).
+    /// with the `legacy-1.0` preset and its solver stepping (one pass per step, as dyn4j's).
     pub fn reference_options(&self) -> SweepOptions {
         SweepOptions {
             preset: Preset::Legacy10,
+            solver_iterations: solver_iterations_for(Preset::Legacy10),
             static_force_n: reference::CONDITIONS.static_force_n,
             static_duration_s: reference::CONDITIONS.static_duration_s,
             dynamic_force_n: reference::CONDITIONS.dynamic_force_n,
@@ -218,6 +219,7 @@ impl SweepOptions {
             && self.dynamic_force_n == r.dynamic_force_n
             && self.dynamic_duration_s == r.dynamic_duration_s
             && self.dt == r.dt
+            && self.solver_iterations == r.solver_iterations
     }
 
     /// Runs every case in parallel (rayon, one simulation per core) and collects the report data. With
