@@ -76,6 +76,9 @@ impl Default for SweepOptions {
     }
 }
 
+/// Duration of each gait of the locomotion comparison (the original's runs: 60 s).
+pub const GAIT_DURATION_S: f64 = 60.0;
+
 /// One run of the sweep.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Job {
@@ -98,6 +101,10 @@ pub enum SweepError {
     Sim(#[from] SimError),
     #[error("the embedded reference data of the original 2D-VSR-Sim 1.0.0 is unreadable: {0}")]
     Reference(#[from] ReferenceError),
+    #[error("the embedded gait set of the original 2D-VSR-Sim 1.0.0 is unreadable: {0}")]
+    Gaits(#[from] super::locomotion::GaitsError),
+    #[error("locomotion comparison: {0}")]
+    Gait(#[from] super::locomotion::GaitRunError),
 }
 
 fn covered(reference: &Reference, job: &Job) -> bool {
@@ -245,6 +252,7 @@ impl SweepOptions {
             static_runs: Vec::new(),
             dynamic_runs: Vec::new(),
             reference_runs: None,
+            locomotion: None,
         };
         let mut legacy = ReferenceRuns {
             preset: reference_options.preset.name().to_string(),
@@ -283,6 +291,10 @@ impl SweepOptions {
                     .collect();
             }
             data.reference_runs = Some(legacy);
+            // The worm gaits, as the original was measured: 60 s each (one simulation per core).
+            let gaits = super::locomotion::reference_gaits()?;
+            let velocities = super::locomotion::run_gaits(&gaits, GAIT_DURATION_S)?;
+            data.locomotion = Some(super::locomotion::compare(&gaits, &velocities, GAIT_DURATION_S));
         }
         if self.measure_convergence {
             data.settings.convergence_note = self.convergence_note()?;
