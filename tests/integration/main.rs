@@ -10,6 +10,7 @@ mod eval;
 mod evolve;
 mod fold;
 mod golden;
+mod locomotion_reference;
 mod physics;
 mod pom;
 mod readme;
