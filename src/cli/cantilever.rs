@@ -11,7 +11,7 @@ use vsr2d::model::voxel::material::Preset;
 use vsr2d::model::voxel::scaffolding::Scaffolding;
 use vsr2d::report::cantilever::report::write_report_with_viewer;
 use vsr2d::report::cantilever::sweep::{Cases, SweepOptions};
-use vsr2d::task::cantilever::PAPER;
+use vsr2d::task::cantilever::{solver_iterations_for, PAPER};
 
 #[derive(Args)]
 pub struct CantileverArgs {
@@ -49,7 +49,7 @@ pub struct CantileverArgs {
     /// Material preset: default or legacy-1.0.
     #[arg(long, default_value = "default")]
     preset: Preset,
-    /// Solver substeps per step (default: the project's measured default).
+    /// Solver substeps per step (default: the project's measured default; 1 for legacy-1.0).
     #[arg(long)]
     solver_iterations: Option<usize>,
     /// Skip the convergence re-runs at twice the solver iterations.
@@ -134,7 +134,7 @@ pub fn run(args: CantileverArgs) -> Result<(), Failure> {
         dynamic_duration_s: args.dynamic_duration,
         dt: args.dt,
         preset: args.preset,
-        solver_iterations: args.solver_iterations.unwrap_or(SweepOptions::default().solver_iterations),
+        solver_iterations: args.solver_iterations.unwrap_or(solver_iterations_for(args.preset)),
         measure_convergence: !args.no_convergence,
         compare_with_original: !args.no_reference,
         progress: !args.quiet && std::io::stderr().is_terminal(),

@@ -10,7 +10,10 @@ use crate::model::terrain::TerrainError;
 use crate::model::voxel::grid::BodyGrid;
 use crate::model::voxel::grid::BodyGridError;
 use crate::model::voxel::material::MaterialSpec;
-use crate::sim::{RobotOptions, Stepping, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS};
+use crate::sim::{
+    RobotOptions, Stepping, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS, LEGACY_SOLVER_ITERATIONS,
+    LEGACY_VELOCITY_ITERATIONS,
+};
 use crate::snapshot::BodyId;
 use crate::task::{Footprint, ForceDeflectionRun, Placement, Simulation, Task};
 
@@ -92,6 +95,7 @@ impl Scenario {
             gravity: Vec2::new(self.world.gravity[0], self.world.gravity[1]),
             control_interval: self.world.control_interval,
             solver_iterations: stepping.solver_iterations,
+            velocity_iterations: if self.world.compat.is_legacy() { LEGACY_VELOCITY_ITERATIONS } else { 1 },
             force_substeps: stepping.force_substeps,
             legacy_first_control: self.world.compat.is_legacy(),
             detail: self.world.snapshot,
@@ -100,7 +104,8 @@ impl Scenario {
     }
 
     /// Engine steps per step and solver substeps: the scenario's `world.force_substeps` and
-    /// `world.solver_iterations`, else the defaults: [`DEFAULT_SOLVER_ITERATIONS`] without cells, and
+    /// `world.solver_iterations`, else the defaults: [`DEFAULT_SOLVER_ITERATIONS`] without cells
+    /// ([`LEGACY_SOLVER_ITERATIONS`] in `legacy-1.0`, which solves each step once as dyn4j did), and
     /// with cells [`Stepping::for_cells`] over the declared cell types (cells need more substeps than
     /// voxels to keep the ring inextensible, and fine membranes more still; cells.md §8).
     pub fn stepping(&self) -> Stepping {
@@ -108,6 +113,8 @@ impl Scenario {
             let types: Vec<_> =
                 self.cell_types.keys().filter_map(|k| super::cells::resolve_type(&self.cell_types, k).ok()).collect();
             Stepping::for_cells(&types, self.world.dt)
+        } else if self.world.compat.is_legacy() {
+            Stepping { force_substeps: 1, solver_iterations: LEGACY_SOLVER_ITERATIONS }
         } else {
             Stepping { force_substeps: 1, solver_iterations: DEFAULT_SOLVER_ITERATIONS }
         };

@@ -14,7 +14,10 @@ pub mod world;
 pub use cell::system::{CellAction, CellEvent, ConnectorType, LinkKind, MuscleSpec};
 pub use cell::{stable_solver_substeps, Stepping, CELL_SOLVER_ITERATIONS};
 pub use voxel_robot::{spring_joint, RobotOptions, Welds};
-pub use world::{legacy_step_count, PointLoad, SimError, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS};
+pub use world::{
+    legacy_step_count, PointLoad, SimError, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS, LEGACY_SOLVER_ITERATIONS,
+    LEGACY_VELOCITY_ITERATIONS,
+};
 pub use world::{FixtureError, Plate, PlateContact, PlateMotion};
 
 /// A model-layer vector as the engine's (f32) vector.

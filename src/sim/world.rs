@@ -38,6 +38,18 @@ const STATIC_FRICTION: f64 = 0.2;
 /// 3 → 6 moves the stiff beam 1.73 %; 4 → 8 moves it 0.14 % (4 Hz 0.03 %, peak 1.04 %). See README, "Solver".
 pub const DEFAULT_SOLVER_ITERATIONS: usize = 4;
 
+/// `legacy-1.0` solves each step as dyn4j 3.3.0 did: one solver pass over the whole dt (no substeps) of
+/// [`LEGACY_VELOCITY_ITERATIONS`] velocity iterations. The substeps are what made legacy worms fast
+/// (issue 38): a spring solved implicitly over the whole 1/60 s responds like an 8 Hz, ζ 0.3 spring
+/// would at 6.6 Hz, ζ 0.57 (one backward-Euler step), four substeps like 7.7 Hz, ζ 0.39. Its static
+/// stiffness is k either way, so the cantilever statics do not move; the worms' gaits do (docs/model.md).
+pub const LEGACY_SOLVER_ITERATIONS: usize = 1;
+
+/// dyn4j 3.3.0's default velocity iterations per step (`Settings.DEFAULT_SOLVER_ITERATIONS`); rapier's
+/// internal PGS iterations per substep in `legacy-1.0`. With one iteration per step the stiff springs
+/// of the 30 Hz cantilever do not converge (it bends up to 2× too far); with ten it is within 10 %.
+pub const LEGACY_VELOCITY_ITERATIONS: usize = 10;
+
 /// Steps the released 2D-VSR-Sim 1.0.0 took with accumulated time: it stepped while t < `limit`, or
 /// while t ≤ `limit` when `inclusive` (its load windows), adding dt after each step. The accumulated
 /// rounding is what decides the last step, so it is counted the same way (60 s at 1/60 s: 3601).
@@ -59,6 +71,9 @@ pub struct WorldSettings {
     /// c: the controller runs every c + 1 steps.
     pub control_interval: u32,
     pub solver_iterations: usize,
+    /// Velocity (PGS) iterations per solver substep: 1 (rapier's default), [`LEGACY_VELOCITY_ITERATIONS`]
+    /// in `legacy-1.0`.
+    pub velocity_iterations: usize,
     /// Engine steps of dt / k per step, each with its own collision detection and the user forces of
     /// that engine step (magnets, loads, actuation); 1 unless a scenario asks for more. The cells'
     /// pressure is recomputed every solver substep whatever k is ([`crate::sim::Stepping`]).
@@ -85,6 +100,7 @@ impl Default for WorldSettings {
             gravity: V2::new(0.0, -9.8),
             control_interval: 1,
             solver_iterations: DEFAULT_SOLVER_ITERATIONS,
+            velocity_iterations: 1,
             force_substeps: 1,
             legacy_first_control: false,
             detail: SnapshotDetail::default(),
@@ -144,6 +160,7 @@ impl World {
         physics.gravity = Vector::new(settings.gravity.x as Real, settings.gravity.y as Real);
         physics.integration_parameters.dt = settings.physics_dt() as Real;
         physics.integration_parameters.num_solver_iterations = settings.solver_iterations.max(1);
+        physics.integration_parameters.num_internal_pgs_iterations = settings.velocity_iterations.max(1);
         // The broad-phase tree is kept as built and refitted, not re-balanced every step: our bodies
         // move as a few coherent groups (a robot, a chain of cells) over static ground, so the
         // optimiser bought nothing measurable and cost 5 % of the paper benchmark's time (issue 17).

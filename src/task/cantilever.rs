@@ -8,7 +8,10 @@ use crate::model::voxel::grid::BodyGrid;
 use crate::model::voxel::material::{Material, Preset};
 use crate::model::voxel::scaffolding::Scaffolding;
 use crate::sim::voxel_robot::{RobotOptions, Welds};
-use crate::sim::world::{PointLoad, SimError, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS};
+use crate::sim::world::{
+    PointLoad, SimError, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS, LEGACY_SOLVER_ITERATIONS,
+    LEGACY_VELOCITY_ITERATIONS,
+};
 use crate::snapshot::{BodyId, Snapshot, SnapshotDetail};
 
 /// The conditions of the paper's cantilever experiment (spec §13), which the original 2D-VSR-Sim 1.0.0
@@ -77,7 +80,7 @@ impl BeamSetup {
             load_steps: u64::MAX,
             steps: (duration_s / dt).round() as u64,
             dt,
-            solver_iterations: DEFAULT_SOLVER_ITERATIONS,
+            solver_iterations: solver_iterations_for(material.preset),
             welds: Welds::Merged,
             merge_coincident_springs: true,
         }
@@ -93,15 +96,33 @@ impl BeamSetup {
             load_steps: impulse_steps(dt, material.preset),
             steps: (duration_s / dt).round() as u64,
             dt,
-            solver_iterations: DEFAULT_SOLVER_ITERATIONS,
+            solver_iterations: solver_iterations_for(material.preset),
             welds: Welds::Merged,
             merge_coincident_springs: true,
+        }
+    }
+
+    /// The velocity iterations per substep of this setup's preset.
+    fn velocity_iterations(&self) -> usize {
+        if self.material.preset.is_legacy() {
+            LEGACY_VELOCITY_ITERATIONS
+        } else {
+            1
         }
     }
 
     /// A material with the given spring frequency and scaffolding.
     pub fn material(preset: Preset, fs_hz: f64, scaffolding: Scaffolding) -> Material {
         Material { spring_hz: fs_hz, scaffolding, ..Material::with_preset(preset) }
+    }
+}
+
+/// Solver substeps per step of a preset: one for `legacy-1.0` (dyn4j solved each step once).
+pub fn solver_iterations_for(preset: Preset) -> usize {
+    if preset.is_legacy() {
+        LEGACY_SOLVER_ITERATIONS
+    } else {
+        DEFAULT_SOLVER_ITERATIONS
     }
 }
 
@@ -133,6 +154,7 @@ impl Beam {
             dt: setup.dt,
             gravity: Vec2::ZERO,
             solver_iterations: setup.solver_iterations,
+            velocity_iterations: setup.velocity_iterations(),
             welds: setup.welds,
             detail,
             ..WorldSettings::default()

@@ -113,6 +113,7 @@ pub(crate) fn fixture() -> CantileverData {
         static_runs: static_runs(2.0),
         dynamic_runs: dynamic_runs(),
         reference_runs: None,
+        locomotion: None,
     }
 }
 
@@ -350,7 +351,13 @@ fn sanity_section_passes_inverse_square_and_flags_wrong_data() {
 #[test]
 fn empty_data_gives_a_report_that_says_no_data() {
     let tmp = tempfile::tempdir().unwrap();
-    let data = CantileverData { settings: settings(), static_runs: vec![], dynamic_runs: vec![], reference_runs: None };
+    let data = CantileverData {
+        settings: settings(),
+        static_runs: vec![],
+        dynamic_runs: vec![],
+        reference_runs: None,
+        locomotion: None,
+    };
     let files = report::write_report(tmp.path(), &data, None).unwrap();
     assert!(files.plots.is_empty());
     let html = read(&files.index_html);

@@ -12,6 +12,7 @@ mod fold;
 mod golden;
 mod mutation;
 mod ownership;
+mod locomotion_reference;
 mod physics;
 mod pom;
 mod readme;

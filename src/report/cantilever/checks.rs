@@ -662,7 +662,13 @@ mod tests {
                 });
             }
         }
-        CantileverData { settings: settings(), static_runs, dynamic_runs: vec![], reference_runs: None }
+        CantileverData {
+            settings: settings(),
+            static_runs,
+            dynamic_runs: vec![],
+            reference_runs: None,
+            locomotion: None,
+        }
     }
 
     fn verdict(checks: &[Check], id: &str) -> Verdict {
@@ -696,6 +702,7 @@ mod tests {
             static_runs: vec![],
             dynamic_runs: vec![],
             reference_runs: None,
+            locomotion: None,
         });
         assert!(a.sanity.iter().all(|c| c.verdict == Verdict::NoData));
         assert_eq!(a.summary.pass + a.summary.flag, 0);
@@ -729,8 +736,13 @@ mod tests {
             dt,
             dy_m: damped_sine(0.8, 0.05, 0.3, dt, 15.0),
         });
-        let a =
-            analyse(&CantileverData { settings: settings(), static_runs: vec![], dynamic_runs, reference_runs: None });
+        let a = analyse(&CantileverData {
+            settings: settings(),
+            static_runs: vec![],
+            dynamic_runs,
+            reference_runs: None,
+            locomotion: None,
+        });
         for id in [
             "dynamic_peak_fs_10x2",
             "dynamic_period_fs_10x2",

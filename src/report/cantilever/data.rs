@@ -122,6 +122,10 @@ pub struct CantileverData {
     /// 1.0.0; `None` when the comparison was not run (`--no-reference`).
     #[serde(default)]
     pub reference_runs: Option<ReferenceRuns>,
+    /// The worm gait set run with `legacy-1.0` against the original's velocities; `None` when the
+    /// comparison was not run.
+    #[serde(default)]
+    pub locomotion: Option<super::locomotion::LocomotionComparison>,
 }
 
 /// The `legacy-1.0` runs that the original's measurements cover: the same experiments as the main

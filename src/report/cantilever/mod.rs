@@ -6,6 +6,7 @@ pub mod checks;
 pub mod comparison;
 pub mod data;
 pub mod files;
+pub mod locomotion;
 pub mod names;
 pub mod page;
 pub mod plots;

@@ -11,6 +11,7 @@ use super::checks::SMALL_DEFLECTION_FRACTION;
 use super::comparison::{skipped_line, Comparison, ComparisonStatus};
 use super::data::{CantileverData, ReferenceRuns, ReportSettings, StaticRun};
 use super::files::{BEAM_PNG, DYNAMIC_CSV, REFERENCE_CSV, RESULTS_JSON, STATIC_CSV};
+use super::locomotion::{gait_name, GaitRow, LocomotionComparison, LOCOMOTION_CSV, LOCOMOTION_PNG};
 use super::plots::{Chart, ChartKind};
 use super::reference::CONDITIONS;
 use super::select::{run_order, scaffolding_sweep_fs};
@@ -134,7 +135,67 @@ struct View<'a> {
     sanity: &'a [Check],
     /// `None`: the comparison was not run.
     comparison: Option<ComparisonView>,
+    /// `None`: the gait set was not run.
+    locomotion: Option<LocomotionView>,
+    locomotion_verdict: Option<VerdictView>,
     files: Vec<FileView>,
+}
+
+#[derive(Serialize)]
+struct GaitRowView {
+    gait: String,
+    original: String,
+    vsr2d: String,
+    rel: String,
+    within: &'static str,
+}
+
+#[derive(Serialize)]
+struct LocomotionView {
+    png: &'static str,
+    csv: &'static str,
+    duration: String,
+    spearman: String,
+    sum_original: String,
+    sum_vsr2d: String,
+    sum_bias: String,
+    mean_bias: String,
+    fast: String,
+    signs: String,
+    worst: Vec<GaitRowView>,
+    rows: Vec<GaitRowView>,
+}
+
+fn gait_row_view(r: &GaitRow) -> GaitRowView {
+    GaitRowView {
+        gait: gait_name(&r.gait),
+        original: format!("{:.3}", r.gait.original_vx),
+        vsr2d: format!("{:.3}", r.vsr2d_vx),
+        rel: format!("{:+.1}", r.relative_error_pct),
+        within: match (r.within, r.same_sign) {
+            (Some(true), _) => "yes",
+            (Some(false), _) => "no",
+            (None, Some(false)) => "wrong direction",
+            (None, _) => "slow gait",
+        },
+    }
+}
+
+fn locomotion_view(l: &LocomotionComparison) -> LocomotionView {
+    LocomotionView {
+        png: LOCOMOTION_PNG,
+        csv: LOCOMOTION_CSV,
+        duration: quantity(l.duration_s, "s"),
+        spearman: format!("{:.3}", l.spearman),
+        sum_original: format!("{:.3}", l.sum_original),
+        sum_vsr2d: format!("{:.3}", l.sum_vsr2d),
+        sum_bias: format!("{:+.1}", l.sum_bias_pct),
+        mean_bias: format!("{:+.1}", l.mean_relative_bias_pct),
+        fast: format!("{} of {}", l.fast_within, l.fast_total),
+        signs: format!("{} of {}", l.same_sign, l.moving_total),
+        worst: l.worst(5).into_iter().map(gait_row_view).collect(),
+        rows: l.rows.iter().map(gait_row_view).collect(),
+    }
 }
 /// Renders `index.html` for data already analysed and charts already drawn.
 pub fn render_page(data: &CantileverData, analysis: &Analysis, page: &Page<'_>) -> Result<String, minijinja::Error> {
@@ -195,6 +256,13 @@ fn view<'a>(data: &'a CantileverData, analysis: &'a Analysis, page: &Page<'_>) -
             description: "settings, all runs, derived figures, sanity checks and the comparison with the original",
         },
     ];
+    if data.locomotion.is_some() {
+        files.push(FileView {
+            file: LOCOMOTION_CSV,
+            description: "the worm gait set against the original (w, h, freq, phase_scale, original_vx, \
+                          vsr2d_legacy_vx, relative_error_pct, fast_within_25_pct, same_sign)",
+        });
+    }
     if page.comparison.is_some() {
         files.push(FileView {
             file: REFERENCE_CSV,
@@ -228,6 +296,11 @@ fn view<'a>(data: &'a CantileverData, analysis: &'a Analysis, page: &Page<'_>) -
             (Some(c), Some(runs)) => Some(comparison_view(c, runs, page.comparison_charts)),
             _ => None,
         },
+        locomotion: data.locomotion.as_ref().map(locomotion_view),
+        locomotion_verdict: data
+            .locomotion
+            .as_ref()
+            .map(|l| VerdictView { text: l.verdict_line(), status: if l.all_met() { "pass" } else { "flag" } }),
         files,
     }
 }
@@ -533,6 +606,7 @@ mod tests {
             static_runs: vec![],
             dynamic_runs: vec![],
             reference_runs: None,
+            locomotion: None,
         };
         let page =
             Page { charts: &[], comparison: None, comparison_charts: &[], has_beam: false, has_beam_viewer: false };

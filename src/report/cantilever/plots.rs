@@ -481,6 +481,7 @@ mod tests {
                 dy_run(0.1, vec![0.0; 3]),
             ],
             reference_runs: None,
+            locomotion: None,
         };
         let charts = charts(&data).unwrap();
         assert!(charts.iter().any(|c| c.kind == ChartKind::StaticVsFs), "one finite point is still a chart");

@@ -14,6 +14,7 @@ use super::analysis::{analyse, Analysis};
 use super::comparison::{compare, Comparison};
 use super::data::{CantileverData, DynamicRun, ReferenceRuns, ReportSettings, StaticRun};
 pub use super::files::{BEAM_PNG, BEAM_VIEWER_HTML, DYNAMIC_CSV, REFERENCE_CSV, RESULTS_JSON, STATIC_CSV};
+use super::locomotion::{comparison_csv, scatter, LocomotionComparison, LOCOMOTION_CSV, LOCOMOTION_PNG};
 use super::page::{render_page, Page};
 use super::plots::{charts, PlotError};
 use super::reference::{Reference, ReferenceError};
@@ -51,6 +52,9 @@ pub struct ReportFiles {
     pub beam_viewer: Option<PathBuf>,
     /// `reference_comparison.csv`, when the data holds the comparison runs.
     pub reference_csv: Option<PathBuf>,
+    /// `locomotion_comparison.csv` and its scatter plot, when the data holds the gait runs.
+    pub locomotion_csv: Option<PathBuf>,
+    pub locomotion_png: Option<PathBuf>,
 }
 
 impl ReportFiles {
@@ -61,6 +65,8 @@ impl ReportFiles {
         v.extend(self.beam_png.as_deref());
         v.extend(self.beam_viewer.as_deref());
         v.extend(self.reference_csv.as_deref());
+        v.extend(self.locomotion_csv.as_deref());
+        v.extend(self.locomotion_png.as_deref());
         v
     }
 }
@@ -98,6 +104,16 @@ pub fn write_report_with_viewer(
     let reference_csv = match comparison {
         Some(c) => Some(out.write(REFERENCE_CSV, reference_csv(c).as_bytes())?),
         None => None,
+    };
+    let (locomotion_csv, locomotion_png) = match &data.locomotion {
+        Some(l) => {
+            let png = scatter(l).map_err(|source| ReportError::Plot { path: dir.to_path_buf(), source })?;
+            (
+                Some(out.write(LOCOMOTION_CSV, comparison_csv(l).as_bytes())?),
+                Some(out.write_png(LOCOMOTION_PNG, &image::DynamicImage::ImageRgb8(png))?),
+            )
+        }
+        None => (None, None),
     };
     let results_json = out.write_json(RESULTS_JSON, &results(data, &analysis, comparison))?;
 
@@ -143,6 +159,8 @@ pub fn write_report_with_viewer(
         beam_png,
         beam_viewer,
         reference_csv,
+        locomotion_csv,
+        locomotion_png,
     })
 }
 
@@ -225,6 +243,8 @@ struct Results<'a> {
     reference_runs: Option<&'a ReferenceRuns>,
     /// The comparison table and its counts (`null`: not run).
     reference_comparison: Option<&'a Comparison>,
+    /// The worm gait set against the original (`null`: not run).
+    locomotion_comparison: Option<&'a LocomotionComparison>,
 }
 
 fn results<'a>(data: &'a CantileverData, analysis: &'a Analysis, comparison: Option<&'a Comparison>) -> Results<'a> {
@@ -239,6 +259,7 @@ fn results<'a>(data: &'a CantileverData, analysis: &'a Analysis, comparison: Opt
         sanity: &analysis.sanity,
         reference_runs: data.reference_runs.as_ref(),
         reference_comparison: comparison,
+        locomotion_comparison: data.locomotion.as_ref(),
     }
 }
 
@@ -262,6 +283,7 @@ mod tests {
             static_runs: vec![],
             dynamic_runs: vec![],
             reference_runs: None,
+            locomotion: None,
         };
         assert_eq!(static_csv(&data), "w,h,fs_hz,scaffolding,dy_final_m,force_n\n");
     }

@@ -18,7 +18,7 @@ use crate::render::{pixmap_to_rgba_image, Camera, CellFrame, GridRenderer, Rende
 use crate::sim::world::{SimError, DEFAULT_SOLVER_ITERATIONS};
 use crate::snapshot::SnapshotDetail;
 use crate::task::cantilever::{
-    impulse_steps, run, Beam, BeamSetup, PAPER, PAPER_FS_HZ, PAPER_SCAFFOLD_FS_HZ, PAPER_SIZES,
+    impulse_steps, run, solver_iterations_for, Beam, BeamSetup, PAPER, PAPER_FS_HZ, PAPER_SCAFFOLD_FS_HZ, PAPER_SIZES,
 };
 
 /// Which cases to run.
@@ -76,6 +76,9 @@ impl Default for SweepOptions {
     }
 }
 
+/// Duration of each gait of the locomotion comparison (the original's runs: 60 s).
+pub const GAIT_DURATION_S: f64 = 60.0;
+
 /// One run of the sweep.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Job {
@@ -98,6 +101,10 @@ pub enum SweepError {
     Sim(#[from] SimError),
     #[error("the embedded reference data of the original 2D-VSR-Sim 1.0.0 is unreadable: {0}")]
     Reference(#[from] ReferenceError),
+    #[error("the embedded gait set of the original 2D-VSR-Sim 1.0.0 is unreadable: {0}")]
+    Gaits(#[from] super::locomotion::GaitsError),
+    #[error("locomotion comparison: {0}")]
+    Gait(#[from] super::locomotion::GaitRunError),
 }
 
 fn covered(reference: &Reference, job: &Job) -> bool {
@@ -192,10 +199,11 @@ impl SweepOptions {
     }
 
     /// The same selection of runs under the conditions the original 2D-VSR-Sim 1.0.0 was measured in,
-    /// with the `legacy-1.0` preset (solver iterations stay this sweep's).
+    /// with the `legacy-1.0` preset and its solver stepping (one pass per step, as dyn4j's).
     pub fn reference_options(&self) -> SweepOptions {
         SweepOptions {
             preset: Preset::Legacy10,
+            solver_iterations: solver_iterations_for(Preset::Legacy10),
             static_force_n: reference::CONDITIONS.static_force_n,
             static_duration_s: reference::CONDITIONS.static_duration_s,
             dynamic_force_n: reference::CONDITIONS.dynamic_force_n,
@@ -218,6 +226,7 @@ impl SweepOptions {
             && self.dynamic_force_n == r.dynamic_force_n
             && self.dynamic_duration_s == r.dynamic_duration_s
             && self.dt == r.dt
+            && self.solver_iterations == r.solver_iterations
     }
 
     /// Runs every case in parallel (rayon, one simulation per core) and collects the report data. With
@@ -243,6 +252,7 @@ impl SweepOptions {
             static_runs: Vec::new(),
             dynamic_runs: Vec::new(),
             reference_runs: None,
+            locomotion: None,
         };
         let mut legacy = ReferenceRuns {
             preset: reference_options.preset.name().to_string(),
@@ -281,6 +291,10 @@ impl SweepOptions {
                     .collect();
             }
             data.reference_runs = Some(legacy);
+            // The worm gaits, as the original was measured: 60 s each (one simulation per core).
+            let gaits = super::locomotion::reference_gaits()?;
+            let velocities = super::locomotion::run_gaits(&gaits, GAIT_DURATION_S)?;
+            data.locomotion = Some(super::locomotion::compare(&gaits, &velocities, GAIT_DURATION_S));
         }
         if self.measure_convergence {
             data.settings.convergence_note = self.convergence_note()?;

@@ -1,0 +1,44 @@
+//! Worm gait probe (issue 38): runs the reference gait set (`fixtures/reference/locomotion_gaits.csv`)
+//! with `legacy-1.0` and prints `w,h,freq,phase_scale,original_vx,vsr2d_vx`; with a directory it also
+//! writes each run's centre x(t), y(t) after every step (`vsr_<w>_<freq>_<phase_scale>.csv`), to lay
+//! beside the original's trajectories.
+//!
+//! ```sh
+//! cargo run --release --example gait_probe -- [DURATION_S] [TRAJECTORY_DIR]
+//! ```
+
+use rayon::prelude::*;
+use vsr2d::report::cantilever::locomotion::{gait_scenario, reference_gaits};
+use vsr2d::snapshot::Progress;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let duration: f64 = args.get(1).map_or(60.0, |s| s.parse().expect("DURATION_S is a number"));
+    let dir = args.get(2).cloned();
+    let gaits = reference_gaits().expect("the embedded gait set");
+    let rows: Vec<String> = gaits
+        .par_iter()
+        .map(|g| {
+            let scenario = gait_scenario(g, duration).expect("a valid scenario");
+            let dt = scenario.world.dt;
+            let mut sim = scenario.build().expect("a buildable scenario");
+            let x0 = sim.world.centre(0).x;
+            let mut trajectory = String::from("t,x,y\n");
+            for _ in 0..sim.steps {
+                sim.world.step(&mut []).expect("a stable run");
+                let c = sim.world.centre(0);
+                trajectory.push_str(&format!("{:.6},{:.9},{:.9}\n", sim.world.time(), c.x, c.y));
+            }
+            if let Some(d) = &dir {
+                let path = format!("{d}/vsr_{}_{}_{}.csv", g.w, g.freq, g.phase_scale);
+                std::fs::write(&path, trajectory).unwrap_or_else(|e| panic!("{path}: {e}"));
+            }
+            let v = (sim.world.centre(0).x - x0) / (sim.steps as f64 * dt);
+            format!("{},{},{},{},{},{v:.6}", g.w, g.h, g.freq, g.phase_scale, g.original_vx)
+        })
+        .collect();
+    println!("w,h,freq,phase_scale,original_vx,vsr2d_vx");
+    for row in rows {
+        println!("{row}");
+    }
+}

@@ -1,0 +1,394 @@
+//! Locomotion against the original 2D-VSR-Sim 1.0.0 (issue 38): the worm gait set of
+//! `fixtures/reference/locomotion_gaits.csv` (provenance in its README), each gait run with the
+//! `legacy-1.0` preset on the original's uneven5 terrain and compared by its x velocity.
+//!
+//! A gait is a w×h worm driven by f_{x,y}(t) = sin(−2π·F·t + P·π·x/w). Chaotic contact makes single
+//! gaits noisy (the original itself, with dt changed by one part in 10⁹, keeps 13 of its 16 fast gaits
+//! within ±25 %), so the verdict is on the set: rank correlation, summed velocity, the share of fast
+//! gaits within ±25 % and the sign of every moving gait.
+
+use std::f64::consts::PI;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::plots::{render, PlotError};
+use super::reference::ORIGINAL;
+use crate::report::chart::{label_style, tick_style, title_style};
+use crate::report::format::tick;
+use crate::scenario::{Scenario, ScenarioError};
+use crate::task::RunError;
+
+/// The original's measurements, embedded so `vsr2d cantilever` needs no files at run time.
+pub const GAITS_CSV: &str =
+    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/reference/locomotion_gaits.csv"));
+/// The comparison file of the report.
+pub const LOCOMOTION_CSV: &str = "locomotion_comparison.csv";
+/// The scatter plot of the report.
+pub const LOCOMOTION_PNG: &str = "locomotion_scatter.png";
+
+/// Targets of issue 38 for the whole set.
+pub const MIN_SPEARMAN: f64 = 0.95;
+pub const SUM_TOLERANCE_PCT: f64 = 10.0;
+/// A gait is "fast" above this |v| (m/s); fast gaits are compared within [`GAIT_TOLERANCE_PCT`].
+pub const FAST_GAIT_M_S: f64 = 0.2;
+pub const GAIT_TOLERANCE_PCT: f64 = 25.0;
+/// The share of fast gaits that must be within the tolerance.
+pub const MIN_FAST_WITHIN: f64 = 0.8;
+/// Gaits faster than this (|v|, m/s) must move in the original's direction.
+pub const MOVING_GAIT_M_S: f64 = 0.05;
+
+/// One gait and the original's travel velocity.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Gait {
+    pub w: u32,
+    pub h: u32,
+    /// F (Hz).
+    pub freq: f64,
+    /// P: the phase runs over P·π along the body.
+    pub phase_scale: f64,
+    /// The original's TRAVEL_X_VELOCITY (m/s).
+    pub original_vx: f64,
+}
+
+/// A malformed gaits file.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("locomotion_gaits.csv line {line}: {reason}")]
+pub struct GaitsError {
+    pub line: usize,
+    pub reason: String,
+}
+
+/// Reads `w,h,freq,phase_scale,java_vx` rows.
+pub fn parse_gaits(text: &str) -> Result<Vec<Gait>, GaitsError> {
+    let mut gaits = Vec::new();
+    for (i, line) in text.lines().enumerate().skip(1).filter(|(_, l)| !l.trim().is_empty()) {
+        let err = |reason: &str| GaitsError { line: i + 1, reason: reason.to_string() };
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        if f.len() != 5 {
+            return Err(err("expected 5 columns: w,h,freq,phase_scale,java_vx"));
+        }
+        let num = |s: &str| s.parse::<f64>().map_err(|_| err(&format!("{s:?} is not a number")));
+        let int = |s: &str| s.parse::<u32>().map_err(|_| err(&format!("{s:?} is not a size")));
+        gaits.push(Gait {
+            w: int(f[0])?,
+            h: int(f[1])?,
+            freq: num(f[2])?,
+            phase_scale: num(f[3])?,
+            original_vx: num(f[4])?,
+        });
+    }
+    Ok(gaits)
+}
+
+/// The embedded gait set.
+pub fn reference_gaits() -> Result<Vec<Gait>, GaitsError> {
+    parse_gaits(GAITS_CSV)
+}
+
+/// The vsr2d scenario equivalent to the original's run of `gait` (the README of the reference): uneven
+/// terrain h 5, seed 1, dt 1/60 s, control interval 1, `legacy-1.0`, for `duration_s`.
+pub fn gait_scenario(gait: &Gait, duration_s: f64) -> Result<Scenario, ScenarioError> {
+    let row = format!("\"{}\"", "#".repeat(gait.w as usize));
+    let body = vec![row; gait.h as usize].join(", ");
+    let mut cells = Vec::new();
+    for y in 0..gait.h {
+        for x in 0..gait.w {
+            let phase = gait.phase_scale * PI * x as f64 / gait.w as f64;
+            cells.push(format!(
+                r#"{{"cell": [{x}, {y}], "function": {{"type": "sin", "amplitude": 1, "frequency": {:e}, "phase": {phase:e}, "offset": 0}}}}"#,
+                -gait.freq
+            ));
+        }
+    }
+    Scenario::from_json(&format!(
+        r#"{{"world": {{"terrain": {{"type": "uneven", "height": 5, "spacing": 40, "seed": 1}}, "dt": {:e},
+              "duration": {duration_s:e}, "control_interval": 1, "compat": "legacy-1.0"}},
+            "robots": [{{"label": "worm", "body": [{body}], "controller": {{"type": "time_functions", "cells": [{}]}}}}],
+            "task": {{"type": "locomotion"}}}}"#,
+        1.0 / 60.0,
+        cells.join(", ")
+    ))
+}
+
+/// Why a gait could not be run.
+#[derive(Debug, thiserror::Error)]
+pub enum GaitRunError {
+    #[error("gait {0}: {1}")]
+    Scenario(String, ScenarioError),
+    #[error("gait {0}: {1}")]
+    Run(String, RunError),
+}
+
+/// The x velocity (m/s) of every gait with `legacy-1.0` for `duration_s`, in parallel (rayon).
+pub fn run_gaits(gaits: &[Gait], duration_s: f64) -> Result<Vec<f64>, GaitRunError> {
+    gaits
+        .par_iter()
+        .map(|g| {
+            let name = gait_name(g);
+            let sim = gait_scenario(g, duration_s)
+                .and_then(|s| s.build())
+                .map_err(|e| GaitRunError::Scenario(name.clone(), e))?;
+            let result = sim.evaluate().map_err(|e| GaitRunError::Run(name, e))?;
+            Ok(result.robots[0].x_velocity)
+        })
+        .collect()
+}
+
+/// "6×3 F 2 P 1".
+pub fn gait_name(g: &Gait) -> String {
+    format!("{}×{} F {} P {}", g.w, g.h, tick(g.freq), tick(g.phase_scale))
+}
+
+/// One gait of the comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct GaitRow {
+    pub gait: Gait,
+    pub vsr2d_vx: f64,
+    /// (vsr2d − original)/|original|, %.
+    pub relative_error_pct: f64,
+    /// A fast gait (|original| > 0.2 m/s): whether it is within ±25 %; `None` otherwise.
+    pub within: Option<bool>,
+    /// A moving gait (|original| > 0.05 m/s): whether vsr2d moves the same way; `None` otherwise.
+    pub same_sign: Option<bool>,
+}
+
+/// Everything the report's locomotion section states.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct LocomotionComparison {
+    pub duration_s: f64,
+    pub rows: Vec<GaitRow>,
+    /// Spearman's rank correlation of the velocities (average ranks for ties).
+    pub spearman: f64,
+    pub sum_original: f64,
+    pub sum_vsr2d: f64,
+    /// (Σ vsr2d − Σ original)/|Σ original|, %.
+    pub sum_bias_pct: f64,
+    /// Mean of the fast gaits' relative errors, %.
+    pub mean_relative_bias_pct: f64,
+    pub fast_within: usize,
+    pub fast_total: usize,
+    pub same_sign: usize,
+    pub moving_total: usize,
+}
+
+/// Compares the original's velocities with vsr2d's (same order).
+pub fn compare(gaits: &[Gait], vsr2d: &[f64], duration_s: f64) -> LocomotionComparison {
+    let rows: Vec<GaitRow> = gaits
+        .iter()
+        .zip(vsr2d)
+        .map(|(g, &v)| {
+            let o = g.original_vx;
+            let rel = 100.0 * (v - o) / o.abs();
+            GaitRow {
+                gait: *g,
+                vsr2d_vx: v,
+                relative_error_pct: rel,
+                within: (o.abs() > FAST_GAIT_M_S).then_some(rel.abs() <= GAIT_TOLERANCE_PCT),
+                same_sign: (o.abs() > MOVING_GAIT_M_S).then_some(v.signum() == o.signum()),
+            }
+        })
+        .collect();
+    let originals: Vec<f64> = rows.iter().map(|r| r.gait.original_vx).collect();
+    let ours: Vec<f64> = rows.iter().map(|r| r.vsr2d_vx).collect();
+    let (sum_original, sum_vsr2d) = (originals.iter().sum::<f64>(), ours.iter().sum::<f64>());
+    let fast: Vec<&GaitRow> = rows.iter().filter(|r| r.within.is_some()).collect();
+    let mean_relative_bias_pct =
+        if fast.is_empty() { 0.0 } else { fast.iter().map(|r| r.relative_error_pct).sum::<f64>() / fast.len() as f64 };
+    LocomotionComparison {
+        duration_s,
+        spearman: spearman(&originals, &ours),
+        sum_original,
+        sum_vsr2d,
+        sum_bias_pct: 100.0 * (sum_vsr2d - sum_original) / sum_original.abs(),
+        mean_relative_bias_pct,
+        fast_within: fast.iter().filter(|r| r.within == Some(true)).count(),
+        fast_total: fast.len(),
+        same_sign: rows.iter().filter(|r| r.same_sign == Some(true)).count(),
+        moving_total: rows.iter().filter(|r| r.same_sign.is_some()).count(),
+        rows,
+    }
+}
+
+/// Ranks from 1, ties sharing their average rank.
+fn ranks(x: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..x.len()).collect();
+    order.sort_by(|&a, &b| x[a].total_cmp(&x[b]));
+    let mut r = vec![0.0; x.len()];
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i;
+        while j + 1 < order.len() && x[order[j + 1]] == x[order[i]] {
+            j += 1;
+        }
+        for &k in &order[i..=j] {
+            r[k] = (i + j) as f64 / 2.0 + 1.0;
+        }
+        i = j + 1;
+    }
+    r
+}
+
+/// Spearman's ρ: Pearson's correlation of the ranks.
+pub fn spearman(a: &[f64], b: &[f64]) -> f64 {
+    let (ra, rb) = (ranks(a), ranks(b));
+    let n = ra.len() as f64;
+    let (ma, mb) = (ra.iter().sum::<f64>() / n, rb.iter().sum::<f64>() / n);
+    let cov: f64 = ra.iter().zip(&rb).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let va: f64 = ra.iter().map(|x| (x - ma).powi(2)).sum();
+    let vb: f64 = rb.iter().map(|y| (y - mb).powi(2)).sum();
+    cov / (va * vb).sqrt()
+}
+
+impl LocomotionComparison {
+    /// Which of the four targets the set meets: (rank, sum, fast gaits, signs).
+    pub fn targets(&self) -> [bool; 4] {
+        [
+            self.spearman >= MIN_SPEARMAN,
+            self.sum_bias_pct.abs() <= SUM_TOLERANCE_PCT,
+            self.fast_within as f64 >= MIN_FAST_WITHIN * self.fast_total as f64,
+            self.same_sign == self.moving_total,
+        ]
+    }
+
+    pub fn all_met(&self) -> bool {
+        self.targets().iter().all(|t| *t)
+    }
+
+    /// One line for the top of the report.
+    pub fn verdict_line(&self) -> String {
+        let met = self.targets().iter().filter(|t| **t).count();
+        format!(
+            "Locomotion against the original {ORIGINAL}: {met} of 4 targets met over {} worm gaits (legacy-1.0): \
+             Spearman ρ {:.3} (≥ {MIN_SPEARMAN}), summed velocity {:+.1} % (±{SUM_TOLERANCE_PCT} %), {} of {} fast gaits \
+             within ±{GAIT_TOLERANCE_PCT} % (≥ 80 %), {} of {} moving gaits in the same direction",
+            self.rows.len(),
+            self.spearman,
+            self.sum_bias_pct,
+            self.fast_within,
+            self.fast_total,
+            self.same_sign,
+            self.moving_total
+        )
+    }
+
+    /// The gaits with the largest |relative error| among the fast ones, worst first.
+    pub fn worst(&self, n: usize) -> Vec<&GaitRow> {
+        let mut fast: Vec<&GaitRow> = self.rows.iter().filter(|r| r.within.is_some()).collect();
+        fast.sort_by(|a, b| b.relative_error_pct.abs().total_cmp(&a.relative_error_pct.abs()));
+        fast.truncate(n);
+        fast
+    }
+}
+
+/// `locomotion_comparison.csv`: one row per gait.
+pub fn comparison_csv(c: &LocomotionComparison) -> String {
+    let mut out = String::from(
+        "w,h,freq,phase_scale,original_vx,vsr2d_legacy_vx,relative_error_pct,fast_within_25_pct,same_sign\n",
+    );
+    let flag = |b: Option<bool>| match b {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "",
+    };
+    for r in &c.rows {
+        let g = &r.gait;
+        out.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{}\n",
+            g.w,
+            g.h,
+            g.freq,
+            g.phase_scale,
+            g.original_vx,
+            r.vsr2d_vx,
+            r.relative_error_pct,
+            flag(r.within),
+            flag(r.same_sign)
+        ));
+    }
+    out
+}
+
+/// Original against vsr2d velocity, one point per gait (colour per width), with the identity line and
+/// the ±25 % band.
+pub fn scatter(c: &LocomotionComparison) -> Result<image::RgbImage, PlotError> {
+    use plotters::prelude::*;
+    let all = c.rows.iter().flat_map(|r| [r.gait.original_vx, r.vsr2d_vx]);
+    let (lo, hi) = all.fold((0.0f64, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
+    let pad = 0.05 * (hi - lo).max(0.1);
+    let (lo, hi) = (lo - pad, hi + pad);
+    let mut widths: Vec<u32> = c.rows.iter().map(|r| r.gait.w).collect();
+    widths.sort_unstable();
+    widths.dedup();
+    render("locomotion_scatter", |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption("Worm x velocity: original 2D-VSR-Sim 1.0.0 vs vsr2d legacy-1.0", title_style())
+            .margin(14)
+            .x_label_area_size(52)
+            .y_label_area_size(78)
+            .build_cartesian_2d(lo..hi, lo..hi)?;
+        chart
+            .configure_mesh()
+            .x_desc("original x velocity (m/s)")
+            .y_desc("vsr2d legacy-1.0 x velocity (m/s)")
+            .axis_desc_style(label_style())
+            .label_style(tick_style())
+            .x_label_formatter(&|v| tick(*v))
+            .y_label_formatter(&|v| tick(*v))
+            .bold_line_style(RGBColor(225, 225, 225))
+            .light_line_style(WHITE)
+            .draw()?;
+        let grey = RGBColor(150, 150, 150);
+        chart
+            .draw_series(LineSeries::new([(lo, lo), (hi, hi)], BLACK.stroke_width(1)))?
+            .label("identity")
+            .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLACK.stroke_width(1)));
+        for k in [0.75, 1.25] {
+            // Ended inside the plot: plotters drops a segment that leaves it.
+            let end = if k > 1.0 { (hi / k, hi) } else { (hi, k * hi) };
+            let band = chart.draw_series(LineSeries::new([(0.0, 0.0), end], grey.stroke_width(1)))?;
+            if k > 1.0 {
+                band.label("±25 %").legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], grey.stroke_width(1)));
+            }
+        }
+        for (i, w) in widths.iter().enumerate() {
+            let color = crate::report::chart::look::palette(i);
+            let points: Vec<(f64, f64)> =
+                c.rows.iter().filter(|r| r.gait.w == *w).map(|r| (r.gait.original_vx, r.vsr2d_vx)).collect();
+            chart
+                .draw_series(points.iter().map(|&p| Circle::new(p, 5, color.filled())))?
+                .label(format!("{w}×3 worms"))
+                .legend(move |(x, y)| Circle::new((x + 10, y), 5, color.filled()));
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .label_font(tick_style())
+            .background_style(WHITE.mix(0.9))
+            .border_style(RGBColor(180, 180, 180))
+            .draw()?;
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spearman_of_hand_computed_ranks() {
+        // Same order: 1; reversed: −1; one swap of 4: 1 − 6·2/(4·15) = 0.8.
+        assert!((spearman(&[1.0, 2.0, 3.0, 4.0], &[10.0, 20.0, 30.0, 40.0]) - 1.0).abs() < 1e-12);
+        assert!((spearman(&[1.0, 2.0, 3.0, 4.0], &[4.0, 3.0, 2.0, 1.0]) + 1.0).abs() < 1e-12);
+        assert!((spearman(&[1.0, 2.0, 3.0, 4.0], &[2.0, 1.0, 3.0, 4.0]) - 0.8).abs() < 1e-12);
+        assert_eq!(ranks(&[5.0, 1.0, 5.0]), vec![2.5, 1.0, 2.5]);
+    }
+
+    #[test]
+    fn the_embedded_set_is_the_24_gaits_with_the_papers_worm() {
+        let gaits = reference_gaits().unwrap();
+        assert_eq!(gaits.len(), 24);
+        let paper = gaits.iter().find(|g| (g.w, g.freq, g.phase_scale) == (3, 1.0, 1.0)).unwrap();
+        assert_eq!(paper.original_vx, 0.427992);
+    }
+}

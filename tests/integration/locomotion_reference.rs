@@ -1,0 +1,99 @@
+//! Locomotion against the original 2D-VSR-Sim 1.0.0 (issue 38): the report section's figures recomputed
+//! from its CSV, and a short run of a few legacy worm gaits against the original's velocities.
+
+use std::path::Path;
+
+use vsr2d::report::cantilever::locomotion::{self, Gait};
+use vsr2d::report::cantilever::report;
+
+use crate::cantilever_report::fixture;
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Synthetic vsr2d velocities for the embedded gaits: the original's scaled by a known factor per gait.
+fn synthetic() -> (Vec<Gait>, Vec<f64>) {
+    let gaits = locomotion::reference_gaits().unwrap();
+    // Every 4th gait 40 % fast, the rest 5 % slow: a fast gait is outside ±25 % exactly when its index
+    // is a multiple of 4.
+    let v = gaits.iter().enumerate().map(|(i, g)| g.original_vx * if i % 4 == 0 { 1.4 } else { 0.95 }).collect();
+    (gaits, v)
+}
+
+#[test]
+fn locomotion_section_figures_follow_from_its_csv() {
+    let (gaits, v) = synthetic();
+    let comparison = locomotion::compare(&gaits, &v, 60.0);
+    let mut data = fixture();
+    data.locomotion = Some(comparison.clone());
+    let tmp = tempfile::tempdir().unwrap();
+    let files = report::write_report(tmp.path(), &data, None).unwrap();
+    let html = read(&files.index_html);
+
+    // Recompute every figure from the CSV alone.
+    let csv = read(&tmp.path().join(locomotion::LOCOMOTION_CSV));
+    let rows: Vec<Vec<String>> = csv.lines().skip(1).map(|l| l.split(',').map(str::to_string).collect()).collect();
+    assert_eq!(rows.len(), 24);
+    let num = |s: &str| s.parse::<f64>().unwrap();
+    let (orig, ours): (Vec<f64>, Vec<f64>) = rows.iter().map(|r| (num(&r[4]), num(&r[5]))).unzip();
+    let sum_o: f64 = orig.iter().sum();
+    let sum_v: f64 = ours.iter().sum();
+    let fast: Vec<usize> = (0..24).filter(|&i| orig[i].abs() > 0.2).collect();
+    let within = fast.iter().filter(|&&i| ((ours[i] - orig[i]) / orig[i].abs()).abs() <= 0.25).count();
+    let within_csv = rows.iter().filter(|r| r[7] == "yes").count();
+    assert_eq!(within, within_csv);
+    // By construction: the fast gaits at indices ≡ 0 (mod 4) are the ones outside.
+    assert_eq!(within, fast.iter().filter(|&&i| i % 4 != 0).count());
+    assert_eq!((comparison.fast_within, comparison.fast_total), (within, fast.len()));
+    assert!((comparison.sum_bias_pct - 100.0 * (sum_v - sum_o) / sum_o.abs()).abs() < 1e-9);
+    let moving = orig.iter().filter(|o| o.abs() > 0.05).count();
+    assert_eq!(comparison.same_sign, moving, "positive factors keep every sign");
+
+    // The verdict at the top states the same counts.
+    let verdict = html.split("id=\"locomotion-verdict\">").nth(1).unwrap().split('<').next().unwrap();
+    assert!(verdict.contains(&format!("{within} of {} fast gaits", fast.len())), "{verdict}");
+    assert!(verdict.contains(&format!("{:+.1} %", comparison.sum_bias_pct)), "{verdict}");
+    assert!(verdict.contains(&format!("{moving} of {moving} moving gaits")), "{verdict}");
+    assert!(html.contains("class=\"verdict flag\" id=\"locomotion-verdict\""), "targets missed: flagged");
+
+    // Links resolve.
+    for name in [locomotion::LOCOMOTION_CSV, locomotion::LOCOMOTION_PNG] {
+        assert!(html.contains(&format!("\"{name}\"")), "index.html links {name}");
+        assert!(tmp.path().join(name).is_file(), "{name} written");
+    }
+    let json: serde_json::Value = serde_json::from_str(&read(&files.results_json)).unwrap();
+    assert_eq!(json["locomotion_comparison"]["fast_within"], within);
+}
+
+#[test]
+fn perfect_agreement_meets_every_target() {
+    let gaits = locomotion::reference_gaits().unwrap();
+    let v: Vec<f64> = gaits.iter().map(|g| g.original_vx).collect();
+    let c = locomotion::compare(&gaits, &v, 60.0);
+    assert!((c.spearman - 1.0).abs() < 1e-12);
+    assert_eq!(c.sum_bias_pct, 0.0);
+    assert!(c.all_met(), "{}", c.verdict_line());
+}
+
+/// The original's x velocity after 20 s (2dhmsr f887ae0 on dyn4j 3.3.0, OpenJDK 17, the unmodified
+/// `Locomotion` task with finalT = 20, as fixtures/reference/README.md describes for 60 s).
+const ORIGINAL_20S: [(u32, f64, f64, f64); 4] =
+    [(3, 2.0, 1.0, 1.853227), (8, 1.0, 2.0, 1.031297), (4, 2.0, 1.0, 1.913151), (6, 2.0, 2.0, 0.301823)];
+
+#[test]
+fn legacy_worms_walk_at_the_originals_speed() {
+    // A contact or solver regression in legacy-1.0 shows here first. Three steady gaits within ±25 % of
+    // the original; the 6×3 F 2 P 2 worm, which hops in place in the original and ran away at 1.9 m/s
+    // when legacy-1.0 used four solver substeps (issue 38), stays below 2× the original's 0.30 m/s.
+    for (w, freq, phase_scale, original) in ORIGINAL_20S {
+        let gait = Gait { w, h: 3, freq, phase_scale, original_vx: original };
+        let v = locomotion::run_gaits(&[gait], 20.0).unwrap()[0];
+        let name = locomotion::gait_name(&gait);
+        if (w, freq, phase_scale) == (6, 2.0, 2.0) {
+            assert!(v > 0.0 && v < 2.0 * original, "{name}: {v} m/s against the original's {original}");
+        } else {
+            assert!((v - original).abs() <= 0.25 * original, "{name}: {v} m/s against the original's {original}");
+        }
+    }
+}
