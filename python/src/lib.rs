@@ -3,6 +3,8 @@
 //! observations, actions and frames as numpy arrays. The GIL is released while Rust simulates or
 //! renders.
 
+mod fixtures;
+
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -608,6 +610,17 @@ impl Simulation {
         self.lock().sim.observation_size()
     }
 
+    /// (low, high): the smallest and largest value of each element of a (1-D) observation, from what
+    /// each sensor can report (±inf where a sensor is unbounded), t in [0, the scenario's length].
+    #[getter]
+    fn observation_bounds<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>) {
+        let (low, high) = self.lock().sim.observation_bounds();
+        (PyArray1::from_vec(py, low), PyArray1::from_vec(py, high))
+    }
+
     /// The x of every robot's centre, m.
     #[getter]
     fn x(&self) -> Vec<f64> {
@@ -698,5 +711,6 @@ fn _vsr2d(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(render_frame, m)?)?;
     m.add_function(wrap_pyfunction!(evolve, m)?)?;
     m.add_function(wrap_pyfunction!(write_video, m)?)?;
+    m.add_function(wrap_pyfunction!(fixtures::task_scenario, m)?)?;
     Ok(())
 }

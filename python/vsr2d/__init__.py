@@ -9,8 +9,11 @@ Everything here is the Rust library through thin bindings; scenarios are the sam
   ``write_video(frames, "out.gif")``.
 - ``view(scenario_or_recording, "run.html")``: one self-contained interactive HTML replay (docs/viewer.md).
 - ``evolve(experiment, out_dir)``: the built-in genetic algorithm; returns the log.
-- ``vsr2d.gym.Locomotion``: a Gymnasium environment (needs ``pip install gymnasium``).
+- ``vsr2d.gym.Locomotion``, ``vsr2d.gym.Task``: Gymnasium environments (need ``pip install gymnasium``),
+  registered as ``vsr2d/Locomotion-v0``, ``vsr2d/Jumping-v0``, ... when Gymnasium is installed.
 """
+
+import importlib.util
 
 from ._vsr2d import (
     ScenarioError,
@@ -39,3 +42,7 @@ __all__ = [
     "view",
     "write_video",
 ]
+
+# With Gymnasium installed, `import vsr2d` is enough for gymnasium.make("vsr2d/Locomotion-v0").
+if importlib.util.find_spec("gymnasium") is not None:
+    from . import gym as _gym  # noqa: F401  (registers the environments)
