@@ -147,10 +147,14 @@ pub fn write_run_media(dir: &Path, video: bool) -> Result<RunMedia, RunMediaErro
         let path = dir.join(BEST_MP4);
         let best = dir.join("best.json");
         let text = std::fs::read_to_string(&best).map_err(|source| RunMediaError::Read { path: best.clone(), source })?;
-        let scenario = Scenario::from_json(&text)
+        let mut scenario = Scenario::from_json(&text)
             .map_err(|e| RunMediaError::Parse { path: best.clone(), message: e.to_string() })?;
         let best_fitness = gens.last().and_then(|g| g.best).map_or("-".into(), |b| format!("{b:.4}"));
         let label = format!("{name}: best, fitness {best_fitness}");
+        // The cell shows its robot's label: the run's best says what it is.
+        if let Some(robot) = scenario.robots.first_mut() {
+            robot.label = Some(label.clone());
+        }
         match grid_video_camera(&path, &[(label, scenario)], false, VIDEO_SECONDS)? {
             VideoOutcome::Written { .. } => Ok(path),
             VideoOutcome::Skipped(why) => Err(why),

@@ -176,3 +176,42 @@ pub fn grid_video_camera(
             .into(),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The x of the robot's coloured fill (saturated, not the grey ground, white sky or overlay box)
+    /// in a frame of the strip, in pixels from the frame's left edge.
+    fn robot_x(strip: &Pixmap, frame: u32) -> f64 {
+        let (x0, mut sum, mut n) = (frame * (FRAME_W + 8), 0.0, 0.0);
+        for y in 0..FRAME_H {
+            for x in x0..x0 + FRAME_W {
+                let p = strip.pixel(x, y).unwrap();
+                if p.blue() < 80 && (p.red() > 150 || p.green() > 150) {
+                    sum += f64::from(x - x0);
+                    n += 1.0;
+                }
+            }
+        }
+        assert!(n > 100.0, "the robot is in frame {frame}");
+        sum / n
+    }
+
+    /// The study's filmstrip is three frames a row (a report page is 1 200 px wide) through one fixed
+    /// camera: the biped, walking right at about 0.6 m/s, is seen further right in each frame (a
+    /// follow camera would keep it in the middle).
+    #[test]
+    fn the_filmstrip_shows_the_robot_move_through_a_fixed_camera() {
+        let text = include_str!("../../../fixtures/scenarios/biped.json");
+        let scenario = Scenario::from_json(text).unwrap();
+        let strip = filmstrip("biped", &scenario, &[1.0, 3.0, 5.0, 7.0, 9.0]).unwrap();
+        assert_eq!((strip.width(), strip.height()), (3 * FRAME_W + 2 * 8, 2 * FRAME_H + 8));
+        assert!(strip.width() <= 1200);
+        let xs: Vec<f64> = (0..3).map(|i| robot_x(&strip, i)).collect();
+        assert!(xs[0] + 20.0 < xs[1] && xs[1] + 20.0 < xs[2], "the robot moves right: {xs:?}");
+        if let Some(dir) = std::env::var_os("VSR2D_KEEP_PICTURES") {
+            strip.save_png(std::path::Path::new(&dir).join("study-filmstrip.png")).unwrap();
+        }
+    }
+}
