@@ -42,6 +42,10 @@ if [ -z "$ffmpeg_libs" ] || [ "$outside" -ne 0 ]; then
     exit 1
 fi
 
+# The command line's result, to compare with (it links the system's FFmpeg, so it runs out here).
+[ -x target/debug/vsr2d ] || cargo build --locked --bin vsr2d
+target/debug/vsr2d simulate fixtures/scenarios/jumping.json >"$tmp/cli.json"
+
 # The check itself, run with no cargo/rustc on PATH and, where a mount namespace can be made (root),
 # with the system's FFmpeg libraries hidden.
 cat >"$tmp/check.sh" <<EOF
@@ -51,10 +55,10 @@ for f in /usr/lib/x86_64-linux-gnu/lib{avcodec,avformat,avutil,avdevice,avfilter
     if [ -f "\$f" ] && [ ! -L "\$f" ]; then mount --bind /dev/null "\$f"; fi
 done
 "$tmp/venv/bin/python" - <<'PY'
-import json, subprocess, vsr2d
+import json, vsr2d
 fixture = "$repo/fixtures/scenarios/jumping.json"
 result = vsr2d.evaluate(fixture)
-cli = json.loads(subprocess.run(["$repo/target/debug/vsr2d", "simulate", fixture], check=True, capture_output=True).stdout)
+cli = json.load(open("$tmp/cli.json"))
 assert result == cli, "the wheel's result differs from vsr2d simulate's"
 scenario = json.load(open(fixture))
 scenario["world"]["duration"] = 1.0
@@ -66,7 +70,6 @@ PY
 "$tmp/venv/bin/python" "$repo/examples/python/random_search.py"
 "$tmp/venv/bin/python" "$repo/examples/python/gym_rollout.py" "$tmp/rollout.gif"
 EOF
-[ -x target/debug/vsr2d ] || cargo build --locked --bin vsr2d
 if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
     "${clean[@]}" unshare -m bash "$tmp/check.sh"
     echo "test-wheel: ran with the system's FFmpeg libraries hidden"
