@@ -4,11 +4,11 @@
 # manylinux system does not promise (FFmpeg's libav*, and what they link in turn) into the wheel
 # (vsr2d.libs/) and points the extension's RPATH at them.
 #
-#   scripts/build-wheel.sh [--profile dist|release|test] [--out DIR]
+#   scripts/build-wheel.sh [--profile dist|wheel-test|release] [--out DIR]
 #
-# --profile  the Cargo profile: `dist` (default; fat LTO, what we ship, ~10 min on 2 cores), `test`
-#            (reuses `cargo test`'s compiled dependencies: what the wheel test uses, the bundling is
-#            the same).
+# --profile  the Cargo profile: `dist` (default; fat LTO, what we ship), `wheel-test` (what the Python
+#            tests install: optimised, no LTO; the bundling is the same), `release`. Not `test`:
+#            maturin builds through `cargo rustc`, which compiles that profile as a test harness.
 # --out      where the wheel goes (default target/wheels); the script's last line is its path.
 #
 # The platform tag is manylinux_2_<this machine's glibc minor> (Debian 12: manylinux_2_36): the wheel
@@ -33,6 +33,11 @@ while (($#)); do
             ;;
     esac
 done
+
+if [[ $profile == test ]]; then
+    echo "--profile test builds a test harness through cargo rustc, not the module: use wheel-test" >&2
+    exit 2
+fi
 
 start=$(date +%s)
 step() { printf '\n== build-wheel [%s, %ds]: %s\n' "$profile" "$(($(date +%s) - start))" "$*" >&2; }
@@ -64,6 +69,11 @@ PATH="$PWD/$tools/bin:$PATH" "$tools/bin/maturin" build --manifest-path python/C
 kill $heartbeat 2>/dev/null || true
 
 wheel=$(ls "$out"/vsr2d-*.whl)
+# The point of the repair: FFmpeg travels inside the wheel.
+if ! "$tools/bin/python" -c 'import sys, zipfile; names = zipfile.ZipFile(sys.argv[1]).namelist(); sys.exit(not any(n.startswith("vsr2d.libs/libavcodec") for n in names))' "$wheel"; then
+    echo "build-wheel: $wheel does not carry libavcodec (vsr2d.libs/): the repair did not bundle FFmpeg" >&2
+    exit 1
+fi
 step "done: $(du -h "$wheel" | cut -f1) wheel; what it bundles:"
 "$tools/bin/auditwheel" show "$wheel" >&2
 echo "$wheel"

@@ -18,10 +18,11 @@ venv=target/py-venv
 rm -rf "$venv"
 python3 -m venv "$venv"
 "$venv/bin/pip" install -q --disable-pip-version-check "maturin>=1.5,<2" "numpy>=1.21" "pytest>=7" "gymnasium>=0.29" "playwright>=1.40"
-# The portable wheel (scripts/build-wheel.sh) with the test profile (opt-level 3, no LTO) that `cargo
-# test` just used: it reuses its compiled dependencies instead of a second, whole-program-optimised
-# build (`--profile dist` is for shipping); scripts/test-wheel.sh then installs the same wheel without Rust.
-wheel=$(bash scripts/build-wheel.sh --profile test --out target/wheels-test | tail -1)
+# The portable wheel (scripts/build-wheel.sh) with the `wheel-test` profile (the test profile's
+# opt-level 3, no LTO, no debug info; see Cargo.toml for why not `test` itself) instead of the
+# whole-program-optimised `dist` (for shipping); scripts/test-wheel.sh then installs the same wheel
+# without Rust.
+wheel=$(bash scripts/build-wheel.sh --profile wheel-test --out target/wheels-test | tail -1)
 "$venv/bin/pip" install -q --disable-pip-version-check "$wheel"
 
 bin="${VSR2D_BIN:-target/debug/vsr2d}"

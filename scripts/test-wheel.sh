@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Tests that the portable wheel installs and runs without Rust and without the system's FFmpeg:
-# builds it with scripts/build-wheel.sh (by default with the `test` profile, which reuses `cargo test`'s
-# compiled dependencies: the bundling of the FFmpeg libraries is what is tested, not the optimisation),
+# builds it with scripts/build-wheel.sh (by default with the `wheel-test` profile, the one
+# scripts/test-python.sh builds, so it is built once: the bundling of the FFmpeg libraries is what is
+# tested, not the optimisation),
 # installs it into a fresh virtual environment from a clean environment whose PATH has no cargo or
 # rustc, and, in a mount namespace where the system's libav*/libsw* files are hidden, evaluates a
 # fixture (the same bits as `vsr2d simulate`), renders it to mp4 and runs the Python examples
@@ -12,10 +13,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 
-profile=test
+profile=wheel-test
 [[ ${1:-} == --profile ]] && profile=${2:?--profile needs a name}
 
-out=target/wheels-$profile
+out=target/wheels-test
 wheel=$(bash scripts/build-wheel.sh --profile "$profile" --out "$out" | tail -1)
 echo "test-wheel: $wheel"
 
