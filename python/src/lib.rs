@@ -613,10 +613,7 @@ impl Simulation {
     /// (low, high): the smallest and largest value of each element of a (1-D) observation, from what
     /// each sensor can report (±inf where a sensor is unbounded), t in [0, the scenario's length].
     #[getter]
-    fn observation_bounds<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>) {
+    fn observation_bounds<'py>(&self, py: Python<'py>) -> (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>) {
         let (low, high) = self.lock().sim.observation_bounds();
         (PyArray1::from_vec(py, low), PyArray1::from_vec(py, high))
     }

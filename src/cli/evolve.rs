@@ -83,7 +83,8 @@ pub fn run_cli(args: EvolveArgs) -> Result<(), Failure> {
     if summary.finished {
         match vsr2d::report::run_media::write_run_media(&args.output, !args.no_media) {
             Ok(media) if !args.quiet => {
-                let video = media.video.as_ref().map_or_else(|why| format!("no video: {why}"), |p| p.display().to_string());
+                let video =
+                    media.video.as_ref().map_or_else(|why| format!("no video: {why}"), |p| p.display().to_string());
                 eprintln!("pictures: {}, {video}", media.plot.display());
             }
             Ok(_) => {}

@@ -799,7 +799,8 @@ mod tests {
     /// overlay's top-left corner.
     #[test]
     fn a_heading_is_drawn_above_the_robots_label() {
-        let settings = MovieSettings { width: 320, height: 180, layout: Some(GridLayout::new(1, 1)), ..Default::default() };
+        let settings =
+            MovieSettings { width: 320, height: 180, layout: Some(GridLayout::new(1, 1)), ..Default::default() };
         let first = || showcase_sources(&RenderOptions::default(), Some(0.2)).unwrap().remove(0);
         let robot = first().bodies[0].1.clone();
         let mut plain = Movie::new(vec![first()], &settings).unwrap();

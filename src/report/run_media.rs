@@ -78,7 +78,8 @@ pub fn fitness_plot(title: &str, metric: &str, gens: &[GenerationFitness]) -> Re
     let points: Vec<(&str, Vec<(f64, f64)>)> = series
         .iter()
         .map(|(name, pick)| {
-            let p = gens.iter().filter_map(|g| pick(g).filter(|v| v.is_finite()).map(|v| (f64::from(g.gen), v))).collect();
+            let p =
+                gens.iter().filter_map(|g| pick(g).filter(|v| v.is_finite()).map(|v| (f64::from(g.gen), v))).collect();
             (*name, p)
         })
         .collect();
@@ -146,7 +147,8 @@ pub fn write_run_media(dir: &Path, video: bool) -> Result<RunMedia, RunMediaErro
     let video = if video {
         let path = dir.join(BEST_MP4);
         let best = dir.join("best.json");
-        let text = std::fs::read_to_string(&best).map_err(|source| RunMediaError::Read { path: best.clone(), source })?;
+        let text =
+            std::fs::read_to_string(&best).map_err(|source| RunMediaError::Read { path: best.clone(), source })?;
         let mut scenario = Scenario::from_json(&text)
             .map_err(|e| RunMediaError::Parse { path: best.clone(), message: e.to_string() })?;
         let best_fitness = gens.last().and_then(|g| g.best).map_or("-".into(), |b| format!("{b:.4}"));

@@ -24,7 +24,8 @@ fn is_zero(x: &f64) -> bool {
 impl LocomotionSpec {
     /// `duration` is the world's: the transient must leave time to measure.
     pub fn validate(&self, duration: f64) -> Result<(), TaskSpecError> {
-        let valid = self.transient == 0.0 || (self.transient.is_finite() && self.transient > 0.0 && self.transient < duration);
+        let valid =
+            self.transient == 0.0 || (self.transient.is_finite() && self.transient > 0.0 && self.transient < duration);
         if !valid {
             return Err(TaskSpecError::new(
                 "transient",

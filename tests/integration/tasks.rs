@@ -333,7 +333,9 @@ fn locomotion_transient_measures_from_t0() {
     // The transient is part of the scenario (what best.json of an experiment carries); 0 is left out.
     let parsed = scenario(&with(4.0, Some(1.5)));
     assert!(serde_json::to_string(&parsed).unwrap().contains(r#""task":{"type":"locomotion","transient":1.5}"#));
-    assert!(serde_json::to_string(&scenario(&with(4.0, Some(0.0)))).unwrap().contains(r#""task":{"type":"locomotion"}"#));
+    assert!(serde_json::to_string(&scenario(&with(4.0, Some(0.0))))
+        .unwrap()
+        .contains(r#""task":{"type":"locomotion"}"#));
     let e = Scenario::from_json(&with(4.0, Some(4.0))).unwrap_err().to_string();
     assert!(e.contains("task.transient") && e.contains("[0, world.duration = 4 s)"), "{e}");
 }

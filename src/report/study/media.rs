@@ -73,8 +73,14 @@ pub fn filmstrip_camera(
     scenario.world.duration = scenario.world.duration.min(last + 1.0 / f64::from(FPS));
     let options = RenderOptions::default();
     let source = || MovieSource::scenario(label, &scenario, &options).map_err(movie_error);
-    let mut settings =
-        MovieSettings { width: FRAME_W, height: FRAME_H, fps: FPS, options: options.clone(), shared_camera, ..MovieSettings::default() };
+    let mut settings = MovieSettings {
+        width: FRAME_W,
+        height: FRAME_H,
+        fps: FPS,
+        options: options.clone(),
+        shared_camera,
+        ..MovieSettings::default()
+    };
     let indices: Vec<u64> = times.iter().map(|t| frame_index_at(*t, FPS)).collect();
     if fixed_camera {
         let follow = Movie::new(vec![source()?], &settings).map_err(movie_error)?;
@@ -176,4 +182,3 @@ pub fn grid_video_camera(
             .into(),
     ))
 }
-
