@@ -19,9 +19,12 @@ venv=target/py-venv
 rm -rf "$venv"
 python3 -m venv "$venv"
 "$venv/bin/pip" install -q --disable-pip-version-check "maturin>=1.5,<2" "numpy>=1.21" "pytest>=7" "gymnasium>=0.29" "playwright>=1.40" "ray>=2.9"
-# The dev profile (opt-level 3, no LTO; the test profile inherits it): the wheel reuses the dependencies
-# `cargo test` compiled instead of a second, whole-program-optimised build (`--profile dist` ships).
-MATURIN_PEP517_ARGS="--profile dev" "$venv/bin/pip" install -q --disable-pip-version-check ./python
+# The portable wheel (scripts/build-wheel.sh) with the dev profile (opt-level 3, no LTO; the test
+# profile inherits it, so the wheel reuses the dependencies `cargo test` compiled) instead of the
+# whole-program-optimised `dist` (for shipping); scripts/test-wheel.sh then installs the same wheel
+# without Rust.
+wheel=$(bash scripts/build-wheel.sh --profile dev --out target/wheels-test | tail -1)
+"$venv/bin/pip" install -q --disable-pip-version-check "$wheel"
 
 bin="${VSR2D_BIN:-target/debug/vsr2d}"
 [ -x "$bin" ] || cargo build --locked --bin vsr2d

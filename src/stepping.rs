@@ -219,6 +219,15 @@ impl SteppedSimulation {
         out
     }
 
+    /// The smallest and largest value of each element of [`SteppedSimulation::observation`]: each
+    /// feature's ([`SensorFeatures::bounds`]), then t ∈ [0, the scenario's length].
+    pub fn observation_bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        let mut bounds: Vec<(f64, f64)> = self.robots.iter().flat_map(|r| r.features.bounds()).collect();
+        // The same product as the world's time at the last step, so the last t is within.
+        bounds.push((0.0, self.simulation.steps as f64 * self.simulation.world.settings().dt));
+        bounds.into_iter().unzip()
+    }
+
     /// Sets the control values (one per voxel of each robot, robots in order; clipped to [−1, 1], NaN
     /// read as 0 by the simulation) and advances to the next control step: one step when the control
     /// interval is 0. Returns the number of physics steps taken.
@@ -420,6 +429,41 @@ mod tests {
         // The same readings as the world reports.
         let readings = stepped.simulation.world.sensor_readings(BodyId(0)).unwrap();
         assert_eq!(obs[8], readings[1].get(crate::model::voxel::sensors::SensorKind::AreaRatio));
+    }
+
+    /// The bounds are each sensor's range (a difference of two readings spans hi − lo either way), and
+    /// a run with alternating full actuation (the robot tumbles and hits the ground) stays within them.
+    #[test]
+    fn observations_stay_within_their_bounds() {
+        use std::f64::consts::PI;
+        let sensors = r#"{"default": [{"sensor": "angle", "aggregate": "diff", "n": 4},
+            {"sensor": "touching", "aggregate": "mean", "n": 3}, {"sensor": "velocity_magnitude"}]}"#;
+        let layout: SensorLayout = serde_json::from_str(sensors).unwrap();
+        let mut stepped = SteppedSimulation::new(scenario("", 2.0), Some(layout)).unwrap();
+        let (low, high) = stepped.observation_bounds();
+        assert_eq!(low.len(), 5 * 3 + 1);
+        assert_eq!((low[0], high[0]), (-2.0 * PI, 2.0 * PI));
+        assert_eq!((low[1], high[1]), (0.0, 1.0));
+        assert_eq!((low[2], high[2]), (0.0, f64::INFINITY));
+        assert_eq!((low[15], high[15]), (0.0, stepped.total_steps() as f64 * (1.0 / 60.0)));
+        let every = SteppedSimulation::new(scenario("", 2.0), None).unwrap().observation_bounds();
+        let first_voxel: Vec<(f64, f64)> = every.0[..8].iter().copied().zip(every.1[..8].iter().copied()).collect();
+        let inf = f64::INFINITY;
+        assert_eq!(
+            first_voxel,
+            [(0.0, inf), (0.0, inf), (-inf, inf), (-inf, inf), (-PI, PI), (-inf, inf), (-inf, inf), (0.0, 1.0)]
+        );
+        let mut k = 0;
+        while !stepped.is_finished() {
+            let obs = stepped.observation();
+            for (i, v) in obs.iter().enumerate() {
+                assert!(low[i] <= *v && *v <= high[i], "feature {i} = {v} outside [{}, {}]", low[i], high[i]);
+            }
+            let a = if (k / 20) % 2 == 0 { 1.0 } else { -1.0 };
+            stepped.step(&[a; 5]).unwrap();
+            k += 1;
+        }
+        assert_eq!(*stepped.observation().last().unwrap(), high[15], "the last t is the upper bound");
     }
 
     /// A policy outside the simulation that computes, for every voxel, what a homogeneous distributed

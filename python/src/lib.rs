@@ -4,6 +4,7 @@
 //! renders.
 
 mod guard;
+mod fixtures;
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -689,6 +690,14 @@ impl Simulation {
         self.lock().sim.observation_size()
     }
 
+    /// (low, high): the smallest and largest value of each element of a (1-D) observation, from what
+    /// each sensor can report (±inf where a sensor is unbounded), t in [0, the scenario's length].
+    #[getter]
+    fn observation_bounds<'py>(&self, py: Python<'py>) -> (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>) {
+        let (low, high) = self.lock().sim.observation_bounds();
+        (PyArray1::from_vec(py, low), PyArray1::from_vec(py, high))
+    }
+
     /// The x of every robot's centre, m.
     #[getter]
     fn x(&self) -> Vec<f64> {
@@ -779,5 +788,6 @@ fn _vsr2d(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(render_frame, m)?)?;
     m.add_class::<Evolution>()?;
     m.add_function(wrap_pyfunction!(write_video, m)?)?;
+    m.add_function(wrap_pyfunction!(fixtures::task_scenario, m)?)?;
     Ok(())
 }

@@ -45,7 +45,10 @@ def run_files(directory):
 @pytest.fixture(scope="module")
 def cli_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("cli") / "run"
-    subprocess.run([binary(), "evolve", str(EXPERIMENT), "-o", str(out), "--jobs", "2"], check=True, capture_output=True)
+    # --no-media: the command line's fitness.png and best.mp4 are pictures for people, not the run.
+    subprocess.run(
+        [binary(), "evolve", str(EXPERIMENT), "-o", str(out), "--jobs", "2", "--no-media"], check=True, capture_output=True
+    )
     return run_files(out)
 
 

@@ -299,3 +299,49 @@ def test_evolve_a_distributed_controller_from_python(tmp_path):
     best = json.loads((tmp_path / "run" / "best.json").read_text())
     assert best["robots"][0]["controller"]["type"] == "distributed"
     assert vsr2d.evaluate(best)["robots"][0]["relative_x_velocity"] == log[-1]["best"]
+
+
+GYM_NAMES = {
+    "vsr2d/Locomotion-v0": "biped.json",
+    "vsr2d/Jumping-v0": "jumping.json",
+    "vsr2d/Carrying-v0": "carrying.json",
+    "vsr2d/Pushing-v0": "pushing.json",
+    "vsr2d/Climbing-v0": "climbing.json",
+    "vsr2d/Balancing-v0": "balancing.json",
+    "vsr2d/Shape-v0": "shape.json",
+}
+
+
+@pytest.mark.parametrize("name", sorted(GYM_NAMES))
+def test_registered_environments_start_from_the_tasks_fixture_and_pass_the_checker(name):
+    gymnasium = pytest.importorskip("gymnasium")
+    from gymnasium.utils.env_checker import check_env
+
+    # `import vsr2d` registered them: one name per task, each on its fixture.
+    env = gymnasium.make(name)
+    fixture = json.loads((ROOT / "fixtures" / "scenarios" / GYM_NAMES[name]).read_text())
+    assert env.unwrapped.sim.scenario == vsr2d.Simulation(fixture).scenario
+    check_env(env.unwrapped)
+    space = env.observation_space
+    # Bounded where the sensors are: every sensor's reading per voxel (8 each), then t in [0, duration].
+    low, high = space.low, space.high
+    voxels = env.action_space.shape[0]
+    assert space.shape == (8 * voxels + 1,)
+    per_voxel_low = np.tile([0, 0, -np.inf, -np.inf, -np.pi, -np.inf, -np.inf, 0], voxels)
+    per_voxel_high = np.tile([np.inf, np.inf, np.inf, np.inf, np.pi, np.inf, np.inf, 1], voxels)
+    assert np.array_equal(low[:-1], per_voxel_low) and np.array_equal(high[:-1], per_voxel_high)
+    assert low[-1] == 0 and high[-1] == pytest.approx(fixture["world"]["duration"], rel=1e-9)
+    assert (env.action_space.low == -1).all() and (env.action_space.high == 1).all()
+    # A random policy's observations stay inside (a physical check of the bounds, not of the checker).
+    env.reset(seed=1)
+    for _ in range(60):
+        obs, *_ = env.step(env.action_space.sample())
+        assert space.contains(obs), obs[(obs < low) | (obs > high)]
+
+
+def test_registered_environments_take_a_scenario():
+    gymnasium = pytest.importorskip("gymnasium")
+    env = gymnasium.make("vsr2d/Locomotion-v0", scenario=load(ROOT / "fixtures" / "scenarios" / "worm.json", 1.0))
+    assert env.unwrapped.sim.labels == vsr2d.Simulation(load(ROOT / "fixtures" / "scenarios" / "worm.json")).labels
+    with pytest.raises(ValueError, match="give a scenario, or a task"):
+        vsr2d.gym.Task()

@@ -11,8 +11,11 @@ Everything here is the Rust library through thin bindings; scenarios are the sam
 - ``evolve(experiment, out_dir, map=...)``: the built-in genetic algorithm; returns the log. ``map``
   evaluates each generation's scenarios anywhere (``vsr2d.ray.RayEvaluator`` for a Ray cluster, any
   ``concurrent.futures`` executor's ``map``); ``Evolution`` is the same run as ask/tell.
-- ``vsr2d.gym.Locomotion``: a Gymnasium environment (needs ``pip install gymnasium``).
+- ``vsr2d.gym.Locomotion``, ``vsr2d.gym.Task``: Gymnasium environments (need ``pip install gymnasium``),
+  registered as ``vsr2d/Locomotion-v0``, ``vsr2d/Jumping-v0``, ... when Gymnasium is installed.
 """
+
+import importlib.util
 
 from ._vsr2d import (
     Evolution,
@@ -69,3 +72,8 @@ def evolve(experiment, out_dir, *, map=None, jobs=None, stop_after=None, allow_l
         scenarios = run.ask()
         run.tell(list(map(scenarios)))
     return run.log()
+
+
+# With Gymnasium installed, `import vsr2d` is enough for gymnasium.make("vsr2d/Locomotion-v0").
+if importlib.util.find_spec("gymnasium") is not None:
+    from . import gym as _gym  # noqa: F401  (registers the environments)

@@ -2,10 +2,17 @@
 any task (jumping, carrying, ...), rewarded by the change of one number of the run's result.
 
 Observation: the robot's sensor features (its MLP controller's layout, or every sensor's current
-reading per voxel, or the ``sensors`` layout given), then the simulated time. Action: one control value
-per voxel in [-1, 1] (grid order, bottom row first). Reward: the distance the robot's centre moved
-along x during the step, in metres. An unstable simulation terminates the episode; the scenario's
-duration truncates it. ``render_mode="rgb_array"`` returns frames drawn by vsr2d's renderer.
+reading per voxel, or the ``sensors`` layout given), then the simulated time, in a Box bounded by what
+each sensor can report (``Simulation.observation_bounds``: angles in [-pi, pi], touching in [0, 1],
+area ratios and speeds >= 0, velocities unbounded; t in [0, duration]). Action: one control value per
+voxel in [-1, 1] (grid order, bottom row first). Reward: the distance the robot's centre moved along x
+during the step, in metres. An unstable simulation terminates the episode; the scenario's duration
+truncates it. ``render_mode="rgb_array"`` returns frames drawn by vsr2d's renderer.
+
+Registered names (``gymnasium.make`` after ``import vsr2d``): ``vsr2d/Locomotion-v0`` (the biped of
+``fixtures/scenarios/biped.json``) and one per task, ``vsr2d/Jumping-v0``, ``vsr2d/Carrying-v0``,
+``vsr2d/Pushing-v0``, ``vsr2d/Climbing-v0``, ``vsr2d/Balancing-v0``, ``vsr2d/Shape-v0`` (the task's
+fixture); ``scenario=`` replaces the scenario, other keywords go to the environment.
 
 Gymnasium is an optional dependency: ``pip install gymnasium`` (or the package's ``gym`` extra).
 """
@@ -21,6 +28,7 @@ except ImportError as e:  # pragma: no cover - exercised only without gymnasium
     raise ImportError("vsr2d.gym needs Gymnasium: pip install gymnasium (or vsr2d[gym])") from e
 
 from . import Simulation
+from ._vsr2d import task_scenario
 
 
 class _OneRobot(gymnasium.Env):
@@ -34,7 +42,8 @@ class _OneRobot(gymnasium.Env):
         self.sim = Simulation(scenario, sensors=sensors)
         self.render_mode = render_mode
         self.width, self.height = width, height
-        self.observation_space = spaces.Box(-np.inf, np.inf, shape=(self.sim.observation_size,), dtype=np.float64)
+        low, high = self.sim.observation_bounds
+        self.observation_space = spaces.Box(low, high, dtype=np.float64)
         self.action_space = spaces.Box(-1.0, 1.0, shape=(self.sim.action_size,), dtype=np.float64)
 
     def render(self):
@@ -47,11 +56,13 @@ class Locomotion(_OneRobot):
     """Move one voxel robot as far as possible along +x.
 
     ``scenario`` is a dict, a JSON string or a path, as everywhere in vsr2d; it must hold exactly one
-    robot. ``reset(seed=...)`` also gives a random terrain (uneven, hilly, steppy) that seed (a new
-    terrain per episode).
+    robot (default: the biped of ``fixtures/scenarios/biped.json``). ``reset(seed=...)`` also gives a
+    random terrain (uneven, hilly, steppy) that seed (a new terrain per episode).
     """
 
-    def __init__(self, scenario, *, sensors=None, render_mode=None, width=640, height=360):
+    def __init__(self, scenario=None, *, sensors=None, render_mode=None, width=640, height=360):
+        if scenario is None:
+            scenario = task_scenario("locomotion")
         super().__init__(scenario, sensors=sensors, render_mode=render_mode, width=width, height=height)
         if len(self.sim.labels) != 1:
             raise ValueError(
@@ -100,10 +111,17 @@ class Task(_OneRobot):
     """One robot doing the scenario's task. Observation and action as ``Locomotion``. Reward: the change
     over the step of the number at ``reward`` (a JSON pointer into ``Simulation.metrics()``, the result
     ``vsr2d simulate`` prints; default: the task's own, ``DEFAULT_REWARD``), so the rewards of an
-    episode add up to that number's final value minus its value at t = 0.
+    episode add up to that number's final value minus its value at t = 0. Without ``scenario``, the
+    example scenario of ``task`` (``fixtures/scenarios/<task>.json``).
     """
 
-    def __init__(self, scenario, *, reward=None, sensors=None, render_mode=None, width=640, height=360):
+    def __init__(
+        self, scenario=None, *, task=None, reward=None, sensors=None, render_mode=None, width=640, height=360
+    ):
+        if scenario is None:
+            if task is None:
+                raise ValueError("give a scenario, or a task to start from its example scenario (task='jumping')")
+            scenario = task_scenario(task)
         super().__init__(scenario, sensors=sensors, render_mode=render_mode, width=width, height=height)
         task = self.sim.task
         if reward is None:
@@ -129,3 +147,21 @@ class Task(_OneRobot):
         terminated = info["unstable"] is not None
         truncated = info["finished"] and not terminated
         return obs, reward, terminated, truncated, info
+
+
+#: The registered names: ``vsr2d/<Name>-v0`` for each task, with its example scenario.
+TASKS = ["jumping", "carrying", "pushing", "climbing", "balancing", "shape"]
+
+
+def _register():
+    """Registers ``vsr2d/Locomotion-v0`` and ``vsr2d/<Task>-v0`` with Gymnasium (once)."""
+    registry = gymnasium.envs.registration.registry
+    if "vsr2d/Locomotion-v0" not in registry:
+        gymnasium.register("vsr2d/Locomotion-v0", entry_point=Locomotion)
+    for task in TASKS:
+        name = f"vsr2d/{task.capitalize()}-v0"
+        if name not in registry:
+            gymnasium.register(name, entry_point=Task, kwargs={"task": task})
+
+
+_register()

@@ -262,7 +262,7 @@ pub fn worm_scenario(w: u32, scaffolding: Scaffolding, dt: f64, duration: f64) -
         chains: Vec::new(),
         schedule: Vec::new(),
         objects: Vec::new(),
-        task: TaskSpec::Locomotion,
+        task: TaskSpec::default(),
     }
 }
 

@@ -30,6 +30,10 @@ pub struct EvolveArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Without the best individual's video: a finished run writes its fitness plot (fitness.png) and,
+    /// unless this is given, best.mp4 (its best individual, at most 20 s, 1280×720).
+    #[arg(long)]
+    pub no_media: bool,
     /// Print the JSON Schema of experiment files and exit.
     #[arg(long)]
     pub schema: bool,
@@ -78,6 +82,18 @@ pub fn run_cli(args: EvolveArgs) -> Result<(), Failure> {
     bar.finish_and_clear();
     if let Some(g) = summary.resumed_from {
         eprintln!("resumed from generation {g} of {}", args.output.display());
+    }
+    if summary.finished {
+        match vsr2d::report::run_media::write_run_media(&args.output, !args.no_media) {
+            Ok(media) if !args.quiet => {
+                let video =
+                    media.video.as_ref().map_or_else(|why| format!("no video: {why}"), |p| p.display().to_string());
+                eprintln!("pictures: {}, {video}", media.plot.display());
+            }
+            Ok(_) => {}
+            // The run itself is complete and saved: its pictures failing is worth a warning, not a failure.
+            Err(e) => eprintln!("warning: the run's pictures could not be made: {e}"),
+        }
     }
     if !args.quiet {
         eprintln!(

@@ -35,7 +35,7 @@ pub struct RenderArgs {
     pub output: Option<PathBuf>,
     /// Render the K best individuals of evolution runs instead: the positional arguments are then run
     /// directories of `vsr2d evolve` (or directories holding several runs, e.g. a study), ranked by
-    /// fitness across all of them; one cell each, labelled with rank and fitness. At most 1024.
+    /// fitness across all of them; one cell each, labelled with rank, fitness and run. At most 1024.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub top: Option<u64>,
     /// Render snapshots recorded by `vsr2d simulate --record` (repeatable; one cell per robot).
@@ -398,7 +398,8 @@ fn load_sources(args: &RenderArgs, options: &RenderOptions) -> Result<Vec<MovieS
             if let Some(d) = args.duration {
                 scenario.world.duration = d;
             }
-            sources.push(MovieSource::scenario(label, &scenario, options).map_err(classify)?);
+            let source = MovieSource::scenario(label.clone(), &scenario, options).map_err(classify)?;
+            sources.push(source.with_heading(label));
         }
         return Ok(sources);
     }
@@ -430,7 +431,8 @@ fn load_sources(args: &RenderArgs, options: &RenderOptions) -> Result<Vec<MovieS
 
 /// The `k` best individuals over the evolution runs under `dirs` (a run directory holds
 /// `final_population.jsonl`; its `experiment.json` says whether fitness is maximised or minimised),
-/// best first, labelled `#rank fitness (run)`.
+/// best first, labelled `#rank fitness F · run` (the run directory as given), which the cell's overlay
+/// shows above the robot's label.
 fn top_individuals(dirs: &[PathBuf], k: usize) -> Result<Vec<(String, Scenario)>, Failure> {
     if dirs.is_empty() || k == 0 {
         return Err(input(anyhow!("--top K needs K ≥ 1 and at least one run directory of `vsr2d evolve`")));
@@ -469,7 +471,6 @@ fn top_individuals(dirs: &[PathBuf], k: usize) -> Result<Vec<(String, Scenario)>
     }
     // Stable: ties keep run order, then population order.
     all.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let several = runs.len() > 1;
     all.into_iter()
         .take(k)
         .enumerate()
@@ -477,12 +478,7 @@ fn top_individuals(dirs: &[PathBuf], k: usize) -> Result<Vec<(String, Scenario)>
             let scenario = Scenario::from_json(&scenario.to_string())
                 .with_context(|| format!("individual #{} of {run}", i + 1))
                 .map_err(input)?;
-            let label = if several {
-                format!("#{} fitness {fitness:.4} ({run})", i + 1)
-            } else {
-                format!("#{} fitness {fitness:.4}", i + 1)
-            };
-            Ok((label, scenario))
+            Ok((format!("#{} fitness {fitness:.4} · {run}", i + 1), scenario))
         })
         .collect()
 }

@@ -463,6 +463,21 @@ impl SensorFeatures {
         }
     }
 
+    /// The smallest and largest value of each feature, in layout order: a mean stays within its
+    /// sensor's range [lo, hi], a difference within [lo − hi, hi − lo].
+    pub fn bounds(&self) -> Vec<(f64, f64)> {
+        self.inputs
+            .iter()
+            .map(|input| {
+                let (lo, hi) = self.histories[input.history].1.range();
+                match input.aggregate {
+                    Aggregate::Current | Aggregate::Mean => (lo, hi),
+                    Aggregate::Diff => (lo - hi, hi - lo),
+                }
+            })
+            .collect()
+    }
+
     /// Writes the features, in layout order, into `out` (as many as both hold).
     pub fn write(&self, out: &mut [f64]) {
         for (slot, input) in out.iter_mut().zip(&self.inputs) {

@@ -140,6 +140,11 @@ pub struct MovieSource {
     end_t: f64,
     /// The optional content its snapshots carry (a recording carries what it was recorded with).
     detail: SnapshotDetail,
+    /// Shown above the robot's label in its cell (`render --top`: rank, fitness and run).
+    heading: Option<String>,
+    /// The overlay's distance and speed line: not for a fold, whose own figures (each chain's error)
+    /// are what its frames should show.
+    progress: bool,
 }
 
 impl MovieSource {
@@ -177,6 +182,7 @@ impl MovieSource {
         let end_t = sim.steps as f64 * sim.world.settings().dt;
         let monitor = sim.monitor();
         let detail = sim.world.settings().detail;
+        let progress = !matches!(sim.task, Task::Fold(_));
         MovieSource {
             name: name.into(),
             stream: Stream::Live { sim: Box::new(sim), monitor, started: false },
@@ -184,7 +190,14 @@ impl MovieSource {
             cells_only,
             end_t,
             detail,
+            heading: None,
+            progress,
         }
+    }
+
+    /// The source with `heading` shown in its cell's overlay above the robot's label.
+    pub fn with_heading(self, heading: impl Into<String>) -> Self {
+        MovieSource { heading: Some(heading.into()), ..self }
     }
 
     /// A JSON Lines recording (`vsr2d simulate --record`), cut after `until` seconds if given. The file is
@@ -223,6 +236,8 @@ impl MovieSource {
             cells_only,
             end_t,
             detail: detail.unwrap_or_default(),
+            heading: None,
+            progress: true,
         })
     }
 
@@ -342,6 +357,8 @@ struct Track {
 /// A source in the pipeline, with the snapshot it shows.
 struct Feed {
     name: String,
+    /// [`MovieSource`]'s `progress`.
+    progress: bool,
     stream: Stream,
     cursor: FrameCursor<Arc<Snapshot>>,
     tracks: Vec<Track>,
@@ -481,14 +498,23 @@ impl Movie {
                 };
                 source.bodies.iter().enumerate().map(track).collect()
             } else {
-                let label = match source.bodies.first() {
+                let mut label = match source.bodies.first() {
                     Some((_, l)) if !source.cells_only || source.bodies.len() == 1 => l.clone(),
                     _ => source.name.clone(),
                 };
+                if let Some(heading) = &source.heading {
+                    label = format!("{heading}\n{label}");
+                }
                 vec![Track { cell: cells.len(), bodies: None, shown: label.clone(), label, pending: Vec::new() }]
             };
             cells.extend((0..tracks.len()).map(|j| (f, j)));
-            feeds.push(Feed { name: source.name, stream: source.stream, cursor: FrameCursor::new(), tracks });
+            feeds.push(Feed {
+                name: source.name,
+                progress: source.progress,
+                stream: source.stream,
+                cursor: FrameCursor::new(),
+                tracks,
+            });
         }
         if let Some(view) = settings.fixed_view {
             for i in 0..cells.len() {
@@ -557,7 +583,10 @@ impl Movie {
             .iter()
             .filter_map(|&(f, j)| {
                 let (feed, track) = (&feeds[f], &feeds[f].tracks[j]);
-                let frame = CellFrame::new(feed.cursor.current()?).label(&track.shown);
+                let mut frame = CellFrame::new(feed.cursor.current()?).label(&track.shown);
+                if !feed.progress {
+                    frame = frame.without_progress();
+                }
                 Some(match &track.bodies {
                     Some(ids) => frame.bodies(ids),
                     None => frame,
@@ -630,6 +659,20 @@ impl Movie {
             walked += 1;
         }
         Ok(walked)
+    }
+
+    /// The union of cell `cell`'s follow-camera views at frames `indices`: one fixed view that shows its
+    /// robots at each of them, so frames drawn through it show the robot move against the ground (a
+    /// filmstrip of a walker). Replays the movie from its current frame; `None` if no frame was seen.
+    pub fn framing_view(mut self, cell: usize, indices: &[u64]) -> Result<Option<Aabb>, MovieError> {
+        let mut union: Option<Aabb> = None;
+        self.replay(&mut |k, _, views| {
+            if let (true, Some(v)) = (indices.contains(&k), views.get(cell)) {
+                union = Some(union.map_or(v.view, |u| u.union(v.view)));
+            }
+            Ok(())
+        })?;
+        Ok(union)
     }
 
     /// The cells of the grid, row-major: which source each shows, its label and its pixel rectangle.
@@ -749,6 +792,27 @@ mod tests {
         assert_eq!(frames.len(), 16);
         let mut movie = Movie::showcase(&settings, Some(0.5)).unwrap();
         assert!(movie.still(9).unwrap().data() == frames[9].data(), "frame 9 rendered alone differs from the stream's");
+    }
+
+    /// A heading (`render --top`'s rank, fitness and run) goes above the robot's label in the cell's
+    /// overlay: the cell's label says so, and the frame differs from the unheaded one only in the
+    /// overlay's top-left corner.
+    #[test]
+    fn a_heading_is_drawn_above_the_robots_label() {
+        let settings =
+            MovieSettings { width: 320, height: 180, layout: Some(GridLayout::new(1, 1)), ..Default::default() };
+        let first = || showcase_sources(&RenderOptions::default(), Some(0.2)).unwrap().remove(0);
+        let robot = first().bodies[0].1.clone();
+        let mut plain = Movie::new(vec![first()], &settings).unwrap();
+        let mut headed = Movie::new(vec![first().with_heading("#1 fitness 0.5000 · run-a")], &settings).unwrap();
+        assert_eq!(headed.cells()[0].label, format!("#1 fitness 0.5000 · run-a\n{robot}"));
+        let (a, b) = (plain.still(3).unwrap().clone(), headed.still(3).unwrap().clone());
+        let differing: Vec<(u32, u32)> = (0..a.height())
+            .flat_map(|y| (0..a.width()).map(move |x| (x, y)))
+            .filter(|&(x, y)| a.pixel(x, y) != b.pixel(x, y))
+            .collect();
+        assert!(differing.len() > 100, "the heading is drawn: {} pixels differ", differing.len());
+        assert!(differing.iter().all(|&(x, y)| x < 240 && y < 90), "only the overlay differs");
     }
 
     #[test]

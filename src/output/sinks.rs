@@ -124,15 +124,22 @@ impl Filmstrip {
 
     /// The frames side by side, `FILMSTRIP_GAP` pixels of white between them.
     pub fn compose(frames: &[&Pixmap]) -> Option<Pixmap> {
+        Self::compose_rows(frames, frames.len())
+    }
+
+    /// The frames in rows of `columns` (the last row may be shorter), left to right then top to
+    /// bottom, `FILMSTRIP_GAP` pixels of white between them: a filmstrip that fits a page's width.
+    pub fn compose_rows(frames: &[&Pixmap], columns: usize) -> Option<Pixmap> {
         let (w, h) = (frames.first()?.width(), frames.first()?.height());
-        let n = frames.len() as u32;
-        let mut strip = Pixmap::new(n * w + (n - 1) * FILMSTRIP_GAP, h)?;
+        let cols = columns.clamp(1, frames.len()) as u32;
+        let rows = frames.len().div_ceil(cols as usize) as u32;
+        let mut strip = Pixmap::new(cols * w + (cols - 1) * FILMSTRIP_GAP, rows * h + (rows - 1) * FILMSTRIP_GAP)?;
         strip.fill(tiny_skia::Color::WHITE);
         for (i, f) in frames.iter().enumerate() {
-            let x = i as i32 * (w + FILMSTRIP_GAP) as i32;
+            let (col, row) = (i as u32 % cols, i as u32 / cols);
             strip.draw_pixmap(
-                x,
-                0,
+                (col * (w + FILMSTRIP_GAP)) as i32,
+                (row * (h + FILMSTRIP_GAP)) as i32,
                 f.as_ref(),
                 &tiny_skia::PixmapPaint::default(),
                 tiny_skia::Transform::identity(),

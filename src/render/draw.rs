@@ -271,7 +271,7 @@ fn robots<'a>(frame: &'a CellFrame<'a>) -> impl Iterator<Item = &'a VoxelRobotSn
 }
 
 /// One cell to paint: what it shows, through which transform, and the framed robots' progress
-/// (distance since the cell's first frame, speed over the last second).
+/// (distance since the cell's first frame, mean speed since then).
 pub(crate) struct Cell<'a> {
     pub tf: &'a ViewTransform,
     pub frame: &'a CellFrame<'a>,
@@ -651,11 +651,11 @@ fn draw_overlay(
     let _ = write!(sc.text, "t = {:.2} s", cell.frame.snapshot.t);
     let mut lines = vec![sc.text.clone()];
     lines.extend(cell.frame.label.iter().flat_map(|l| l.lines().map(str::to_owned)));
-    if let Some((distance, speed)) = cell.progress.filter(|_| progress) {
+    if let Some((distance, speed)) = cell.progress.filter(|_| progress && cell.frame.progress) {
         // Print +0.0, not −0.0, for tiny values.
         let distance = if distance.abs() < 0.05 { 0.0 } else { distance };
         lines.push(match speed.map(|v| if v.abs() < 0.005 { 0.0 } else { v }) {
-            Some(v) => format!("Δx = {distance:+.1} m, v = {v:+.2} m/s"),
+            Some(v) => format!("Δx = {distance:+.1} m, mean v = {v:+.2} m/s"),
             None => format!("Δx = {distance:+.1} m"),
         });
     }

@@ -71,7 +71,7 @@ pub struct RenderOptions {
     /// The overlay, top-left on a translucent box: the cell label and `t = …`.
     pub text: bool,
     /// In the overlay: the distance the framed robots' centre has travelled since the cell's first frame
-    /// and its speed over the last second.
+    /// and its mean speed since then.
     pub progress: bool,
     /// A colour key of the fill (its sensor, the ends of the display domain), top-right.
     pub legend: bool,
@@ -148,11 +148,17 @@ pub struct CellFrame<'a> {
     pub bodies: Option<&'a [BodyId]>,
     /// Text under the time line (may have several lines).
     pub label: Option<&'a str>,
+    /// The overlay's distance and speed line (when [`RenderOptions::progress`]); off for a scene
+    /// whose task measures something else (a fold's error, shown in the label instead).
+    pub progress: bool,
 }
 
 impl<'a> CellFrame<'a> {
     pub fn new(snapshot: &'a Snapshot) -> Self {
-        CellFrame { snapshot, bodies: None, label: None }
+        CellFrame { snapshot, bodies: None, label: None, progress: true }
+    }
+    pub fn without_progress(self) -> Self {
+        CellFrame { progress: false, ..self }
     }
     pub fn bodies(self, ids: &'a [BodyId]) -> Self {
         CellFrame { bodies: Some(ids), ..self }
@@ -163,7 +169,7 @@ impl<'a> CellFrame<'a> {
 }
 
 /// What a cell shows of a frame besides the bodies: the camera's world rectangle, the framed bodies'
-/// centre, and the overlay's (Δx, speed over the last second).
+/// centre, and the overlay's (Δx, mean speed since the first frame).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CellView {
     pub view: crate::geom::Aabb,
@@ -179,36 +185,30 @@ struct CellState {
     progress: Progress,
 }
 
-/// Seconds over which the overlay's speed is averaged (a gait's own oscillation would make an
-/// instantaneous speed flicker).
-const SPEED_WINDOW_S: f64 = 1.0;
-
-/// Where the framed robots' centre started in this cell, and where it was over the last second: the
-/// overlay's Δx and speed (the HTML viewer stores the same figures per frame).
+/// Where and when the framed robots' centre was at the cell's first frame: the overlay's Δx and mean
+/// speed (Δx over the time since, the figure a locomotion result reports; a speed over a short window
+/// swings with the gait and reads like a different result). The HTML viewer stores the same figures
+/// per frame.
 #[derive(Debug, Clone, Default)]
 pub struct Progress {
-    start_x: Option<f64>,
-    recent: std::collections::VecDeque<(f64, f64)>,
+    start: Option<(f64, f64)>,
+    last_t: f64,
 }
 
 impl Progress {
-    /// Records the centre `x` at time `t` and returns (distance since the first frame, mean speed over
-    /// the window if an earlier sample lies in it), or `None` without a finite centre. A time going
-    /// backwards starts over.
+    /// Records the centre `x` at time `t` and returns (distance since the first frame, mean speed
+    /// since then once time has passed), or `None` without a finite centre. A time going backwards
+    /// starts over.
     pub fn update(&mut self, t: f64, x: f64) -> Option<(f64, Option<f64>)> {
         if !(t.is_finite() && x.is_finite()) {
             return None;
         }
-        if self.recent.back().is_some_and(|&(last, _)| t < last) {
+        if self.start.is_some() && t < self.last_t {
             *self = Progress::default();
         }
-        let x0 = *self.start_x.get_or_insert(x);
-        self.recent.push_back((t, x));
-        while self.recent.front().is_some_and(|&(s, _)| s < t - SPEED_WINDOW_S - 1e-9) {
-            self.recent.pop_front();
-        }
-        let &(t_old, x_old) = self.recent.front().unwrap_or(&(t, x));
-        let speed = (t > t_old).then(|| (x - x_old) / (t - t_old));
+        self.last_t = t;
+        let (t0, x0) = *self.start.get_or_insert((t, x));
+        let speed = (t > t0).then(|| (x - x0) / (t - t0));
         Some((x - x0, speed))
     }
 }
@@ -398,4 +398,22 @@ pub fn pixmap_to_rgba_image(pixmap: &Pixmap) -> image::RgbaImage {
     // The buffer length is exactly width·height·4, so this cannot fail.
     image::RgbaImage::from_raw(pixmap.width(), pixmap.height(), data)
         .unwrap_or_else(|| image::RgbaImage::new(pixmap.width(), pixmap.height()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Progress;
+
+    /// The overlay's speed is the mean since the first frame (Δx / Δt), not the last second's: a
+    /// robot that ran 2 m in 2 s and then stood still for 2 s reads 0.5 m/s.
+    #[test]
+    fn progress_speed_is_the_mean_since_the_first_frame() {
+        let mut p = Progress::default();
+        assert_eq!(p.update(1.0, 5.0), Some((0.0, None)));
+        assert_eq!(p.update(3.0, 7.0), Some((2.0, Some(1.0))));
+        assert_eq!(p.update(5.0, 7.0), Some((2.0, Some(0.5))));
+        assert_eq!(p.update(f64::NAN, 7.0), None);
+        // Time going backwards (a new run in the same cell) starts over.
+        assert_eq!(p.update(0.0, 1.0), Some((0.0, None)));
+    }
 }

@@ -12,6 +12,7 @@ pub mod dir;
 pub mod fit;
 pub mod format;
 pub mod pom;
+pub mod run_media;
 pub mod series;
 pub mod stats;
 pub mod study;

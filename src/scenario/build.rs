@@ -296,7 +296,7 @@ impl Scenario {
             labels.push(label);
         }
         let task = match &self.task {
-            TaskSpec::Locomotion => Task::Locomotion,
+            TaskSpec::Locomotion(spec) => Task::Locomotion { transient: spec.transient },
             TaskSpec::Free => Task::Free,
             TaskSpec::Fold => Task::Fold(fold_goals.unwrap_or_default()),
             TaskSpec::ForceDeflection(spec) => {
@@ -339,7 +339,7 @@ impl Scenario {
     /// Where the task puts robot 0 (given its footprint) and which objects it places.
     fn task_placement(&self, footprint: &Footprint<'_>) -> Result<Placement, ScenarioError> {
         Ok(match &self.task {
-            TaskSpec::Locomotion
+            TaskSpec::Locomotion(_)
             | TaskSpec::Free
             | TaskSpec::Fold
             | TaskSpec::ForceDeflection(_)

@@ -135,13 +135,12 @@ fn yes() -> bool {
 }
 
 /// What to measure.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 #[schemars(from = "TaskWire")]
 pub enum TaskSpec {
-    /// Distance travelled, average height and control effort (spec §10).
-    #[default]
-    Locomotion,
+    /// Distance travelled, average height and control effort (spec §10), optionally from a time t0.
+    Locomotion(crate::task::locomotion::LocomotionSpec),
     /// The scene as given: the voxel robots' locomotion metrics plus, per cell, its centre displacement
     /// and area ratio (`cells.md` §11, first slice).
     Free,
@@ -171,8 +170,8 @@ pub enum TaskSpec {
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 #[schemars(tag = "type")]
 enum TaskWire {
-    /// Distance travelled, average height and control effort (spec §10).
-    Locomotion {},
+    /// Distance travelled, average height and control effort (spec §10), optionally from a time t0.
+    Locomotion(crate::task::locomotion::LocomotionSpec),
     /// The scene as given (soft cells).
     Free {},
     /// One cell pressed by a bar, level by level (soft cells).
@@ -193,11 +192,17 @@ enum TaskWire {
     Shape(crate::task::shape::ShapeSpec),
 }
 
+impl Default for TaskSpec {
+    fn default() -> Self {
+        TaskSpec::Locomotion(Default::default())
+    }
+}
+
 impl TaskSpec {
     /// The task's name, as in JSON.
     pub fn name(&self) -> &'static str {
         match self {
-            TaskSpec::Locomotion => "locomotion",
+            TaskSpec::Locomotion(_) => "locomotion",
             TaskSpec::Free => "free",
             TaskSpec::ForceDeflection(_) => "force_deflection",
             TaskSpec::Fold => "fold",
@@ -215,7 +220,7 @@ impl TaskSpec {
     pub fn metric_names(&self) -> (Option<&'static str>, Vec<String>) {
         use crate::task::TaskMetrics as M;
         let example = match self {
-            TaskSpec::Locomotion | TaskSpec::Free | TaskSpec::ForceDeflection(_) | TaskSpec::Fold => {
+            TaskSpec::Locomotion(_) | TaskSpec::Free | TaskSpec::ForceDeflection(_) | TaskSpec::Fold => {
                 return (None, vec![])
             }
             TaskSpec::Jumping(_) => M::Jumping(Default::default()),
@@ -241,7 +246,7 @@ impl<'de> Deserialize<'de> for TaskSpec {
 impl From<TaskWire> for TaskSpec {
     fn from(wire: TaskWire) -> Self {
         match wire {
-            TaskWire::Locomotion {} => TaskSpec::Locomotion,
+            TaskWire::Locomotion(spec) => TaskSpec::Locomotion(spec),
             TaskWire::Free {} => TaskSpec::Free,
             TaskWire::ForceDeflection(spec) => TaskSpec::ForceDeflection(spec),
             TaskWire::Fold {} => TaskSpec::Fold,
@@ -508,7 +513,10 @@ impl Scenario {
     /// robot"), and flat ground where the task is defined on it.
     fn validate_task(&self) -> Result<(), ScenarioError> {
         let (name, flat_ground) = match &self.task {
-            TaskSpec::Locomotion | TaskSpec::Free | TaskSpec::ForceDeflection(_) | TaskSpec::Fold => return Ok(()),
+            TaskSpec::Locomotion(spec) => {
+                return Ok(spec.validate(self.world.duration)?);
+            }
+            TaskSpec::Free | TaskSpec::ForceDeflection(_) | TaskSpec::Fold => return Ok(()),
             TaskSpec::Jumping(spec) => (spec.validate().map(|_| "jumping")?, true),
             TaskSpec::Carrying(spec) => (spec.validate().map(|_| "carrying")?, false),
             TaskSpec::Pushing(spec) => (spec.validate().map(|_| "pushing")?, false),

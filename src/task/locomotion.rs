@@ -5,6 +5,40 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::snapshot::{Flow, ListenerError, Progress, Snapshot, SnapshotListener};
+use crate::task::TaskSpecError;
+
+/// The `locomotion` task's fields.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LocomotionSpec {
+    /// Seconds left out at the start, s (default 0): every metric is measured from t0 = `transient` to
+    /// the end, so a distance won by falling over or settling after placement does not count as gait.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub transient: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
+impl LocomotionSpec {
+    /// `duration` is the world's: the transient must leave time to measure.
+    pub fn validate(&self, duration: f64) -> Result<(), TaskSpecError> {
+        let valid =
+            self.transient == 0.0 || (self.transient.is_finite() && self.transient > 0.0 && self.transient < duration);
+        if !valid {
+            return Err(TaskSpecError::new(
+                "transient",
+                format!(
+                    "{} s: give seconds in [0, world.duration = {} s)",
+                    crate::geom::compact(self.transient),
+                    crate::geom::compact(duration)
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
 
 /// Metrics of one robot over a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -23,8 +57,9 @@ pub struct LocomotionMetrics {
     pub control_change: f64,
     /// Distance travelled along x, m.
     pub x_distance: f64,
-    /// Simulated time, s.
+    /// Simulated time measured (from the task's `transient` t0 to the end), s.
     pub duration: f64,
+    /// Steps measured (after t0).
     pub steps: u64,
 }
 
@@ -72,12 +107,29 @@ pub struct LocomotionListener {
     robots: Vec<RobotAccumulator>,
     steps: u64,
     t: f64,
+    /// The locomotion task's `transient`: metrics start at the first step at or after it.
+    transient: f64,
+    /// (step, t) where the measurement started (0, 0 without a transient).
+    start: Option<(u64, f64)>,
 }
 
 impl LocomotionListener {
     /// `control_interval` is c (the controller runs every c + 1 steps).
     pub fn new(control_interval: u32, legacy: bool) -> Self {
-        LocomotionListener { control_period: control_interval as u64 + 1, legacy, robots: Vec::new(), steps: 0, t: 0.0 }
+        LocomotionListener {
+            control_period: control_interval as u64 + 1,
+            legacy,
+            robots: Vec::new(),
+            steps: 0,
+            t: 0.0,
+            transient: 0.0,
+            start: None,
+        }
+    }
+
+    /// Measures from the first step at or after `transient` seconds (the `locomotion` task's option).
+    pub fn with_transient(self, transient: f64) -> Self {
+        LocomotionListener { transient, ..self }
     }
 
     /// Metrics per robot, in creation order.
@@ -85,7 +137,9 @@ impl LocomotionListener {
         self.robots
             .iter()
             .map(|r| {
-                let duration = self.t;
+                let (step0, t0) = self.start.unwrap_or((0, 0.0));
+                let duration = self.t - t0;
+                let steps = self.steps - step0;
                 let dx = r.x_last - r.x0;
                 let x_velocity = if duration > 0.0 { dx / duration } else { 0.0 };
                 let effort_norm = (r.calls as f64) * r.voxels as f64;
@@ -94,7 +148,7 @@ impl LocomotionListener {
                     label: r.label.clone(),
                     x_velocity,
                     relative_x_velocity: if r.size0 > 0.0 { x_velocity / r.size0 } else { 0.0 },
-                    center_avg_y: if self.steps > 0 { r.y_sum / self.steps as f64 } else { 0.0 },
+                    center_avg_y: if steps > 0 { r.y_sum / steps as f64 } else { 0.0 },
                     control_effort: if self.legacy {
                         r.legacy_effort_sum / r.cells.max(1) as f64
                     } else if effort_norm > 0.0 {
@@ -105,7 +159,7 @@ impl LocomotionListener {
                     control_change: if change_norm > 0.0 { r.change_sum / change_norm } else { 0.0 },
                     x_distance: dx,
                     duration,
-                    steps: self.steps,
+                    steps,
                 }
             })
             .collect()
@@ -129,6 +183,7 @@ impl LocomotionListener {
                 }
             })
             .collect();
+        self.start = (self.transient <= 0.0).then_some((0, 0.0));
     }
 
     /// Records the state after a step: each body's centre, and, after a control call, its clipped and
@@ -137,6 +192,18 @@ impl LocomotionListener {
         let (step, t) = (run.step_index(), run.time());
         self.steps = step;
         self.t = t;
+        if self.start.is_none() {
+            if t < self.transient {
+                return;
+            }
+            // t0: the state now is where the measurement starts (placement size stays the body length).
+            self.start = Some((step, t));
+            for (i, acc) in self.robots.iter_mut().enumerate() {
+                let x = run.centre(i).x;
+                (acc.x0, acc.x_last) = (x, x);
+            }
+            return;
+        }
         // The state after step k carries the values of a control call made at step k.
         let k = step - 1;
         let control_call = k % self.control_period == 0 && !(self.legacy && k == 0);

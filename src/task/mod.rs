@@ -115,8 +115,10 @@ pub struct ForceDeflectionRun {
 /// robot" of the single-robot tasks.
 #[derive(Debug, Clone)]
 pub enum Task {
-    /// Distance, height and control effort of every robot (spec §10).
-    Locomotion,
+    /// Distance, height and control effort of every robot (spec §10), from `transient` s on.
+    Locomotion {
+        transient: f64,
+    },
     /// The scene as given (the robots' locomotion metrics, the cells' metrics).
     Free,
     /// Chains folding into letters (`cells.md` §11).
@@ -176,7 +178,7 @@ impl Simulation {
     /// The task's observer for this run: what every front door feeds, one step at a time.
     pub fn monitor(&self) -> Monitor {
         let task = match &self.task {
-            Task::Locomotion | Task::Free | Task::ForceDeflection(_) => TaskMonitor::None,
+            Task::Locomotion { .. } | Task::Free | Task::ForceDeflection(_) => TaskMonitor::None,
             Task::Fold(goals) => TaskMonitor::Fold(fold::FoldListener::new(goals.clone())),
             Task::Jumping { ground } => TaskMonitor::Jumping(jumping::JumpingMonitor::new(*ground)),
             Task::Carrying { the_box } => TaskMonitor::Carrying(carrying::CarryingMonitor::new(*the_box)),
@@ -188,7 +190,10 @@ impl Simulation {
             Task::Shape => TaskMonitor::Shape(shape::ShapeMonitor::default()),
         };
         Monitor {
-            locomotion: LocomotionListener::new(self.control_interval, self.legacy),
+            locomotion: LocomotionListener::new(self.control_interval, self.legacy).with_transient(match self.task {
+                Task::Locomotion { transient } => transient,
+                _ => 0.0,
+            }),
             robots: self.robots,
             cells: self.has_cells.then(CellMetricsListener::default),
             task,

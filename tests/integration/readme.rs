@@ -140,3 +140,69 @@ fn the_fold_errors_quoted_are_what_simulate_gives() {
     }
     assert_eq!(seen, 4, "{quote}");
 }
+
+/// The shell commands of a README section's ```sh blocks, each with the output lines quoted under it
+/// (comment lines `#   text`, where `...` stands for anything).
+fn section_commands(text: &str, heading: &str) -> Vec<(String, Vec<String>)> {
+    let start = text.find(heading).unwrap_or_else(|| panic!("the README has a section {heading:?}"));
+    let rest = &text[start + heading.len()..];
+    let section = &rest[..rest.find("\n## ").unwrap_or(rest.len())];
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    for block in section.split("```sh\n").skip(1) {
+        for line in block.split("```").next().unwrap().lines().map(str::trim) {
+            if let Some(quoted) = line.strip_prefix("#   ") {
+                out.last_mut().expect("a quote follows a command").1.push(quoted.to_string());
+            } else if !line.is_empty() && !line.starts_with('#') {
+                out.push((line.to_string(), Vec::new()));
+            }
+        }
+    }
+    out
+}
+
+/// The README's first five minutes and its "Problems you won't have" evidence, run as written with
+/// the binary cargo built (as `./target/release/vsr2d`) in a scratch directory that sees the
+/// repository's fixtures, without a display; every quoted output line is in the command's output.
+#[test]
+fn the_first_five_minutes_run_as_written() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let mut commands = section_commands(&text, "## The first five minutes");
+    assert!(commands.len() >= 4, "simulate, render, evolve, view: {commands:?}");
+    commands.extend(section_commands(&text, "## Problems you won't have"));
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(root.join("fixtures"), dir.path().join("fixtures")).unwrap();
+    std::fs::create_dir_all(dir.path().join("target/release")).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_vsr2d"), dir.path().join("target/release/vsr2d")).unwrap();
+    for (command, quoted) in &commands {
+        let out = std::process::Command::new("bash")
+            .args(["-eo", "pipefail", "-c", command])
+            .current_dir(dir.path())
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .output()
+            .unwrap();
+        let printed = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "`{command}` failed:\n{printed}");
+        // Whitespace aside (the README folds pretty-printed JSON onto one line).
+        let squeeze = |t: &str| t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+        let flat = squeeze(&printed);
+        for quote in quoted {
+            // `...` stands for anything: the pieces between must appear in order.
+            let mut at = 0;
+            for piece in quote.split("...").map(squeeze).filter(|p| !p.is_empty()) {
+                let found = flat[at..].find(&piece);
+                assert!(found.is_some(), "`{command}`: the README quotes {quote:?}, the output is:\n{printed}");
+                at += found.unwrap() + piece.len();
+            }
+        }
+    }
+    // What the commands promise: the pictures of the run, and an mp4 that starts playing at once
+    // (`+faststart`: the index, moov, before the media data, mdat).
+    for file in ["jumping.mp4", "jump-run/fitness.png", "jump-run/best.mp4", "best.html", "jump.png", "top3.png"] {
+        assert!(dir.path().join(file).is_file(), "{file} was not written");
+    }
+    let mp4 = std::fs::read(dir.path().join("jumping.mp4")).unwrap();
+    let find = |tag: &[u8]| mp4.windows(4).position(|w| w == tag).unwrap_or_else(|| panic!("no {tag:?} box"));
+    assert!(find(b"moov") < find(b"mdat"), "the mp4's index comes first");
+}

@@ -65,7 +65,8 @@ fn a_tiny_study_reports_curves_table_and_pictures_and_improves_every_configurati
     let curves = image::open(a.join("curves.png")).unwrap();
     assert!(curves.width() >= 1500, "three panels side by side: {}", curves.width());
     let strip = image::open(a.join("filmstrip.png")).unwrap();
-    assert!(strip.width() > 4 * strip.height(), "five frames side by side: {}×{}", strip.width(), strip.height());
+    // Five frames three a row (392×280 each, 8 px apart): as wide as a report page, text at its size.
+    assert_eq!((strip.width(), strip.height()), (3 * 392 + 16, 2 * 280 + 8), "five frames three a row");
     #[cfg(feature = "video")]
     {
         let info = vsr2d::output::video::probe(a.join("study.mp4")).unwrap();

@@ -306,3 +306,36 @@ fn the_viewer_page_carries_the_moving_objects_and_draws_fixed_ones_as_terrain() 
     let statics = html.split(r#""statics":["#).nth(1).unwrap().split(']').next().unwrap();
     assert_eq!(statics.split(',').count(), 2, "{statics}");
 }
+
+/// `locomotion`'s `transient`: the metrics of a run measured from t0 are those of the same trajectory
+/// between t0 and T (the run to t0 is a prefix of the run to T), and a transient that leaves nothing
+/// to measure is refused with its path.
+#[test]
+fn locomotion_transient_measures_from_t0() {
+    let with = |duration: f64, transient: Option<f64>| {
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(fixture_path("biped")).unwrap()).unwrap();
+        v["world"]["duration"] = duration.into();
+        if let Some(t0) = transient {
+            v["task"] = serde_json::json!({"type": "locomotion", "transient": t0});
+        }
+        v.to_string()
+    };
+    let whole = run(&with(4.0, None)).robots[0].clone();
+    let prefix = run(&with(1.5, None)).robots[0].clone();
+    let measured = run(&with(4.0, Some(1.5))).robots[0].clone();
+    let dx = whole.x_distance - prefix.x_distance;
+    assert!((measured.x_distance - dx).abs() < 1e-9, "{} vs {dx}", measured.x_distance);
+    assert!((measured.duration - 2.5).abs() < 1e-9 && measured.steps == whole.steps - prefix.steps);
+    assert!((measured.x_velocity - dx / 2.5).abs() < 1e-9);
+    let per_length = |m: &vsr2d::task::locomotion::LocomotionMetrics| m.relative_x_velocity / m.x_velocity;
+    assert!((per_length(&measured) / per_length(&whole) - 1.0).abs() < 1e-12, "the body length at placement");
+    // The transient is part of the scenario (what best.json of an experiment carries); 0 is left out.
+    let parsed = scenario(&with(4.0, Some(1.5)));
+    assert!(serde_json::to_string(&parsed).unwrap().contains(r#""task":{"type":"locomotion","transient":1.5}"#));
+    assert!(serde_json::to_string(&scenario(&with(4.0, Some(0.0))))
+        .unwrap()
+        .contains(r#""task":{"type":"locomotion"}"#));
+    let e = Scenario::from_json(&with(4.0, Some(4.0))).unwrap_err().to_string();
+    assert!(e.contains("task.transient") && e.contains("[0, world.duration = 4 s)"), "{e}");
+}

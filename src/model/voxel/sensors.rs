@@ -159,6 +159,21 @@ impl SensorKind {
     pub fn index(self) -> usize {
         self as usize
     }
+
+    /// The smallest and largest reading this sensor can report: an area ratio is an |area| (≥ 0), a
+    /// speed is ≥ 0, the angle is in (−π, π] (both definitions), touching is 0 or 1; velocities are
+    /// unbounded.
+    pub fn range(self) -> (f64, f64) {
+        use std::f64::consts::PI;
+        match self {
+            SensorKind::AreaRatio | SensorKind::VelocityMagnitude => (0.0, f64::INFINITY),
+            SensorKind::Angle => (-PI, PI),
+            SensorKind::Touching => (0.0, 1.0),
+            SensorKind::XVelocity | SensorKind::YVelocity | SensorKind::XRotVelocity | SensorKind::YRotVelocity => {
+                (f64::NEG_INFINITY, f64::INFINITY)
+            }
+        }
+    }
 }
 
 /// The instantaneous readings of one voxel's eight sensors.

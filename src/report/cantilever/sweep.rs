@@ -409,7 +409,7 @@ impl SweepOptions {
         let sim = crate::task::Simulation {
             world: beam.world,
             steps: setup.steps,
-            task: crate::task::Task::Locomotion,
+            task: crate::task::Task::Locomotion { transient: 0.0 },
             labels: vec![label.clone()],
             robots: 1,
             has_cells: false,

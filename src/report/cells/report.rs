@@ -242,7 +242,7 @@ fn write_strip(
     scenario: &crate::scenario::Scenario,
     times: &[f64],
 ) -> Result<String, CellsReportError> {
-    let pixmap = filmstrip_camera(label, scenario, times, true)?;
+    let pixmap = filmstrip_camera(label, scenario, times, true, false)?;
     let bytes = pixmap
         .encode_png()
         .map_err(|e| DirError::Io { path: dir.path().join(name), source: std::io::Error::other(e) })?;

@@ -14,9 +14,12 @@ use crate::scenario::Scenario;
 
 /// Frame rate of the filmstrip's timeline and of the video.
 pub const FPS: u32 = 30;
-/// Size of one filmstrip frame.
-pub const FRAME_W: u32 = 420;
-pub const FRAME_H: u32 = 300;
+/// Size of one filmstrip frame: three in a row fill a report page (1 200 px wide) at full size, so
+/// the overlay's text is read at its own size.
+pub const FRAME_W: u32 = 392;
+pub const FRAME_H: u32 = 280;
+/// Filmstrip frames per row.
+pub const FILMSTRIP_COLUMNS: usize = 3;
 /// Size of the video.
 pub const VIDEO_W: u32 = 1280;
 pub const VIDEO_H: u32 = 720;
@@ -46,38 +49,50 @@ pub fn filmstrip_times(duration: f64) -> Vec<f64> {
     }
 }
 
-/// The frames of `scenario` shown at `times`, side by side.
+/// The frames of `scenario` shown at `times`, in rows of [`FILMSTRIP_COLUMNS`], through one fixed
+/// camera that frames the robot at every one of the times: the robot is seen to move (a follow camera
+/// would keep it in the middle of every frame).
 pub fn filmstrip(label: &str, scenario: &Scenario, times: &[f64]) -> Result<Pixmap, MediaError> {
-    filmstrip_camera(label, scenario, times, false)
+    filmstrip_camera(label, scenario, times, false, true)
 }
 
 /// [`filmstrip`], with one camera framing every body of the scenario when `shared_camera` (otherwise
-/// each body gets its own panel).
+/// each body gets its own panel), fixed over the times when `fixed_camera` (otherwise following).
 pub fn filmstrip_camera(
     label: &str,
     scenario: &Scenario,
     times: &[f64],
     shared_camera: bool,
+    fixed_camera: bool,
 ) -> Result<Pixmap, MediaError> {
     let what = || "the filmstrip".to_string();
+    let movie_error = |source| MediaError::Movie { what: what(), source };
     let mut scenario = scenario.clone();
     let last = times.iter().copied().fold(0.0, f64::max);
     // Simulate only as far as the last frame (plus one frame).
     scenario.world.duration = scenario.world.duration.min(last + 1.0 / f64::from(FPS));
     let options = RenderOptions::default();
-    let source = MovieSource::scenario(label, &scenario, &options)
-        .map_err(|source| MediaError::Movie { what: what(), source })?;
-    let settings =
-        MovieSettings { width: FRAME_W, height: FRAME_H, fps: FPS, options, shared_camera, ..MovieSettings::default() };
-    let mut movie = Movie::new(vec![source], &settings).map_err(|source| MediaError::Movie { what: what(), source })?;
+    let source = || MovieSource::scenario(label, &scenario, &options).map_err(movie_error);
+    let mut settings = MovieSettings {
+        width: FRAME_W,
+        height: FRAME_H,
+        fps: FPS,
+        options: options.clone(),
+        shared_camera,
+        ..MovieSettings::default()
+    };
+    let indices: Vec<u64> = times.iter().map(|t| frame_index_at(*t, FPS)).collect();
+    if fixed_camera {
+        let follow = Movie::new(vec![source()?], &settings).map_err(movie_error)?;
+        settings.fixed_view = follow.framing_view(0, &indices).map_err(movie_error)?;
+    }
+    let mut movie = Movie::new(vec![source()?], &settings).map_err(movie_error)?;
     let mut frames = Vec::with_capacity(times.len());
-    for t in times {
-        let frame =
-            movie.still(frame_index_at(*t, FPS)).map_err(|source| MediaError::Movie { what: what(), source })?;
-        frames.push(frame.clone());
+    for &k in &indices {
+        frames.push(movie.still(k).map_err(movie_error)?.clone());
     }
     let refs: Vec<&Pixmap> = frames.iter().collect();
-    Filmstrip::compose(&refs).ok_or(MediaError::Compose)
+    Filmstrip::compose_rows(&refs, FILMSTRIP_COLUMNS).ok_or(MediaError::Compose)
 }
 
 /// What became of the video.
