@@ -9,6 +9,7 @@
 
 pub mod atomic;
 pub mod gif;
+pub mod pipeline;
 pub mod png;
 pub mod record;
 pub mod sinks;
