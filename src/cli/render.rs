@@ -51,10 +51,10 @@ pub struct RenderArgs {
     #[arg(long, default_value_t = 30)]
     pub fps: u32,
     /// x264 preset (ultrafast … placebo): slower presets give smaller files.
-    #[arg(long, default_value = "veryfast")]
+    #[arg(long, default_value = vsr2d::output::DEFAULT_X264_PRESET)]
     pub preset: String,
     /// x264 constant rate factor, 0 (lossless) to 51 (smallest).
-    #[arg(long, default_value_t = 23)]
+    #[arg(long, default_value_t = vsr2d::output::DEFAULT_X264_CRF)]
     pub crf: u8,
     /// x264 threads; the same value gives byte-identical files, 0 = auto (depends on the CPU count).
     #[arg(long, default_value_t = DEFAULT_X264_THREADS)]
@@ -158,7 +158,8 @@ fn check_frame_cost(frames: u64, width: u32, height: u32, bodies: usize, still_o
     let drawn = if still_only { 1 } else { frames };
     let cost = u128::from(drawn) * u128::from(width) * u128::from(height);
     let with_bodies = cost * bodies.max(1) as u128;
-    if super::large_allowed() || (cost <= u128::from(MAX_PIXEL_FRAMES) && with_bodies <= u128::from(MAX_PIXEL_FRAME_BODIES))
+    if super::large_allowed()
+        || (cost <= u128::from(MAX_PIXEL_FRAMES) && with_bodies <= u128::from(MAX_PIXEL_FRAME_BODIES))
     {
         return Ok(());
     }

@@ -27,8 +27,8 @@ use serde::Serialize;
 use tiny_skia::Pixmap;
 
 use crate::geom::Aabb;
-use crate::output::record::{JsonlReader, RecordError};
 use crate::output::pipeline::{run_pipeline, Overlap, PipelineError};
+use crate::output::record::{JsonlReader, RecordError};
 use crate::output::{FrameError, FrameSink};
 use crate::render::{
     auto_layout, frame_count, frame_time, Camera, CellFrame, CellRect, CellView, FrameCursor, GridLayout, GridRenderer,

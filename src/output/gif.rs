@@ -221,7 +221,11 @@ mod tests {
         for y in 0..h {
             for x in 0..w {
                 let flat = x < 40;
-                let (r, g, b) = if flat { (250, 250, 245) } else { ((x * 3 % 256) as u8, (y * 5 % 256) as u8, ((x ^ y) % 256) as u8) };
+                let (r, g, b) = if flat {
+                    (250, 250, 245)
+                } else {
+                    ((x * 3 % 256) as u8, (y * 5 % 256) as u8, ((x ^ y) % 256) as u8)
+                };
                 rgba.extend_from_slice(&[r, g, b, 255]);
             }
         }

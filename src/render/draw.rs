@@ -10,10 +10,10 @@ use super::layout::nice_spacing;
 use super::style::{self, Rgba};
 use super::text::TextRenderer;
 use super::{CellFrame, RenderOptions};
-use crate::snapshot::Snapshot;
 use crate::geom::Vec2;
 use crate::model::voxel::scaffolding::SpringGroup;
 use crate::model::voxel::sensors::SensorKind;
+use crate::snapshot::Snapshot;
 use crate::snapshot::{BodySnapshot, VoxelRobotSnapshot, VoxelSnapshot};
 
 /// Voxel side assumed when it cannot be inferred from a voxel (degenerate outline); the spec default.
@@ -366,7 +366,9 @@ fn draw_objects(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut 
     use crate::model::object::ObjectMotion;
     for fixed in [true, false] {
         let mut pen = sc.pen(tf, pm);
-        for o in frame.bodies().filter_map(BodySnapshot::as_object).filter(|o| (o.motion == ObjectMotion::Fixed) == fixed) {
+        for o in
+            frame.bodies().filter_map(BodySnapshot::as_object).filter(|o| (o.motion == ObjectMotion::Fixed) == fixed)
+        {
             pen.polygon(&o.outline);
         }
         let fill = if fixed { style::TERRAIN_FILL } else { style::OBJECT_FILL };
@@ -927,13 +929,7 @@ fn surface_at(outline: &[Vec2], x: f64) -> Option<f64> {
 const MIN_TICK_SPACING_PX: f64 = 4.0;
 
 /// Ticks down into the ground every metre (longer every 10 m, with the distance written under them).
-fn draw_ground_ticks(
-    pm: &mut Pixmap,
-    tf: &ViewTransform,
-    frame: &Seen<'_>,
-    text: &mut TextRenderer,
-    sc: &mut Scratch,
-) {
+fn draw_ground_ticks(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, text: &mut TextRenderer, sc: &mut Scratch) {
     let Some(terrain) = frame.snapshot.terrain.as_deref() else { return };
     let vis = tf.visible_world();
     let step = if tf.scale >= MIN_TICK_SPACING_PX { 1.0 } else { 10.0 };

@@ -372,7 +372,11 @@ impl GridRenderer {
                     let tf = ViewTransform::new(view, w, h);
                     let centre = framed_centre(frame);
                     let progress = cell.progress.update(frame.snapshot.t, centre.x);
-                    self.indexes[slot_of[index]].query(tf.visible_world(), visible::DRAW_MARGIN_PX / tf.scale, &mut self.visible);
+                    self.indexes[slot_of[index]].query(
+                        tf.visible_world(),
+                        visible::DRAW_MARGIN_PX / tf.scale,
+                        &mut self.visible,
+                    );
                     self.drawn[index] = self.visible.len();
                     let cell_frame = draw::Cell { tf: &tf, frame, progress, visible: &self.visible };
                     draw::draw_cell(&mut cell.pixmap, &cell_frame, &self.options, &mut self.text, &mut self.scratch);
@@ -452,9 +456,14 @@ mod tests {
     /// A snapshot of `n` one-voxel robots standing `spacing` metres apart on flat ground.
     fn row_of_robots(n: usize, spacing: f64) -> Snapshot {
         let robots: Vec<String> = (0..n)
-            .map(|i| format!(r##"{{"label": "r{i}", "body": ["#"], "position": [{}, 0.5]}}"##, 10.0 + spacing * i as f64))
+            .map(|i| {
+                format!(r##"{{"label": "r{i}", "body": ["#"], "position": [{}, 0.5]}}"##, 10.0 + spacing * i as f64)
+            })
             .collect();
-        let json = format!(r#"{{"world": {{"terrain": {{"type": "flat"}}, "duration": 1}}, "robots": [{}]}}"#, robots.join(","));
+        let json = format!(
+            r#"{{"world": {{"terrain": {{"type": "flat"}}, "duration": 1}}, "robots": [{}]}}"#,
+            robots.join(",")
+        );
         Scenario::from_json(&json).unwrap().build().unwrap().world.snapshot()
     }
 
