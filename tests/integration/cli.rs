@@ -187,12 +187,19 @@ fn bench_throughput_gives_a_row_per_thread_count() {
 
 #[test]
 fn a_render_of_many_bodies_over_the_cost_limit_is_refused_before_any_work() {
-    // 300 one-voxel robots, 20 s at 30 fps and 3840×2160: 601 × 8.3·10⁶ pixels × 300 bodies = 1.5·10¹²
+    // 300 one-voxel robots side by side (no terrain: 2 km of ground holds about 220), 20 s at 30 fps and 3840×2160: 601 × 8.3·10⁶ pixels × 300 bodies = 1.5·10¹²
     // pixels × frames × bodies, over the limit of 10¹² (the pixels × frames alone, 5·10⁹, are fine).
     let dir = tempfile::tempdir().unwrap();
     let robots: Vec<String> = (0..300).map(|i| format!("{{\"label\": \"r{i}\", \"body\": [\"#\"]}}")).collect();
     let path = dir.path().join("crowd.json");
-    std::fs::write(&path, format!("{{\"world\": {{\"duration\": 20}}, \"robots\": [{}]}}", robots.join(","))).unwrap();
+    std::fs::write(
+        &path,
+        format!(
+            "{{\"world\": {{\"terrain\": {{\"type\": \"none\"}}, \"duration\": 20}}, \"robots\": [{}]}}",
+            robots.join(",")
+        ),
+    )
+    .unwrap();
     let out_mp4 = dir.path().join("crowd.mp4");
     let args = ["render", path.to_str().unwrap(), "--size", "3840x2160", "-o", out_mp4.to_str().unwrap()];
     let out = vsr2d(&args);
