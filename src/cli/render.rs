@@ -51,10 +51,10 @@ pub struct RenderArgs {
     #[arg(long, default_value_t = 30)]
     pub fps: u32,
     /// x264 preset (ultrafast … placebo): slower presets give smaller files.
-    #[arg(long, default_value = "veryfast")]
+    #[arg(long, default_value = vsr2d::output::DEFAULT_X264_PRESET)]
     pub preset: String,
     /// x264 constant rate factor, 0 (lossless) to 51 (smallest).
-    #[arg(long, default_value_t = 23)]
+    #[arg(long, default_value_t = vsr2d::output::DEFAULT_X264_CRF)]
     pub crf: u8,
     /// x264 threads; the same value gives byte-identical files, 0 = auto (depends on the CPU count).
     #[arg(long, default_value_t = DEFAULT_X264_THREADS)]
@@ -137,6 +137,11 @@ pub use vsr2d::scenario::MAX_FRAME_SIDE;
 /// The render cost limit, pixels × frames (about 90 times the 1280×720, 20 s showcase; `--allow-large`
 /// lifts it).
 pub const MAX_PIXEL_FRAMES: u64 = 50_000_000_000;
+/// The render cost limit with the bodies shown, pixels × frames × bodies (robots and cells): each cell
+/// draws only what its camera sees, but a crowd seen by every cell is drawn once per cell. 20 times
+/// [`MAX_PIXEL_FRAMES`]: about 450 times the 4-robot showcase, or 36 s of 1 000 robots at 1280×720
+/// and 30 fps.
+pub const MAX_PIXEL_FRAME_BODIES: u64 = 1_000_000_000_000;
 
 pub(super) fn parse_size(text: &str) -> Result<(u32, u32), String> {
     let (w, h) = super::parse_wxh(text, "size", "1280x720")?;
@@ -146,19 +151,34 @@ pub(super) fn parse_size(text: &str) -> Result<(u32, u32), String> {
     Ok((w, h))
 }
 
-/// Refuses a render whose pixels × frames exceed [`MAX_PIXEL_FRAMES`] (a still draws one frame).
-fn check_frame_cost(frames: u64, width: u32, height: u32, still_only: bool) -> Result<(), Failure> {
+/// Refuses a render whose pixels × frames exceed [`MAX_PIXEL_FRAMES`], or whose pixels × frames × bodies
+/// exceed [`MAX_PIXEL_FRAME_BODIES`] (a still draws one frame), before anything is simulated or drawn.
+fn check_frame_cost(frames: u64, width: u32, height: u32, bodies: usize, still_only: bool) -> Result<(), Failure> {
     let drawn = if still_only { 1 } else { frames };
     let cost = u128::from(drawn) * u128::from(width) * u128::from(height);
-    if super::large_allowed() || cost <= u128::from(MAX_PIXEL_FRAMES) {
+    let with_bodies = cost * bodies.max(1) as u128;
+    if super::large_allowed()
+        || (cost <= u128::from(MAX_PIXEL_FRAMES) && with_bodies <= u128::from(MAX_PIXEL_FRAME_BODIES))
+    {
         return Ok(());
     }
+    let c = |v: f64| vsr2d::geom::compact(v);
+    if cost > u128::from(MAX_PIXEL_FRAMES) {
+        return Err(input(anyhow!(
+            "the render needs {} frames of {width}×{height} pixels, {} pixels × frames, more than the limit of {}; \
+             shorten --duration, lower --fps or --size (`--allow-large` lifts the limit)",
+            c(frames as f64),
+            c(cost as f64),
+            c(MAX_PIXEL_FRAMES as f64)
+        )));
+    }
     Err(input(anyhow!(
-        "the render needs {} frames of {width}×{height} pixels, {} pixels × frames, more than the limit of {}; \
+        "the render shows {bodies} bodies (robots and cells) in {} frames of {width}×{height} pixels, {} pixels × \
+         frames × bodies, more than the limit of {}; render fewer robots (scenarios, --from recordings, --top K), \
          shorten --duration, lower --fps or --size (`--allow-large` lifts the limit)",
-        vsr2d::geom::compact(frames as f64),
-        vsr2d::geom::compact(cost as f64),
-        vsr2d::geom::compact(MAX_PIXEL_FRAMES as f64)
+        c(frames as f64),
+        c(with_bodies as f64),
+        c(MAX_PIXEL_FRAME_BODIES as f64)
     )))
 }
 
@@ -297,7 +317,8 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
     };
     let mut movie = Movie::new(sources, &settings.clone()).map_err(classify)?;
     let total = movie.frame_count();
-    check_frame_cost(total, width, height, args.png.is_some() && args.frames.is_none() && video_path.is_none())?;
+    let still_only = args.png.is_some() && args.frames.is_none() && video_path.is_none();
+    check_frame_cost(total, width, height, movie.body_count(), still_only)?;
     let still_index = args.at.map(|t| frame_index_at(t, args.fps));
     if still_index.is_some_and(|k| k >= total) && !args.quiet {
         eprintln!(

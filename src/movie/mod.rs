@@ -5,8 +5,8 @@
 //! made since the previous frame.
 //!
 //! Speed on few cores: the live simulations advance in lockstep, one frame interval at a time, in
-//! parallel (rayon), and the sink encodes frame k while frame k + 1 is simulated and rendered
-//! ([`rayon::join`]); encoding is the costliest stage, so this overlap is what pays.
+//! parallel (rayon), and a second thread encodes finished frames while the next ones are simulated and
+//! drawn ([`crate::output::pipeline`], a bounded queue of frames).
 //!
 //! ```ignore
 //! let sources = vec![MovieSource::scenario("biped", &scenario, &options)?];
@@ -27,6 +27,7 @@ use serde::Serialize;
 use tiny_skia::Pixmap;
 
 use crate::geom::Aabb;
+use crate::output::pipeline::{run_pipeline, Overlap, PipelineError};
 use crate::output::record::{JsonlReader, RecordError};
 use crate::output::{FrameError, FrameSink};
 use crate::render::{
@@ -464,6 +465,8 @@ pub struct Movie {
     frames: u64,
     /// The next frame to produce.
     next: u64,
+    /// Robots and cells over all sources.
+    bodies: usize,
 }
 
 impl Movie {
@@ -484,6 +487,7 @@ impl Movie {
             GridRenderer::with_layout(settings.width, settings.height, layout, settings.options.clone())?;
         let fps = f64::from(settings.fps);
         let frames = frame_count(sources.iter().map(|s| s.end_t), fps);
+        let bodies = sources.iter().map(|s| s.bodies.len()).sum();
 
         let mut cells = Vec::with_capacity(total);
         let mut feeds = Vec::with_capacity(sources.len());
@@ -521,12 +525,17 @@ impl Movie {
                 renderer.set_camera(i, Camera::fixed(view));
             }
         }
-        Ok(Movie { feeds, cells, renderer, fps, frames, next: 0 })
+        Ok(Movie { feeds, cells, renderer, fps, frames, next: 0, bodies })
     }
 
     /// Number of frames of the whole movie.
     pub fn frame_count(&self) -> u64 {
         self.frames
+    }
+
+    /// The robots and cells shown, over all sources (what a frame's drawing cost grows with).
+    pub fn body_count(&self) -> usize {
+        self.bodies
     }
 
     pub fn layout(&self) -> GridLayout {
@@ -595,35 +604,34 @@ impl Movie {
             .collect()
     }
 
-    /// Renders the remaining frames into `sink`, encoding each frame while the next one is simulated and
-    /// rendered. Calls `progress` with the number of frames pushed so far. Returns the frames pushed;
-    /// the caller finishes the sink.
+    /// Renders the remaining frames into `sink`: frames are simulated and drawn on this thread while
+    /// another pushes the finished ones into the sink (see [`crate::output::pipeline`]). Calls
+    /// `progress` with the number of frames pushed so far. Returns the frames pushed; the caller
+    /// finishes the sink.
     pub fn run(&mut self, sink: &mut (dyn FrameSink + Send), progress: &mut dyn FnMut(u64)) -> Result<u64, MovieError> {
-        let mut waiting: Option<Pixmap> = None;
-        let mut pushed = 0;
-        while self.next < self.frames {
-            let k = self.next;
-            let (push, render) = rayon::join(
-                || waiting.as_ref().map_or(Ok(false), |frame| sink.push(frame).map(|()| true)),
-                || self.render_frame(k),
-            );
-            if push? {
-                pushed += 1;
-                progress(pushed);
+        self.run_with(sink, Overlap::Threaded, progress)
+    }
+
+    /// [`Movie::run`] with drawing and encoding overlapped or not: the sink takes the same frames either way.
+    pub fn run_with(
+        &mut self,
+        sink: &mut (dyn FrameSink + Send),
+        overlap: Overlap,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<u64, MovieError> {
+        let size = self.size();
+        let draw = |frame: &mut Pixmap| -> Result<bool, MovieError> {
+            if self.next >= self.frames {
+                return Ok(false);
             }
-            render?;
-            let frame = self.renderer.pixmap();
-            match waiting.as_mut() {
-                Some(w) => w.data_mut().copy_from_slice(frame.data()),
-                None => waiting = Some(frame.clone()),
-            }
-        }
-        if let Some(frame) = waiting {
-            sink.push(&frame)?;
-            pushed += 1;
-            progress(pushed);
-        }
-        Ok(pushed)
+            self.render_frame(self.next)?;
+            self.renderer.swap_frame(frame);
+            Ok(true)
+        };
+        run_pipeline(sink, size, overlap, draw, progress).map_err(|e| match e {
+            PipelineError::Draw(e) => e,
+            PipelineError::Sink(e) => MovieError::Frame(e),
+        })
     }
 
     /// Renders only frame `k` (clamped to the last frame). Earlier frames are simulated and move the
@@ -813,6 +821,82 @@ mod tests {
             .collect();
         assert!(differing.len() > 100, "the heading is drawn: {} pixels differ", differing.len());
         assert!(differing.iter().all(|&(x, y)| x < 240 && y < 90), "only the overlay differs");
+    }
+
+    /// The bytes of the 0.5 s showcase at 96×54 written by `sink` into `dir`/`name`, drawn and encoded
+    /// with `overlap`.
+    fn showcase_bytes(
+        dir: &Path,
+        name: &str,
+        overlap: Overlap,
+        sink: impl FnOnce(&Path) -> Box<dyn FrameSink + Send>,
+    ) -> Vec<u8> {
+        let settings = MovieSettings { width: 96, height: 54, ..MovieSettings::default() };
+        let mut movie = Movie::showcase(&settings, Some(0.5)).unwrap();
+        let path = dir.join(name);
+        let mut sink = sink(&path);
+        assert_eq!(movie.run_with(&mut *sink, overlap, &mut |_| {}).unwrap(), 16);
+        sink.finish().unwrap();
+        std::fs::read(&path).unwrap()
+    }
+
+    #[test]
+    fn overlapped_drawing_and_encoding_write_the_same_bytes_as_serial() {
+        let dir = tempfile::tempdir().unwrap();
+        let gif = |path: &Path| -> Box<dyn FrameSink + Send> {
+            Box::new(crate::output::gif::GifSink::create(path, 30).unwrap())
+        };
+        let serial = showcase_bytes(dir.path(), "serial.gif", Overlap::Serial, gif);
+        let threaded = showcase_bytes(dir.path(), "threaded.gif", Overlap::Threaded, gif);
+        assert!(serial.len() > 1000);
+        assert!(serial == threaded, "the GIF differs when drawing and encoding overlap");
+        #[cfg(feature = "video")]
+        {
+            let mp4 = |path: &Path| -> Box<dyn FrameSink + Send> {
+                Box::new(crate::output::video::Mp4Encoder::new(path, default_video_settings(96, 54)).unwrap())
+            };
+            let serial = showcase_bytes(dir.path(), "serial.mp4", Overlap::Serial, mp4);
+            let threaded = showcase_bytes(dir.path(), "threaded.mp4", Overlap::Threaded, mp4);
+            assert!(serial == threaded, "the mp4 differs when drawing and encoding overlap");
+        }
+    }
+
+    /// Takes `ok` frames, then fails.
+    struct FailingSink {
+        ok: u64,
+        taken: u64,
+    }
+
+    impl FrameSink for FailingSink {
+        fn push(&mut self, _: &Pixmap) -> Result<(), FrameError> {
+            if self.taken == self.ok {
+                return Err(FrameError::Io { path: "out.mp4".into(), source: std::io::Error::other("no space left") });
+            }
+            self.taken += 1;
+            Ok(())
+        }
+        fn frame_count(&self) -> u64 {
+            self.taken
+        }
+        fn finish(self: Box<Self>) -> Result<(), FrameError> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_failing_encoder_stops_the_movie_with_its_error() {
+        let settings = MovieSettings { width: 64, height: 36, ..MovieSettings::default() };
+        let mut movie = Movie::showcase(&settings, Some(2.0)).unwrap();
+        assert_eq!(movie.frame_count(), 61);
+        let mut sink = FailingSink { ok: 3, taken: 0 };
+        let err = movie.run(&mut sink, &mut |_| {}).unwrap_err();
+        assert!(
+            matches!(&err, MovieError::Frame(FrameError::Io { source, .. }) if source.to_string() == "no space left"),
+            "{err:?}"
+        );
+        assert_eq!(sink.taken, 3);
+        // Drawing stopped soon after: the failed frame, the queue and the frame being drawn.
+        assert!(movie.next <= 4 + crate::output::pipeline::FRAME_QUEUE as u64 + 1, "drew {} frames", movie.next);
     }
 
     #[test]

@@ -26,6 +26,10 @@ pub struct GifSink {
     size: Option<(u32, u32)>,
     frames: u64,
     failed: bool,
+    /// Buffers reused from frame to frame: the opaque pixels, their palette indices, the colour memo.
+    rgba: Vec<u8>,
+    indices: Vec<u8>,
+    memo: ColorMemo,
 }
 
 impl GifSink {
@@ -34,7 +38,18 @@ impl GifSink {
         let path = path.as_ref().to_owned();
         let tmp =
             atomic::sibling_temp(&path, ".gif").map_err(|source| FrameError::Io { path: path.clone(), source })?;
-        Ok(GifSink { path, encoder: None, tmp: Some(tmp), fps: fps.max(1), size: None, frames: 0, failed: false })
+        Ok(GifSink {
+            path,
+            encoder: None,
+            tmp: Some(tmp),
+            fps: fps.max(1),
+            size: None,
+            frames: 0,
+            failed: false,
+            rgba: Vec::new(),
+            indices: Vec::new(),
+            memo: ColorMemo::new(),
+        })
     }
 
     /// The delay of frame `k` in centiseconds: the whole centiseconds between its start and the next
@@ -66,16 +81,82 @@ impl GifSink {
             self.encoder = Some(encoder);
         }
         // Premultiplied pixels with alpha forced opaque: a translucent pixel shows over black.
-        let mut rgba = frame.data().to_vec();
-        rgba.chunks_exact_mut(4).for_each(|p| p[3] = 255);
-        let mut gif_frame = ::gif::Frame::from_rgba_speed(gw, gh, &mut rgba, QUANTIZER_SPEED);
-        gif_frame.delay = self.delay_cs(self.frames);
+        self.rgba.clear();
+        self.rgba.extend_from_slice(frame.data());
+        self.rgba.chunks_exact_mut(4).for_each(|p| p[3] = 255);
+        let delay = self.delay_cs(self.frames);
+        let mut gif_frame = quantize(gw, gh, &mut self.rgba, &mut self.indices, &mut self.memo);
+        gif_frame.delay = delay;
         let encoder = self.encoder.as_mut().expect("created above");
-        encoder
-            .write_frame(&gif_frame)
-            .map_err(|e| FrameError::Encode { path: self.path.clone(), source: Box::new(e) })?;
+        let written = encoder.write_frame(&gif_frame);
+        if let std::borrow::Cow::Owned(indices) = gif_frame.buffer {
+            self.indices = indices; // reused by the next frame
+        }
+        written.map_err(|e| FrameError::Encode { path: self.path.clone(), source: Box::new(e) })?;
         self.frames += 1;
         Ok(())
+    }
+}
+
+/// Entries of the colour memo: a power of two, 1 MiB of entries.
+const MEMO_SLOTS: usize = 1 << 17;
+
+/// The palette index of recently seen colours (direct-mapped by a hash of the colour, tagged with the
+/// whole colour, so a hit is exact). A frame has tens of thousands of distinct colours at most (flat
+/// fills and their anti-aliased edges) among about a million pixels, so nearly every pixel is a hit and
+/// the quantizer's nearest-colour search runs once per colour instead of once per pixel.
+struct ColorMemo {
+    /// (colour as 0x01RRGGBB, 0 when empty; palette index).
+    slots: Vec<(u32, u8)>,
+}
+
+impl ColorMemo {
+    fn new() -> Self {
+        ColorMemo { slots: vec![(0, 0); MEMO_SLOTS] }
+    }
+
+    fn clear(&mut self) {
+        self.slots.fill((0, 0));
+    }
+
+    fn index_of(&mut self, nq: &color_quant::NeuQuant, pixel: &[u8]) -> u8 {
+        let key = 0x0100_0000 | u32::from(pixel[0]) << 16 | u32::from(pixel[1]) << 8 | u32::from(pixel[2]);
+        let slot = (key.wrapping_mul(0x9E37_79B1) >> (32 - MEMO_SLOTS.trailing_zeros())) as usize;
+        let entry = &mut self.slots[slot];
+        if entry.0 != key {
+            // A palette has 256 entries: the index always fits a byte.
+            *entry = (key, nq.index_of(pixel) as u8);
+        }
+        entry.1
+    }
+}
+
+/// `::gif::Frame::from_rgba_speed` for opaque pixels, with the same result byte for byte: an exact
+/// palette when the frame has at most 256 colours, else a NeuQuant palette learnt from this frame
+/// ([`QUANTIZER_SPEED`]) and each pixel's nearest palette colour, looked up once per distinct colour
+/// ([`ColorMemo`]) instead of once per pixel.
+fn quantize<'a>(
+    width: u16,
+    height: u16,
+    rgba: &'a mut [u8],
+    indices: &mut Vec<u8>,
+    memo: &mut ColorMemo,
+) -> ::gif::Frame<'a> {
+    let mut few = std::collections::HashSet::with_capacity(257);
+    let many = rgba.chunks_exact(4).any(|p| few.insert([p[0], p[1], p[2]]) && few.len() > 256);
+    if !many {
+        return ::gif::Frame::from_rgba_speed(width, height, rgba, QUANTIZER_SPEED);
+    }
+    let nq = color_quant::NeuQuant::new(QUANTIZER_SPEED, 256, rgba);
+    memo.clear();
+    indices.clear();
+    indices.extend(rgba.chunks_exact(4).map(|p| memo.index_of(&nq, p)));
+    ::gif::Frame {
+        width,
+        height,
+        buffer: std::borrow::Cow::Owned(std::mem::take(indices)),
+        palette: Some(nq.color_map_rgb()),
+        ..::gif::Frame::default()
     }
 }
 
@@ -130,6 +211,41 @@ mod tests {
             out.push(frame.delay);
         }
         out
+    }
+
+    #[test]
+    fn quantizing_with_the_colour_memo_gives_the_gif_crates_frame() {
+        // A gradient with a few thousand colours plus flat areas, opaque, as frames are.
+        let (w, h) = (160u16, 90u16);
+        let mut rgba = Vec::new();
+        for y in 0..h {
+            for x in 0..w {
+                let flat = x < 40;
+                let (r, g, b) = if flat {
+                    (250, 250, 245)
+                } else {
+                    ((x * 3 % 256) as u8, (y * 5 % 256) as u8, ((x ^ y) % 256) as u8)
+                };
+                rgba.extend_from_slice(&[r, g, b, 255]);
+            }
+        }
+        let mut reference_pixels = rgba.clone();
+        let reference = ::gif::Frame::from_rgba_speed(w, h, &mut reference_pixels, QUANTIZER_SPEED);
+        let (mut indices, mut memo) = (Vec::new(), ColorMemo::new());
+        for _ in 0..2 {
+            // Twice: the memo and buffers left by a frame must not change the next.
+            let mut pixels = rgba.clone();
+            let frame = quantize(w, h, &mut pixels, &mut indices, &mut memo);
+            assert_eq!(frame.palette, reference.palette);
+            assert!(frame.buffer == reference.buffer, "palette indices differ from the gif crate's");
+            assert_eq!(frame.transparent, reference.transparent);
+        }
+        // Few colours: the exact palette, as the gif crate makes it.
+        let mut few = vec![10u8, 20, 30, 255, 40, 50, 60, 255].repeat(8);
+        let mut few_reference = few.clone();
+        let frame = quantize(4, 4, &mut few, &mut indices, &mut memo);
+        let reference = ::gif::Frame::from_rgba_speed(4, 4, &mut few_reference, QUANTIZER_SPEED);
+        assert_eq!((frame.palette, frame.buffer), (reference.palette, reference.buffer));
     }
 
     #[test]

@@ -53,9 +53,9 @@ pub struct VideoSettings {
     pub height: u32,
     /// Frames per second, 1 to 1000 (default 30).
     pub fps: u32,
-    /// x264 preset, one of [`PRESETS`] (default `veryfast`: about 2x the speed of `medium`, similar size).
+    /// x264 preset, one of [`PRESETS`] (default [`super::DEFAULT_X264_PRESET`]).
     pub preset: String,
-    /// x264 constant rate factor, 0 (lossless) to 51 (worst); default 23.
+    /// x264 constant rate factor, 0 (lossless) to 51 (worst); default [`super::DEFAULT_X264_CRF`].
     pub crf: u8,
     /// x264 threads (default 1). The same input and the same thread count give byte-identical files;
     /// 0 means "auto", which depends on the CPU count and so is not reproducible across machines.
@@ -64,7 +64,14 @@ pub struct VideoSettings {
 
 impl Default for VideoSettings {
     fn default() -> Self {
-        VideoSettings { width: 640, height: 360, fps: 30, preset: "veryfast".into(), crf: 23, threads: 1 }
+        VideoSettings {
+            width: 640,
+            height: 360,
+            fps: 30,
+            preset: super::DEFAULT_X264_PRESET.into(),
+            crf: super::DEFAULT_X264_CRF,
+            threads: 1,
+        }
     }
 }
 

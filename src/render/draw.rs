@@ -13,6 +13,7 @@ use super::{CellFrame, RenderOptions};
 use crate::geom::Vec2;
 use crate::model::voxel::scaffolding::SpringGroup;
 use crate::model::voxel::sensors::SensorKind;
+use crate::snapshot::Snapshot;
 use crate::snapshot::{BodySnapshot, VoxelRobotSnapshot, VoxelSnapshot};
 
 /// Voxel side assumed when it cannot be inferred from a voxel (degenerate outline); the spec default.
@@ -265,9 +266,23 @@ fn inferred_side(v: &VoxelSnapshot) -> f64 {
     }
 }
 
-/// Every voxel robot of the snapshot: a cell frames the bodies it follows but draws all it sees.
-fn robots<'a>(frame: &'a CellFrame<'a>) -> impl Iterator<Item = &'a VoxelRobotSnapshot> + 'a {
-    frame.snapshot.bodies.iter().filter_map(BodySnapshot::as_voxel_robot)
+/// What a cell paints of its snapshot: a cell frames the bodies it follows but draws all it sees, and
+/// only those (`visible`, indices into the snapshot's bodies in snapshot order).
+pub(crate) struct Seen<'a> {
+    pub snapshot: &'a Snapshot,
+    pub visible: &'a [usize],
+}
+
+impl<'a> Seen<'a> {
+    fn bodies(&self) -> impl Iterator<Item = &'a BodySnapshot> + 'a {
+        let bodies = &self.snapshot.bodies;
+        self.visible.iter().filter_map(move |&i| bodies.get(i))
+    }
+}
+
+/// The voxel robots a cell sees.
+fn robots<'a>(frame: &Seen<'a>) -> impl Iterator<Item = &'a VoxelRobotSnapshot> + 'a {
+    frame.bodies().filter_map(BodySnapshot::as_voxel_robot)
 }
 
 /// One cell to paint: what it shows, through which transform, and the framed robots' progress
@@ -276,6 +291,8 @@ pub(crate) struct Cell<'a> {
     pub tf: &'a ViewTransform,
     pub frame: &'a CellFrame<'a>,
     pub progress: Option<(f64, Option<f64>)>,
+    /// The bodies the camera sees (see [`Seen`]).
+    pub visible: &'a [usize],
 }
 
 pub(crate) fn draw_cell(
@@ -285,7 +302,8 @@ pub(crate) fn draw_cell(
     text: &mut TextRenderer,
     sc: &mut Scratch,
 ) {
-    let (tf, frame) = (cell.tf, cell.frame);
+    let tf = cell.tf;
+    let frame = &Seen { snapshot: cell.frame.snapshot, visible: cell.visible };
     pm.fill(style::BACKGROUND.to_skia());
     if opts.world_grid {
         draw_world_grid(pm, tf);
@@ -331,7 +349,7 @@ fn draw_world_grid(pm: &mut Pixmap, tf: &ViewTransform) {
     }
 }
 
-fn draw_statics(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, sc: &mut Scratch) {
+fn draw_statics(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut Scratch) {
     let snap = frame.snapshot;
     if snap.terrain.is_none() && snap.statics.is_empty() {
         return;
@@ -344,11 +362,13 @@ fn draw_statics(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, sc: 
 }
 
 /// Rigid objects: fixed ones as terrain, moving ones in their own colour, all outlined like terrain.
-fn draw_objects(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, sc: &mut Scratch) {
+fn draw_objects(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut Scratch) {
     use crate::model::object::ObjectMotion;
     for fixed in [true, false] {
         let mut pen = sc.pen(tf, pm);
-        for o in frame.snapshot.objects().filter(|o| (o.motion == ObjectMotion::Fixed) == fixed) {
+        for o in
+            frame.bodies().filter_map(BodySnapshot::as_object).filter(|o| (o.motion == ObjectMotion::Fixed) == fixed)
+        {
             pen.polygon(&o.outline);
         }
         let fill = if fixed { style::TERRAIN_FILL } else { style::OBJECT_FILL };
@@ -356,7 +376,7 @@ fn draw_objects(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, sc: 
     }
 }
 
-fn draw_voxels(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, opts: &RenderOptions, sc: &mut Scratch) {
+fn draw_voxels(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, opts: &RenderOptions, sc: &mut Scratch) {
     let kind = opts.color_by;
     let fixed_domain = match (kind, opts.voxel_side) {
         (SensorKind::AreaRatio | SensorKind::Angle | SensorKind::Touching, _) => {
@@ -390,8 +410,8 @@ fn draw_voxels(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, opts:
 /// Soft cells (`cells.md` §13, first slice): the polygon through the body centres filled by A/A₀ on
 /// [0.75, 1.25], stroked at the bodies' width with round joins, the bodies as thin circles and a line
 /// from the centre to body 0 (the orientation tick).
-fn draw_soft_cells(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, sc: &mut Scratch) {
-    for cell in frame.snapshot.cells() {
+fn draw_soft_cells(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut Scratch) {
+    for cell in frame.bodies().filter_map(BodySnapshot::as_cell) {
         if cell.bodies.len() < 3 {
             continue;
         }
@@ -419,9 +439,9 @@ fn draw_soft_cells(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, s
 }
 
 /// Connectors, active pairs, muscles and pins (`cells.md` §13 items 4–5), over every cell's membrane.
-fn draw_cell_parts(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, sc: &mut Scratch) {
+fn draw_cell_parts(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut Scratch) {
     use crate::model::cell::connector::ConnectorState;
-    for cell in frame.snapshot.cells() {
+    for cell in frame.bodies().filter_map(BodySnapshot::as_cell) {
         let r_px = ((cell.body_radius * tf.scale) as f32).max(1.5);
         // Muscles: zig-zags between their bodies, coloured by current/rest length on the A/A₀ ramp.
         for m in &cell.muscles {
@@ -481,7 +501,7 @@ fn draw_cell_parts(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, s
 fn draw_layers(
     pm: &mut Pixmap,
     tf: &ViewTransform,
-    frame: &CellFrame<'_>,
+    frame: &Seen<'_>,
     opts: &RenderOptions,
     text: &mut TextRenderer,
     sc: &mut Scratch,
@@ -567,7 +587,7 @@ fn draw_layers(
 /// proportional to |value| (the mean of the side's values), black when positive, white when
 /// negative. The arrows keep to the right of the edge's middle, so the two directions across one
 /// edge sit side by side.
-fn draw_signals(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, sc: &mut Scratch) {
+fn draw_signals(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut Scratch) {
     for positive in [true, false] {
         let mut pen = sc.pen(tf, pm);
         for r in robots(frame) {
@@ -737,7 +757,7 @@ fn legend_pixmap(opts: &RenderOptions, text: &mut TextRenderer) -> Option<Pixmap
 /// Hatches the voxels of every material but a robot's first, in one batched path: lines in the voxel's
 /// own bilinear coordinates, so the hatch deforms and turns with the voxel. The line count follows the
 /// voxel's rest side on screen (not its breathing size, which would make lines come and go).
-fn draw_material_hatch(pm: &mut Pixmap, tf: &ViewTransform, frame: &CellFrame<'_>, sc: &mut Scratch) {
+fn draw_material_hatch(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut Scratch) {
     let mut pen = sc.pen(tf, pm);
     for v in robots(frame).flat_map(|r| &r.voxels).filter(|v| v.material != 0) {
         let lines = hatch_lines(inferred_side(v) * tf.scale);
@@ -791,7 +811,7 @@ const SWATCH_H_PX: f32 = 9.0;
 fn draw_material_key(
     pm: &mut Pixmap,
     tf: &ViewTransform,
-    frame: &CellFrame<'_>,
+    frame: &Seen<'_>,
     overlay: Option<Rect>,
     legend: Option<Rect>,
     text: &mut TextRenderer,
@@ -909,13 +929,7 @@ fn surface_at(outline: &[Vec2], x: f64) -> Option<f64> {
 const MIN_TICK_SPACING_PX: f64 = 4.0;
 
 /// Ticks down into the ground every metre (longer every 10 m, with the distance written under them).
-fn draw_ground_ticks(
-    pm: &mut Pixmap,
-    tf: &ViewTransform,
-    frame: &CellFrame<'_>,
-    text: &mut TextRenderer,
-    sc: &mut Scratch,
-) {
+fn draw_ground_ticks(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, text: &mut TextRenderer, sc: &mut Scratch) {
     let Some(terrain) = frame.snapshot.terrain.as_deref() else { return };
     let vis = tf.visible_world();
     let step = if tf.scale >= MIN_TICK_SPACING_PX { 1.0 } else { 10.0 };

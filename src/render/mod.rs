@@ -16,6 +16,7 @@ mod layout;
 mod style;
 mod text;
 mod timing;
+mod visible;
 
 use serde::{Deserialize, Serialize};
 use tiny_skia::Pixmap;
@@ -222,6 +223,13 @@ pub struct GridRenderer {
     output: Pixmap,
     text: TextRenderer,
     scratch: draw::Scratch,
+    /// The body index of each distinct snapshot of the frame being rendered (cells of one multi-robot
+    /// world share theirs), reused from frame to frame.
+    indexes: Vec<visible::BodyIndex>,
+    /// The bodies the cell being drawn sees.
+    visible: Vec<usize>,
+    /// How many bodies each cell drew in the last frame.
+    drawn: Vec<usize>,
 }
 
 impl GridRenderer {
@@ -259,6 +267,9 @@ impl GridRenderer {
             output,
             text: TextRenderer::new(),
             scratch: draw::Scratch::default(),
+            indexes: Vec::new(),
+            visible: Vec::new(),
+            drawn: vec![0; cols as usize * rows as usize],
         })
     }
 
@@ -307,6 +318,17 @@ impl GridRenderer {
         &self.output
     }
 
+    /// Hands the last rendered frame over in `frame`, without copying it when `frame` has the same size:
+    /// the two are exchanged, and the next [`GridRenderer::render`] overwrites every pixel of what the
+    /// renderer got back (the cells tile the image).
+    pub fn swap_frame(&mut self, frame: &mut Pixmap) {
+        if (frame.width(), frame.height()) == (self.output.width(), self.output.height()) {
+            std::mem::swap(frame, &mut self.output);
+        } else {
+            frame.clone_from(&self.output);
+        }
+    }
+
     /// What [`GridRenderer::render`] does to cell `index`'s camera and progress for `frame`, without
     /// drawing: for frames that are skipped (a still picks one frame of many), and for the HTML viewer,
     /// which draws the returned view itself. `None` if there is no such cell.
@@ -320,9 +342,26 @@ impl GridRenderer {
     }
 
     /// Renders one frame: `cells[k]` goes to cell k (row-major); cells beyond `cells.len()` stay white.
+    /// Each cell draws only the bodies its camera sees (with a margin for strokes and labels), found
+    /// through an index of each snapshot's bodies built once per frame, so a frame costs time linear in
+    /// the number of cells and bodies.
     pub fn render(&mut self, cells: &[CellFrame<'_>]) -> Result<&Pixmap, RenderError> {
         if cells.len() > self.cells.len() {
             return Err(RenderError::TooManyCells { given: cells.len(), capacity: self.cells.len() });
+        }
+        // Slot of each cell's snapshot in `indexes`, by the snapshot's address.
+        let mut slots: std::collections::HashMap<*const Snapshot, usize> = std::collections::HashMap::new();
+        let mut slot_of = Vec::with_capacity(cells.len());
+        for frame in cells {
+            let next = slots.len();
+            let slot = *slots.entry(std::ptr::from_ref(frame.snapshot)).or_insert(next);
+            if slot == next {
+                if self.indexes.len() <= slot {
+                    self.indexes.push(visible::BodyIndex::default());
+                }
+                self.indexes[slot].build(frame.snapshot, self.options.velocity_arrows);
+            }
+            slot_of.push(slot);
         }
         for (index, cell) in self.cells.iter_mut().enumerate() {
             match cells.get(index) {
@@ -333,29 +372,38 @@ impl GridRenderer {
                     let tf = ViewTransform::new(view, w, h);
                     let centre = framed_centre(frame);
                     let progress = cell.progress.update(frame.snapshot.t, centre.x);
-                    let cell_frame = draw::Cell { tf: &tf, frame, progress };
+                    self.indexes[slot_of[index]].query(
+                        tf.visible_world(),
+                        visible::DRAW_MARGIN_PX / tf.scale,
+                        &mut self.visible,
+                    );
+                    self.drawn[index] = self.visible.len();
+                    let cell_frame = draw::Cell { tf: &tf, frame, progress, visible: &self.visible };
                     draw::draw_cell(&mut cell.pixmap, &cell_frame, &self.options, &mut self.text, &mut self.scratch);
                     cell.transform = Some(tf);
                 }
                 None => {
                     cell.pixmap.fill(style::BACKGROUND.to_skia());
                     cell.transform = None;
+                    self.drawn[index] = 0;
                 }
             }
             blit_cell(&mut self.output, &cell.pixmap, cell.rect);
         }
         Ok(&self.output)
     }
+
+    /// How many bodies (robots, cells, objects) cell `index` drew in the last frame: those its camera
+    /// saw, not every body of its world.
+    pub fn bodies_drawn(&self, index: usize) -> Option<usize> {
+        self.drawn.get(index).copied()
+    }
 }
 
 /// Mean centre of the bodies a cell frames (all bodies without a filter).
 fn framed_centre(frame: &CellFrame<'_>) -> crate::geom::Vec2 {
     // Objects are scenery (see `Snapshot::bodies_bbox`): the overlay's Δx is the robots'.
-    let framed = frame
-        .snapshot
-        .bodies
-        .iter()
-        .filter(|b| frame.bodies.map_or(b.as_object().is_none(), |ids| ids.contains(&b.id())));
+    let framed = frame.snapshot.framed(frame.bodies);
     let (sum, n) = framed.fold((crate::geom::Vec2::ZERO, 0usize), |(s, n), b| (s + b.center(), n + 1));
     if n == 0 {
         crate::geom::Vec2::new(f64::NAN, f64::NAN)
@@ -402,7 +450,8 @@ pub fn pixmap_to_rgba_image(pixmap: &Pixmap) -> image::RgbaImage {
 
 #[cfg(test)]
 mod tests {
-    use super::Progress;
+    use super::*;
+    use crate::scenario::Scenario;
 
     /// The overlay's speed is the mean since the first frame (Δx / Δt), not the last second's: a
     /// robot that ran 2 m in 2 s and then stood still for 2 s reads 0.5 m/s.
@@ -415,5 +464,48 @@ mod tests {
         assert_eq!(p.update(f64::NAN, 7.0), None);
         // Time going backwards (a new run in the same cell) starts over.
         assert_eq!(p.update(0.0, 1.0), Some((0.0, None)));
+    }
+
+    /// A snapshot of `n` one-voxel robots standing `spacing` metres apart on flat ground.
+    fn row_of_robots(n: usize, spacing: f64) -> Snapshot {
+        let robots: Vec<String> = (0..n)
+            .map(|i| {
+                format!(r##"{{"label": "r{i}", "body": ["#"], "position": [{}, 0.5]}}"##, 10.0 + spacing * i as f64)
+            })
+            .collect();
+        let json = format!(
+            r#"{{"world": {{"terrain": {{"type": "flat"}}, "duration": 1}}, "robots": [{}]}}"#,
+            robots.join(",")
+        );
+        Scenario::from_json(&json).unwrap().build().unwrap().world.snapshot()
+    }
+
+    #[test]
+    fn each_cell_draws_only_the_bodies_its_camera_sees() {
+        let n = 30;
+        let snapshot = row_of_robots(n, 25.0);
+        let ids: Vec<[BodyId; 1]> = (0..n).map(|i| [BodyId(i)]).collect();
+        let frames: Vec<CellFrame<'_>> = ids.iter().map(|id| CellFrame::new(&snapshot).bodies(id)).collect();
+        let mut r = GridRenderer::new(600, 250, 6, 5, RenderOptions::all_layers()).unwrap();
+        r.render(&frames).unwrap();
+        // Each camera frames its robot (1.5× its box, 1 m) with a 64 px margin (≈ 6 m at this scale):
+        // the neighbours 25 m away are out of sight, so 30 bodies are drawn, not 30 × 30.
+        let drawn: Vec<usize> = (0..n).map(|i| r.bodies_drawn(i).unwrap()).collect();
+        assert_eq!(drawn, vec![1; n]);
+
+        // Robots 4 m apart (3 m voxels): a cell sees its neighbours too, but not the far end of the row.
+        let crowded = row_of_robots(n, 4.0);
+        let frames: Vec<CellFrame<'_>> = ids.iter().map(|id| CellFrame::new(&crowded).bodies(id)).collect();
+        let mut r = GridRenderer::new(600, 250, 6, 5, RenderOptions::default()).unwrap();
+        r.render(&frames).unwrap();
+        for i in 0..n {
+            let d = r.bodies_drawn(i).unwrap();
+            assert!((2..n).contains(&d), "cell {i} drew {d} of {n} bodies");
+        }
+
+        // One camera framing them all draws them all.
+        let mut r = GridRenderer::new(600, 250, 1, 1, RenderOptions::default()).unwrap();
+        r.render(&[CellFrame::new(&snapshot)]).unwrap();
+        assert_eq!(r.bodies_drawn(0), Some(n));
     }
 }

@@ -184,3 +184,31 @@ fn bench_throughput_gives_a_row_per_thread_count() {
         }
     }
 }
+
+#[test]
+fn a_render_of_many_bodies_over_the_cost_limit_is_refused_before_any_work() {
+    // 300 one-voxel robots side by side (no terrain: 2 km of ground holds about 220), 20 s at 30 fps and 3840×2160: 601 × 8.3·10⁶ pixels × 300 bodies = 1.5·10¹²
+    // pixels × frames × bodies, over the limit of 10¹² (the pixels × frames alone, 5·10⁹, are fine).
+    let dir = tempfile::tempdir().unwrap();
+    let robots: Vec<String> = (0..300).map(|i| format!("{{\"label\": \"r{i}\", \"body\": [\"#\"]}}")).collect();
+    let path = dir.path().join("crowd.json");
+    std::fs::write(
+        &path,
+        format!(
+            "{{\"world\": {{\"terrain\": {{\"type\": \"none\"}}, \"duration\": 20}}, \"robots\": [{}]}}",
+            robots.join(",")
+        ),
+    )
+    .unwrap();
+    let out_mp4 = dir.path().join("crowd.mp4");
+    let args = ["render", path.to_str().unwrap(), "--size", "3840x2160", "-o", out_mp4.to_str().unwrap()];
+    let out = vsr2d(&args);
+    assert_refused(&out, &["300 bodies", "pixels × frames × bodies", "--allow-large"]);
+    assert!(!out_mp4.exists(), "nothing was written");
+    // 100 of them are within the limit: the check passes (a single still is drawn).
+    let png = dir.path().join("still.png");
+    let few: Vec<String> = robots[..100].to_vec();
+    std::fs::write(&path, format!("{{\"world\": {{\"duration\": 1}}, \"robots\": [{}]}}", few.join(","))).unwrap();
+    let out = vsr2d(&["render", path.to_str().unwrap(), "--size", "640x360", "--png", png.to_str().unwrap(), "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}

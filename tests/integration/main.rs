@@ -22,6 +22,7 @@ mod robustness;
 mod study;
 mod tasks;
 mod terrains;
+mod vendor_patches;
 #[cfg(feature = "video")]
 mod video;
 mod view;
