@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the Python package as a portable manylinux wheel that installs without Rust, clang or FFmpeg:
-# maturin builds the extension, then its auditwheel repair copies the shared libraries it links that a
+# maturin builds the extension, then auditwheel's repair copies the shared libraries it links that a
 # manylinux system does not promise (FFmpeg's libav*, and what they link in turn) into the wheel
 # (vsr2d.libs/) and points the extension's RPATH at them.
 #
@@ -64,9 +64,17 @@ step "cargo build --profile $profile of python/ and the repair, tag $tag (cargo'
 ) &
 heartbeat=$!
 trap 'kill $heartbeat 2>/dev/null || true' EXIT
+# maturin builds a plain linux wheel; auditwheel then repairs a copy of it. (maturin's own
+# `--auditwheel repair` patches the extension in place, and that file is a hard link of cargo's cached
+# artifact: the next build would reuse an already-patched library and fail to find its libraries.)
+plain="$out/plain"
+rm -rf "$plain"
 PATH="$PWD/$tools/bin:$PATH" "$tools/bin/maturin" build --manifest-path python/Cargo.toml --locked \
-    --profile "$profile" --compatibility "$tag" --auditwheel repair --out "$out"
+    --profile "$profile" --auditwheel skip --out "$plain"
 kill $heartbeat 2>/dev/null || true
+step "auditwheel repair to $tag (copies the libraries it links into the wheel)"
+PATH="$PWD/$tools/bin:$PATH" "$tools/bin/auditwheel" repair --plat "${tag}_$(uname -m)" -w "$out" "$plain"/vsr2d-*.whl >&2
+rm -rf "$plain"
 
 wheel=$(ls "$out"/vsr2d-*.whl)
 # The point of the repair: FFmpeg travels inside the wheel.
