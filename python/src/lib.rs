@@ -3,8 +3,8 @@
 //! observations, actions and frames as numpy arrays. The GIL is released while Rust simulates or
 //! renders.
 
-mod guard;
 mod fixtures;
+mod guard;
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;

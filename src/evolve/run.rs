@@ -317,7 +317,8 @@ impl Evolution {
                 let [lo, hi] = self.mapper.spec.init_box();
                 let n = self.mapper.genome_size();
                 let rng = &mut self.rng;
-                let genomes = (0..self.experiment.ea.n_pop).map(|_| (0..n).map(|_| rng.range(lo, hi)).collect()).collect();
+                let genomes =
+                    (0..self.experiment.ea.n_pop).map(|_| (0..n).map(|_| rng.range(lo, hi)).collect()).collect();
                 (genomes, OffspringStats::default())
             } else {
                 let parents: Vec<Vec<f64>> = self.population.iter().map(|i| i.genome.clone()).collect();
@@ -369,8 +370,11 @@ impl Evolution {
             return Err(EvolveError::Tell { reason: "nothing was asked: call ask() first".into() });
         };
         if records.len() != pending.asked.len() {
-            let reason =
-                format!("{} records for {} asked scenarios (give one per scenario, in order)", records.len(), pending.asked.len());
+            let reason = format!(
+                "{} records for {} asked scenarios (give one per scenario, in order)",
+                records.len(),
+                pending.asked.len()
+            );
             self.pending = Some(pending);
             return Err(EvolveError::Tell { reason });
         }
@@ -380,7 +384,8 @@ impl Evolution {
         for (key, e) in pending.keys.iter().zip(&results) {
             self.cache.insert(*key, e.clone());
         }
-        let mut counts = BatchCounts { simulations: results.len() as u64, cache_hits: pending.cache_hits, ..Default::default() };
+        let mut counts =
+            BatchCounts { simulations: results.len() as u64, cache_hits: pending.cache_hits, ..Default::default() };
         let evaluations: Vec<Evaluation> = pending
             .slots
             .into_iter()
