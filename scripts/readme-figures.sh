@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates every figure README.md quotes, from the current code, and prints each one next to the
+# Regenerates every figure README.md and its guide (docs/) quote, from the current code, and prints each one next to the
 # README line it belongs to:
 #
 #   scripts/readme-figures.sh [--check] [--no-timings]
@@ -48,18 +48,20 @@ weld=target/release/examples/weld_check
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# The README with line breaks and runs of spaces folded, so a quoted figure may wrap.
-flat=$(tr '\n' ' ' <README.md | tr -s ' ')
+# The README and its user guide (docs/*.md), where most figures moved, with line breaks and runs of
+# spaces folded, so a quoted figure may wrap.
+pages=(README.md docs/*.md)
+flat=$(cat "${pages[@]}" | tr '\n' ' ' | tr -s ' ')
 failed=()
 
-# The README line holding `anchor` (its number and start).
+# The first line of the README or a guide page holding `anchor` (file, number and start).
 readme_line() {
-    local n
-    n=$(grep -n -F -- "$1" README.md | head -1 | cut -d: -f1)
-    if [[ -n $n ]]; then
-        printf 'README:%s  %s' "$n" "$(sed -n "${n}p" README.md | cut -c1-140)"
+    local hit
+    hit=$(grep -n -F -- "$1" "${pages[@]}" | head -1)
+    if [[ -n $hit ]]; then
+        printf '%s' "$(cut -c1-160 <<<"$hit")"
     else
-        printf 'README: (no line holds %s)' "$1"
+        printf 'README and docs: (no line holds %s)' "$1"
     fi
 }
 

@@ -160,24 +160,14 @@ fn section_commands(text: &str, heading: &str) -> Vec<(String, Vec<String>)> {
     out
 }
 
-/// The README's first five minutes and its "Problems you won't have" evidence, run as written with
-/// the binary cargo built (as `./target/release/vsr2d`) in a scratch directory that sees the
-/// repository's fixtures, without a display; every quoted output line is in the command's output.
-#[test]
-fn the_first_five_minutes_run_as_written() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let mut commands = section_commands(&text, "## The first five minutes");
-    assert!(commands.len() >= 4, "simulate, render, evolve, view: {commands:?}");
-    commands.extend(section_commands(&text, "## Problems you won't have"));
-    let dir = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(root.join("fixtures"), dir.path().join("fixtures")).unwrap();
-    std::fs::create_dir_all(dir.path().join("target/release")).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_vsr2d"), dir.path().join("target/release/vsr2d")).unwrap();
-    for (command, quoted) in &commands {
+/// Runs `commands` (with their quoted output lines) in `dir`, without a display, and asserts each
+/// succeeds and prints what is quoted under it (`...` standing for anything).
+fn run_as_written(dir: &Path, path: &std::ffi::OsStr, commands: &[(String, Vec<String>)]) {
+    for (command, quoted) in commands {
         let out = std::process::Command::new("bash")
             .args(["-eo", "pipefail", "-c", command])
-            .current_dir(dir.path())
+            .current_dir(dir)
+            .env("PATH", path)
             .env_remove("DISPLAY")
             .env_remove("WAYLAND_DISPLAY")
             .output()
@@ -192,11 +182,28 @@ fn the_first_five_minutes_run_as_written() {
             let mut at = 0;
             for piece in quote.split("...").map(squeeze).filter(|p| !p.is_empty()) {
                 let found = flat[at..].find(&piece);
-                assert!(found.is_some(), "`{command}`: the README quotes {quote:?}, the output is:\n{printed}");
+                assert!(found.is_some(), "`{command}`: the page quotes {quote:?}, the output is:\n{printed}");
                 at += found.unwrap() + piece.len();
             }
         }
     }
+}
+
+/// The README's first five minutes and its "Problems you won't have" evidence, run as written with
+/// the binary cargo built (as `./target/release/vsr2d`) in a scratch directory that sees the
+/// repository's fixtures, without a display; every quoted output line is in the command's output.
+#[test]
+fn the_first_five_minutes_run_as_written() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let mut commands = section_commands(&text, "## The first five minutes");
+    assert!(commands.len() >= 4, "simulate, render, evolve, view: {commands:?}");
+    commands.extend(section_commands(&text, "## Problems you won't have"));
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(root.join("fixtures"), dir.path().join("fixtures")).unwrap();
+    std::fs::create_dir_all(dir.path().join("target/release")).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_vsr2d"), dir.path().join("target/release/vsr2d")).unwrap();
+    run_as_written(dir.path(), &std::env::var_os("PATH").unwrap_or_default(), &commands);
     // What the commands promise: the pictures of the run, and an mp4 that starts playing at once
     // (`+faststart`: the index, moov, before the media data, mdat).
     for file in ["jumping.mp4", "jump-run/fitness.png", "jump-run/best.mp4", "best.html", "jump.png", "top3.png"] {
@@ -205,4 +212,38 @@ fn the_first_five_minutes_run_as_written() {
     let mp4 = std::fs::read(dir.path().join("jumping.mp4")).unwrap();
     let find = |tag: &[u8]| mp4.windows(4).position(|w| w == tag).unwrap_or_else(|| panic!("no {tag:?} box"));
     assert!(find(b"moov") < find(b"mdat"), "the mp4's index comes first");
+}
+
+/// The guide pages written as command walk-throughs (rendering, POM, reports): every ```sh block runs
+/// as written from the repository's root, with `vsr2d` on the PATH (as the pages assume), in a
+/// scratch directory that sees the repository's fixtures and docs; quoted output lines must appear.
+#[test]
+fn the_guide_pages_run_as_written() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    for shared in ["fixtures", "docs"] {
+        std::os::unix::fs::symlink(root.join(shared), dir.path().join(shared)).unwrap();
+    }
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_vsr2d"), bin.join("vsr2d")).unwrap();
+    let path = std::env::join_paths(
+        std::iter::once(bin).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
+    for page in ["docs/rendering.md", "docs/pom.md", "docs/reports.md"] {
+        let text = std::fs::read_to_string(root.join(page)).unwrap();
+        let commands: Vec<_> = text
+            .split("\n## ")
+            .flat_map(|section| section_commands(&format!("\n## {section}"), "\n## "))
+            .collect();
+        assert!(!commands.is_empty(), "{page} has commands");
+        run_as_written(dir.path(), &path, &commands);
+    }
+    for file in ["biped.mp4", "two-material.gif", "carrying.png", "worm-strip.png", "worm-springs.mp4", "top3.png"] {
+        assert!(dir.path().join(file).is_file(), "docs/rendering.md: {file} was not written");
+    }
+    for file in ["pom-report/index.html", "fig1-report/J.csv", "align-report/index.html", "cantilever-quick/index.html"] {
+        assert!(dir.path().join(file).is_file(), "{file} was not written");
+    }
 }
