@@ -233,17 +233,16 @@ fn the_guide_pages_run_as_written() {
     .unwrap();
     for page in ["docs/rendering.md", "docs/pom.md", "docs/reports.md"] {
         let text = std::fs::read_to_string(root.join(page)).unwrap();
-        let commands: Vec<_> = text
-            .split("\n## ")
-            .flat_map(|section| section_commands(&format!("\n## {section}"), "\n## "))
-            .collect();
+        let commands: Vec<_> =
+            text.split("\n## ").flat_map(|section| section_commands(&format!("\n## {section}"), "\n## ")).collect();
         assert!(!commands.is_empty(), "{page} has commands");
         run_as_written(dir.path(), &path, &commands);
     }
     for file in ["biped.mp4", "two-material.gif", "carrying.png", "worm-strip.png", "worm-springs.mp4", "top3.png"] {
         assert!(dir.path().join(file).is_file(), "docs/rendering.md: {file} was not written");
     }
-    for file in ["pom-report/index.html", "fig1-report/J.csv", "align-report/index.html", "cantilever-quick/index.html"] {
+    for file in ["pom-report/index.html", "fig1-report/J.csv", "align-report/index.html", "cantilever-quick/index.html"]
+    {
         assert!(dir.path().join(file).is_file(), "{file} was not written");
     }
 }
