@@ -512,3 +512,68 @@ fn listeners_can_fail_or_stop_a_run() {
     assert_eq!(w.run(10, &mut [&mut At(1000, false)]).unwrap(), Flow::Continue);
     assert_eq!(w.step_index(), 10);
 }
+
+/// The snapshots of a scenario given as JSON text, one per step from t = 0.
+fn recorded(json: &str) -> Vec<std::sync::Arc<Snapshot>> {
+    let mut recorder = SnapshotRecorder::default();
+    Scenario::from_json(json).unwrap().build().unwrap().run(&mut [&mut recorder]).unwrap();
+    recorder.snapshots
+}
+
+/// The object labelled `label` in a snapshot: its centre and velocity.
+fn object(snapshot: &Snapshot, label: &str) -> (Vec2, Vec2) {
+    let o = snapshot.objects().find(|o| o.label == label).expect("the object is in the snapshot");
+    (o.center, o.velocity)
+}
+
+/// A box thrown sideways in the air: no drag, so x grows as v·t and vy = −g·t; the drop is ½·g·t² up
+/// to the integrator's first-order term, at most ½·g·Δt·t (semi-implicit Euler with one step per Δt;
+/// less with substeps).
+#[test]
+fn a_thrown_box_flies_a_parabola() {
+    let (g, vx, dt) = (9.8, 3.0, 1.0 / 60.0);
+    let snapshots = recorded(
+        r##"{"world": {"duration": 2}, "robots": [{"label": "idle", "body": ["#"]}],
+            "objects": [{"label": "box", "size": [1, 1], "position": [100, 60], "velocity": [3, 0]}]}"##,
+    );
+    assert_eq!(snapshots.len(), 121);
+    for s in snapshots.iter().skip(1) {
+        let t = s.t;
+        let (c, v) = object(s, "box");
+        assert!((c.x - (100.0 + vx * t)).abs() < 2e-3, "t = {t}: x = {}, expected {}", c.x, 100.0 + vx * t);
+        assert!((v.x - vx).abs() < 1e-4, "t = {t}: vx = {}", v.x);
+        assert!((v.y + g * t).abs() < 1e-3 * g * t, "t = {t}: vy = {}, expected {}", v.y, -g * t);
+        let (drop, free_fall) = (60.0 - c.y, 0.5 * g * t * t);
+        assert!(
+            drop >= free_fall - 1e-3 && drop <= free_fall + 0.5 * g * dt * t + 1e-3,
+            "t = {t}: dropped {drop} m, ½gt² = {free_fall} m, the integrator adds at most {}",
+            0.5 * g * dt * t
+        );
+    }
+}
+
+/// Coulomb friction: a box sliding on flat ground decelerates at μ·g whatever its mass, so it stops
+/// after v₀²/(2μg). Friction coefficients combine as the geometric mean of the two surfaces'
+/// (the ground's is 0.2): a box of friction 1.25 slides with μ = √(0.2 · 1.25) = 0.5.
+#[test]
+fn a_sliding_box_stops_after_v0_squared_over_2_mu_g() {
+    let (g, v0, mu) = (9.8, 5.0, (0.2f64 * 1.25).sqrt());
+    let stop = v0 * v0 / (2.0 * mu * g);
+    for mass in [1.0, 10.0] {
+        let snapshots = recorded(&format!(
+            r##"{{"world": {{"duration": 2}}, "robots": [{{"label": "idle", "body": ["#"]}}],
+                "objects": [{{"label": "box", "size": [2, 1], "position": [200, 0.5], "velocity": [{v0}, 0],
+                              "friction": 1.25, "mass": {mass}}}]}}"##
+        ));
+        // While it slides: v(t) = v0 − μ·g·t.
+        for s in snapshots.iter().filter(|s| s.t > 0.1 && s.t < 0.9 * v0 / (mu * g)) {
+            let (_, v) = object(s, "box");
+            let expected = v0 - mu * g * s.t;
+            assert!((v.x - expected).abs() < 0.02 * v0, "mass {mass}, t = {}: v = {}, expected {expected}", s.t, v.x);
+        }
+        let (end, v_end) = object(snapshots.last().unwrap(), "box");
+        assert!(v_end.length() < 1e-3, "mass {mass}: still moving at {}", v_end.x);
+        let slid = end.x - 200.0;
+        assert!((slid - stop).abs() < 0.01 * stop, "mass {mass}: slid {slid} m, v₀²/(2μg) = {stop} m");
+    }
+}
