@@ -6,6 +6,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
+use crate::evolve::same_outputs;
 use vsr2d::evolve::{run, Experiment, RunOptions};
 use vsr2d::scenario::Scenario;
 
@@ -23,19 +24,6 @@ fn evolve(text: &str, dir: &Path, jobs: usize) {
     run(&experiment, text, &RunOptions { dir: dir.to_path_buf(), jobs, stop_after: None }, &mut |_| {}).unwrap();
 }
 
-/// Every deterministic file of a run directory (not `timing.jsonl`), by name.
-fn outputs(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut names: Vec<String> =
-        ["log.jsonl", "best.json", "checkpoint.json", "final_population.jsonl"].map(String::from).to_vec();
-    let mut gens: Vec<String> = fs::read_dir(dir.join("generations"))
-        .unwrap()
-        .map(|e| format!("generations/{}", e.unwrap().file_name().to_string_lossy()))
-        .collect();
-    gens.sort();
-    names.extend(gens);
-    names.into_iter().map(|n| (n.clone(), fs::read(dir.join(&n)).unwrap())).collect()
-}
-
 #[test]
 fn both_representations_evolve_identically_on_one_or_two_threads_and_replay_bit_for_bit() {
     let tmp = tempfile::tempdir().unwrap();
@@ -46,11 +34,7 @@ fn both_representations_evolve_identically_on_one_or_two_threads_and_replay_bit_
         let text = tiny(representation);
         evolve(&text, &a, 1);
         evolve(&text, &b, 2);
-        let (oa, ob) = (outputs(&a), outputs(&b));
-        assert_eq!(oa.len(), ob.len());
-        for ((name, x), (_, y)) in oa.iter().zip(&ob) {
-            assert!(x == y, "{representation}: {name} differs between --jobs 1 and --jobs 2");
-        }
+        same_outputs(&a, &b, &format!("{representation}: between --jobs 1 and --jobs 2"));
         let log: Vec<serde_json::Value> = fs::read_to_string(a.join("log.jsonl"))
             .unwrap()
             .lines()

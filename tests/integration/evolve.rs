@@ -53,7 +53,7 @@ fn outputs(dir: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 /// Asserts byte-identical deterministic outputs, naming the first file that differs.
-fn same_outputs(a: &Path, b: &Path, what: &str) {
+pub(crate) fn same_outputs(a: &Path, b: &Path, what: &str) {
     let (oa, ob) = (outputs(a), outputs(b));
     let names = |o: &[(String, Vec<u8>)]| o.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
     assert_eq!(names(&oa), names(&ob), "{what}");
