@@ -14,12 +14,14 @@ use vsr2d::snapshot::Progress;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let duration: f64 = args.get(1).map_or(60.0, |s| s.parse().expect("DURATION_S is a number"));
-    let dir = args.get(2).cloned();
+    let dir = args.get(2).cloned().filter(|d| d != "-");
+    let dt_scale: f64 = args.get(3).map_or(0.0, |s| s.parse().expect("DT_PERTURBATION is a number"));
     let gaits = reference_gaits().expect("the embedded gait set");
     let rows: Vec<String> = gaits
         .par_iter()
         .map(|g| {
-            let scenario = gait_scenario(g, duration).expect("a valid scenario");
+            let mut scenario = gait_scenario(g, duration).expect("a valid scenario");
+            scenario.world.dt *= 1.0 + dt_scale;
             let dt = scenario.world.dt;
             let mut sim = scenario.build().expect("a buildable scenario");
             let x0 = sim.world.centre(0).x;
