@@ -1,10 +1,11 @@
 //! Worm gait probe (issue 38): runs the reference gait set (`fixtures/reference/locomotion_gaits.csv`)
 //! with `legacy-1.0` and prints `w,h,freq,phase_scale,original_vx,vsr2d_vx`; with a directory it also
 //! writes each run's centre x(t), y(t) after every step (`vsr_<w>_<freq>_<phase_scale>.csv`), to lay
-//! beside the original's trajectories.
+//! beside the original's trajectories (`-` for none). DT_PERTURBATION ε runs every gait with
+//! Δt × (1 + ε), to see how noisy each gait is (docs/model.md).
 //!
 //! ```sh
-//! cargo run --release --example gait_probe -- [DURATION_S] [TRAJECTORY_DIR]
+//! cargo run --release --example gait_probe -- [DURATION_S] [TRAJECTORY_DIR] [DT_PERTURBATION]
 //! ```
 
 use rayon::prelude::*;
