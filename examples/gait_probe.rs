@@ -1,10 +1,11 @@
 //! Worm gait probe (issue 38): runs the reference gait set (`fixtures/reference/locomotion_gaits.csv`)
 //! with `legacy-1.0` and prints `w,h,freq,phase_scale,original_vx,vsr2d_vx`; with a directory it also
 //! writes each run's centre x(t), y(t) after every step (`vsr_<w>_<freq>_<phase_scale>.csv`), to lay
-//! beside the original's trajectories.
+//! beside the original's trajectories (`-` for none). DT_PERTURBATION ε runs every gait with
+//! Δt × (1 + ε), to see how noisy each gait is (docs/model.md).
 //!
 //! ```sh
-//! cargo run --release --example gait_probe -- [DURATION_S] [TRAJECTORY_DIR]
+//! cargo run --release --example gait_probe -- [DURATION_S] [TRAJECTORY_DIR] [DT_PERTURBATION]
 //! ```
 
 use rayon::prelude::*;
@@ -14,12 +15,14 @@ use vsr2d::snapshot::Progress;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let duration: f64 = args.get(1).map_or(60.0, |s| s.parse().expect("DURATION_S is a number"));
-    let dir = args.get(2).cloned();
+    let dir = args.get(2).cloned().filter(|d| d != "-");
+    let dt_scale: f64 = args.get(3).map_or(0.0, |s| s.parse().expect("DT_PERTURBATION is a number"));
     let gaits = reference_gaits().expect("the embedded gait set");
     let rows: Vec<String> = gaits
         .par_iter()
         .map(|g| {
-            let scenario = gait_scenario(g, duration).expect("a valid scenario");
+            let mut scenario = gait_scenario(g, duration).expect("a valid scenario");
+            scenario.world.dt *= 1.0 + dt_scale;
             let dt = scenario.world.dt;
             let mut sim = scenario.build().expect("a buildable scenario");
             let x0 = sim.world.centre(0).x;

@@ -98,6 +98,7 @@ impl Scenario {
             velocity_iterations: if self.world.compat.is_legacy() { LEGACY_VELOCITY_ITERATIONS } else { 1 },
             force_substeps: stepping.force_substeps,
             legacy_first_control: self.world.compat.is_legacy(),
+            friction_every_iteration: self.world.compat.is_legacy(),
             detail: self.world.snapshot,
             welds: self.world.welds,
         }

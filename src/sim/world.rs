@@ -80,6 +80,11 @@ pub struct WorldSettings {
     pub force_substeps: usize,
     /// `legacy-1.0` timing: the first control call happens after step c + 1, not at t = 0.
     pub legacy_first_control: bool,
+    /// Solve contact friction in every velocity iteration, as dyn4j's sequential impulses did
+    /// (`legacy-1.0`), instead of only in rapier's unbiased pass after them. With one solver pass per
+    /// step that pass is a single iteration, too few for the worms' stiff grip: they slipped back on
+    /// each stroke (issue 38; docs/model.md).
+    pub friction_every_iteration: bool,
     /// Optional snapshot content.
     pub detail: SnapshotDetail,
     /// Welded masses as merged bodies (default) or as jointed bodies (cross-check).
@@ -103,6 +108,7 @@ impl Default for WorldSettings {
             velocity_iterations: 1,
             force_substeps: 1,
             legacy_first_control: false,
+            friction_every_iteration: false,
             detail: SnapshotDetail::default(),
             welds: Welds::Merged,
         }
@@ -161,6 +167,7 @@ impl World {
         physics.integration_parameters.dt = settings.physics_dt() as Real;
         physics.integration_parameters.num_solver_iterations = settings.solver_iterations.max(1);
         physics.integration_parameters.num_internal_pgs_iterations = settings.velocity_iterations.max(1);
+        physics.integration_parameters.friction_in_bias_pass = settings.friction_every_iteration;
         // The broad-phase tree is kept as built and refitted, not re-balanced every step: our bodies
         // move as a few coherent groups (a robot, a chain of cells) over static ground, so the
         // optimiser bought nothing measurable and cost 5 % of the paper benchmark's time (issue 17).

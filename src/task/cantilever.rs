@@ -155,6 +155,7 @@ impl Beam {
             gravity: Vec2::ZERO,
             solver_iterations: setup.solver_iterations,
             velocity_iterations: setup.velocity_iterations(),
+            friction_every_iteration: setup.material.preset.is_legacy(),
             welds: setup.welds,
             detail,
             ..WorldSettings::default()

@@ -3,8 +3,8 @@
 //! `legacy-1.0` preset on the original's uneven5 terrain and compared by its x velocity.
 //!
 //! A gait is a w×h worm driven by f_{x,y}(t) = sin(−2π·F·t + P·π·x/w). Chaotic contact makes single
-//! gaits noisy (the original itself, with dt changed by one part in 10⁹, keeps 13 of its 16 fast gaits
-//! within ±25 %), so the verdict is on the set: rank correlation, summed velocity, the share of fast
+//! gaits noisy (the original itself, with dt changed by one part in 10⁶ … 10⁹, keeps 13 to 14 of its 16
+//! fast gaits within ±25 %; `locomotion_noise.csv`), so the verdict is on the set: rank correlation, summed velocity, the share of fast
 //! gaits within ±25 % and the sign of every moving gait.
 
 use std::f64::consts::PI;
@@ -22,6 +22,10 @@ use crate::task::RunError;
 /// The original's measurements, embedded so `vsr2d cantilever` needs no files at run time.
 pub const GAITS_CSV: &str =
     include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/reference/locomotion_gaits.csv"));
+/// The original's velocities with Δt perturbed by one part in 10⁶ … 10⁹ (`locomotion_noise.csv`): how
+/// far the original moves from itself, the noise floor of a single-run comparison.
+pub const NOISE_CSV: &str =
+    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/reference/locomotion_noise.csv"));
 /// The comparison file of the report.
 pub const LOCOMOTION_CSV: &str = "locomotion_comparison.csv";
 /// The scatter plot of the report.
@@ -84,6 +88,54 @@ pub fn parse_gaits(text: &str) -> Result<Vec<Gait>, GaitsError> {
 /// The embedded gait set.
 pub fn reference_gaits() -> Result<Vec<Gait>, GaitsError> {
     parse_gaits(GAITS_CSV)
+}
+
+/// The original against itself: one perturbed run of the whole set, compared with the reference run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SelfComparison {
+    /// Δt × (1 + `dt_perturbation`).
+    pub dt_perturbation: f64,
+    pub comparison: LocomotionComparison,
+}
+
+/// Reads `w,h,freq,phase_scale,dt_perturbation,java_vx` rows and compares each perturbation's run of
+/// `gaits` with the reference run (every gait must be there).
+pub fn parse_self_comparisons(text: &str, gaits: &[Gait], duration_s: f64) -> Result<Vec<SelfComparison>, GaitsError> {
+    let mut runs: Vec<(f64, Vec<Option<f64>>)> = Vec::new();
+    for (i, line) in text.lines().enumerate().skip(1).filter(|(_, l)| !l.trim().is_empty()) {
+        let err = |reason: &str| GaitsError { line: i + 1, reason: reason.to_string() };
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        if f.len() != 6 {
+            return Err(err("expected 6 columns: w,h,freq,phase_scale,dt_perturbation,java_vx"));
+        }
+        let num = |s: &str| s.parse::<f64>().map_err(|_| err(&format!("{s:?} is not a number")));
+        let (w, h) = (num(f[0])?, num(f[1])?);
+        let (freq, phase_scale, eps, v) = (num(f[2])?, num(f[3])?, num(f[4])?, num(f[5])?);
+        let k = gaits
+            .iter()
+            .position(|g| (g.w as f64, g.h as f64, g.freq, g.phase_scale) == (w, h, freq, phase_scale))
+            .ok_or_else(|| err("not a gait of the reference set"))?;
+        let at = match runs.iter().position(|(e, _)| *e == eps) {
+            Some(at) => at,
+            None => {
+                runs.push((eps, vec![None; gaits.len()]));
+                runs.len() - 1
+            }
+        };
+        runs[at].1[k] = Some(v);
+    }
+    runs.into_iter()
+        .map(|(eps, v)| {
+            let v: Option<Vec<f64>> = v.into_iter().collect();
+            let v = v.ok_or_else(|| GaitsError { line: 0, reason: format!("perturbation {eps:e} misses gaits") })?;
+            Ok(SelfComparison { dt_perturbation: eps, comparison: compare(gaits, &v, duration_s) })
+        })
+        .collect()
+}
+
+/// The embedded perturbed runs of the original against its reference run.
+pub fn self_comparisons() -> Result<Vec<SelfComparison>, GaitsError> {
+    parse_self_comparisons(NOISE_CSV, &reference_gaits()?, 60.0)
 }
 
 /// The vsr2d scenario equivalent to the original's run of `gait` (the README of the reference): uneven
@@ -390,5 +442,28 @@ mod tests {
         assert_eq!(gaits.len(), 24);
         let paper = gaits.iter().find(|g| (g.w, g.freq, g.phase_scale) == (3, 1.0, 1.0)).unwrap();
         assert_eq!(paper.original_vx, 0.427992);
+    }
+
+    #[test]
+    fn the_originals_perturbed_runs_cover_the_set_and_stay_close_to_it() {
+        let runs = self_comparisons().unwrap();
+        assert!(runs.len() >= 3, "{} perturbed runs", runs.len());
+        for r in &runs {
+            assert!(r.dt_perturbation != 0.0 && r.dt_perturbation.abs() <= 1e-6);
+            assert_eq!(r.comparison.rows.len(), 24);
+            // The original against itself: the ordering holds and no moving gait turns round.
+            assert!(r.comparison.spearman > 0.9, "{}", r.comparison.spearman);
+            assert_eq!(r.comparison.same_sign, r.comparison.moving_total);
+        }
+    }
+
+    #[test]
+    fn a_perturbed_run_missing_a_gait_is_an_error() {
+        let gaits = reference_gaits().unwrap();
+        let text = "w,h,freq,phase_scale,dt_perturbation,java_vx\n3,3,0.5,1,1e-9,0.4\n";
+        let e = parse_self_comparisons(text, &gaits, 60.0).unwrap_err();
+        assert!(e.reason.contains("misses gaits"), "{e}");
+        let e = parse_self_comparisons("h\n5,3,0.5,1,1e-9,0.4\n", &gaits, 60.0).unwrap_err();
+        assert_eq!(e.line, 2);
     }
 }

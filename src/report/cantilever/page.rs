@@ -164,6 +164,17 @@ struct LocomotionView {
     signs: String,
     worst: Vec<GaitRowView>,
     rows: Vec<GaitRowView>,
+    /// The original against its own Δt-perturbed runs (the noise floor), one row per perturbation.
+    noise: Vec<NoiseRowView>,
+}
+
+#[derive(Serialize)]
+struct NoiseRowView {
+    dt_perturbation: String,
+    spearman: String,
+    sum_bias: String,
+    fast: String,
+    signs: String,
 }
 
 fn gait_row_view(r: &GaitRow) -> GaitRowView {
@@ -195,6 +206,18 @@ fn locomotion_view(l: &LocomotionComparison) -> LocomotionView {
         signs: format!("{} of {}", l.same_sign, l.moving_total),
         worst: l.worst(5).into_iter().map(gait_row_view).collect(),
         rows: l.rows.iter().map(gait_row_view).collect(),
+        // The fixture is embedded and checked by the tests; a malformed one shows as an empty table.
+        noise: super::locomotion::self_comparisons()
+            .unwrap_or_default()
+            .iter()
+            .map(|n| NoiseRowView {
+                dt_perturbation: format!("{:+e}", n.dt_perturbation),
+                spearman: format!("{:.3}", n.comparison.spearman),
+                sum_bias: format!("{:+.1}", n.comparison.sum_bias_pct),
+                fast: format!("{} of {}", n.comparison.fast_within, n.comparison.fast_total),
+                signs: format!("{} of {}", n.comparison.same_sign, n.comparison.moving_total),
+            })
+            .collect(),
     }
 }
 /// Renders `index.html` for data already analysed and charts already drawn.
