@@ -127,8 +127,8 @@ pub struct RenderArgs {
     /// No progress bar and no summary on stderr.
     #[arg(long, short)]
     pub quiet: bool,
-    /// Print the showcase's frames per second, rendering alone and rendering + encoding, at 640×360 and
-    /// 1280×720 (--duration sets the length, default 20 s), and write nothing.
+    /// Print the showcase's frames per second at 640×360 and 1280×720 — drawing alone, the encoder's own
+    /// rate and the whole pipeline — (--duration sets the length, default 20 s), and write nothing.
     #[arg(long)]
     pub bench: bool,
 }

@@ -247,6 +247,17 @@ impl LatticeRenderer {
         &self.pixmap
     }
 
+    /// Exchanges the last frame drawn with `frame` (a buffer of the same size, as the drawing/encoding
+    /// pipeline hands it over), copying it instead if the sizes differ. The next [`Self::render`] repaints
+    /// the whole pixmap, so what comes back in is never seen.
+    pub fn swap_frame(&mut self, frame: &mut Pixmap) {
+        if (frame.width(), frame.height()) == (self.pixmap.width(), self.pixmap.height()) {
+            std::mem::swap(frame, &mut self.pixmap);
+        } else {
+            frame.clone_from(&self.pixmap);
+        }
+    }
+
     /// Draws one state and returns the frame.
     pub fn render(&mut self, model: &Model, state: &LatticeState) -> &Pixmap {
         self.pixmap.fill(BACKGROUND.to_skia());

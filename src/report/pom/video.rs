@@ -1,9 +1,13 @@
 //! `pom.mp4` and the three-view stills: the run's q(t), resampled at the video's frame rate, drawn by
-//! [`crate::render::lattice`] and sent through the same frame-sink path as every other video of vsr2d.
+//! [`crate::render::lattice`] and sent through the same drawing/encoding pipeline as every other video of
+//! vsr2d ([`crate::output::pipeline`]: drawn on the calling thread, encoded on a second one).
 //! Without the `video` feature the mp4 is skipped with a message; the stills are always written.
 
 use std::path::Path;
 
+use tiny_skia::Pixmap;
+
+use crate::output::pipeline::{run_pipeline, Overlap, PipelineError};
 use crate::output::{FrameError, FrameSink};
 use crate::pom::spec::RenderSpec;
 use crate::pom::PomRun;
@@ -70,19 +74,26 @@ pub fn frame_times(run: &PomRun, fps: u32) -> Vec<f64> {
     (0..n).map(|k| t0 + k as f64 / f64::from(fps.max(1))).collect()
 }
 
-/// Sends every frame into `sink`.
+/// Sends every frame into `sink`, drawing the next frame while the sink takes the previous one.
 pub fn render_frames(
     run: &PomRun,
     render: &RenderSpec,
     title: &str,
-    sink: &mut dyn FrameSink,
+    sink: &mut (dyn FrameSink + Send),
 ) -> Result<u64, VideoFailure> {
     let mut r = renderer(run, render, title)?;
-    for t in frame_times(run, render.fps) {
-        let state = state_at(run, t);
-        sink.push(r.render(&run.model, &state))?;
-    }
-    Ok(sink.frame_count())
+    let mut times = frame_times(run, render.fps).into_iter();
+    let draw = |frame: &mut Pixmap| -> Result<bool, VideoFailure> {
+        let Some(t) = times.next() else { return Ok(false) };
+        r.render(&run.model, &state_at(run, t));
+        r.swap_frame(frame);
+        Ok(true)
+    };
+    let size = (render.size[0], render.size[1]);
+    run_pipeline(sink, size, Overlap::Threaded, draw, &mut |_| {}).map_err(|e| match e {
+        PipelineError::Draw(e) => e,
+        PipelineError::Sink(e) => VideoFailure::Frames(e),
+    })
 }
 
 /// Writes `dir/pom.mp4` (H.264) and probes it.
