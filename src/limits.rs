@@ -10,7 +10,7 @@ pub const MAX_FRAME_SIDE: u32 = 16384;
 
 /// What one job may cost. The defaults keep a run under about half an hour on one core of the
 /// development machine and its memory under a few hundred MB; the basis of each number is measured
-/// and written in docs/limits.md.
+/// and written in docs/commands.md, "Limits".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Voxels over all robots of a scenario.
@@ -38,7 +38,7 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// The documented defaults (docs/limits.md).
+    /// The documented defaults (docs/commands.md, "Limits").
     pub const DEFAULT: Limits = Limits {
         max_voxels: 10_000,
         max_voxel_steps: 200_000_000,
