@@ -179,3 +179,19 @@ def test_renders_and_soft_cell_scenarios_over_the_limits_are_refused_before_any_
     big = {"cell_types": {"c": {"preset": "scs-paper"}}, "cells": cells, "task": {"type": "free"}}
     with pytest.raises(ValueError, match="soft-cell membrane bodies"):
         vsr2d.evaluate(big)
+
+
+def test_ctrl_c_interrupts_a_long_evolve_within_seconds(tmp_path):
+    import _thread
+    import threading
+    import time
+
+    # Each individual simulates 10⁴ s: a generation takes minutes.
+    slow = dict(EXPERIMENT, scenario={"world": {"dt": 1 / 30, "duration": 10_000}})
+    timer = threading.Timer(1.0, _thread.interrupt_main)
+    timer.start()
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        vsr2d.evolve(slow, tmp_path / "run", jobs=2)
+    timer.cancel()
+    assert time.monotonic() - start < 20, "the interrupt was honoured inside the generation's evaluations"
