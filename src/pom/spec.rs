@@ -446,7 +446,7 @@ impl PomSpec {
             let ok = r.exaggerate.is_finite()
                 && r.exaggerate >= 0.0
                 && (1..=240).contains(&r.fps)
-                && r.size.iter().all(|&s| s > 0 && s % 2 == 0 && s <= crate::scenario::MAX_FRAME_SIDE as _)
+                && r.size.iter().all(|&s| s > 0 && s % 2 == 0 && s <= crate::limits::MAX_FRAME_SIDE as _)
                 && !r.views.is_empty();
             if !ok {
                 return Err(PomError::invalid(
