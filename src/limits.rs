@@ -77,7 +77,7 @@ impl Limits {
     /// Checks a render of `frames` frames of `width` × `height` pixels showing `bodies` bodies (robots
     /// and cells; at least one is counted): pixels × frames and pixels × frames × bodies.
     pub fn check_render(&self, frames: u64, width: u32, height: u32, bodies: u64) -> Result<(), TooLarge> {
-        let pixel_frames = u128::from(frames) * u128::from(width) * u128::from(height);
+        let pixel_frames = u128::from(frames).saturating_mul(u128::from(width)).saturating_mul(u128::from(height));
         let saturate = |v: u128| u64::try_from(v).unwrap_or(u64::MAX);
         check(
             "frames",
@@ -89,7 +89,7 @@ impl Limits {
         check(
             "frames",
             "pixels × frames × bodies shown",
-            saturate(pixel_frames * u128::from(bodies.max(1))),
+            saturate(pixel_frames.saturating_mul(u128::from(bodies.max(1)))),
             self.max_pixel_frame_bodies,
             "render fewer robots, shorten the duration, lower the frame rate or the size",
         )
