@@ -2,9 +2,9 @@
 //! interface between the physics and everything downstream (metrics, recorders, renderers, reports).
 //!
 //! The modules are layers, each using only those listed before it:
-//! `geom`, `rng`, `tagged` → `model` → `controller` → `snapshot` → `sim` → `task` → `scenario` → `stepping` → `render`
+//! `geom`, `rng`, `tagged`, `limits` → `model` → `controller` → `snapshot` → `sim` → `task` → `scenario` → `stepping` → `render`
 //! → `output` → `movie` → `view` → `batch` → `evolve` → `report` → `bench` (and the binary's `cli` on top). `pom`, the kinematic
-//! lattice model, stands apart: it uses only `geom` (no engine).
+//! lattice model, stands apart: it uses only `geom` and `limits` (no engine).
 
 #![forbid(unsafe_code)]
 
@@ -13,6 +13,7 @@ pub mod bench;
 pub mod controller;
 pub mod evolve;
 pub mod geom;
+pub mod limits;
 pub mod model;
 pub mod movie;
 pub mod output;

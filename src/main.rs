@@ -23,8 +23,9 @@ use vsr2d::snapshot::{SnapshotDetail, SnapshotListener};
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Lift the resource limits (10 000 voxels, 2e8 voxel steps, 20 000 terrain points per scenario;
-    /// 5e10 pixels × frames per render) for a rare big job. The validation ranges still apply.
+    /// Lift the resource limits (per scenario 10 000 voxels, 2e8 voxel steps, 20 000 terrain points,
+    /// 1e5 soft-cell bodies, 2e8 body steps; 1e7 genes per population; 1e5 POM lattice voxels;
+    /// 5e10 pixels × frames per render; docs/commands.md, "Limits") for a rare big job. The validation ranges still apply.
     #[arg(long, global = true)]
     allow_large: bool,
 }

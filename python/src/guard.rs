@@ -138,3 +138,30 @@ pub fn evaluate(scenario: &Scenario, cancel: &AtomicBool) -> Result<RunResult, E
         Evaluation::Stopped { step, steps } => Err(EvalError::Timeout { budget: Duration::ZERO, step, steps }),
     }
 }
+
+/// A frame sink that fails once `cancel` is set, so a video render stops at the next frame after Ctrl-C
+/// ([`interruptible`] raises `KeyboardInterrupt`; the unfinished file is deleted when the sink drops).
+pub struct Cancellable<'a> {
+    pub inner: Box<dyn vsr2d::output::FrameSink + Send>,
+    pub cancel: &'a AtomicBool,
+}
+
+impl vsr2d::output::FrameSink for Cancellable<'_> {
+    fn push(&mut self, frame: &tiny_skia::Pixmap) -> Result<(), vsr2d::output::FrameError> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(vsr2d::output::FrameError::Io {
+                path: "(interrupted)".into(),
+                source: std::io::Error::new(std::io::ErrorKind::Interrupted, "interrupted by a signal"),
+            });
+        }
+        self.inner.push(frame)
+    }
+
+    fn frame_count(&self) -> u64 {
+        self.inner.frame_count()
+    }
+
+    fn finish(self: Box<Self>) -> Result<(), vsr2d::output::FrameError> {
+        self.inner.finish()
+    }
+}

@@ -229,27 +229,32 @@ fn render<'py>(
     let (width, height) = size;
     guard::check_frame(width, height)?;
     let settings = MovieSettings { width, height, fps, layout, ..MovieSettings::default() };
-    let metrics = py.detach(|| -> Result<serde_json::Value, String> {
-        let sources = parsed
-            .iter()
-            .enumerate()
-            .map(|(i, s)| MovieSource::scenario(format!("scenarios[{i}]"), s, &settings.options))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| e.to_string())?;
-        let mut movie = Movie::new(sources, &settings).map_err(|e| e.to_string())?;
+    let sources = parsed
+        .iter()
+        .enumerate()
+        .map(|(i, s)| MovieSource::scenario(format!("scenarios[{i}]"), s, &settings.options))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let mut movie = Movie::new(sources, &settings).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    // The render's cost, before anything is simulated or drawn (a still draws one frame).
+    let frames = if is_png { 1 } else { movie.frame_count() };
+    guard::limits(allow_large)
+        .check_render(frames, width, height, movie.body_count() as u64)
+        .map_err(|e| PyValueError::new_err(format!("render of {frames} frames of {width}×{height} pixels {e}")))?;
+    let metrics = guard::interruptible(py, |cancel| -> Result<serde_json::Value, String> {
         if is_png {
             let k = at.map_or(u64::MAX, |t| frame_index_at(t, fps));
             let pixmap = movie.still(k).map_err(|e| e.to_string())?;
             write_png(pixmap, &out).map_err(|e| e.to_string())?;
         } else {
             let format = format.ok_or("no video format")?;
-            let mut sink = video_sink(format, &out, width, height, fps)?;
-            movie.run(&mut *sink, &mut |_| {}).map_err(|e| e.to_string())?;
-            sink.finish().map_err(|e| e.to_string())?;
+            let mut sink = guard::Cancellable { inner: video_sink(format, &out, width, height, fps)?, cancel };
+            movie.run(&mut sink, &mut |_| {}).map_err(|e| e.to_string())?;
+            sink.inner.finish().map_err(|e| e.to_string())?;
         }
         let runs = movie.finish_runs().map_err(|e| e.to_string())?;
         serde_json::to_value(runs).map_err(|e| e.to_string())
-    });
+    })?;
     Ok(pythonize(py, &metrics.map_err(PyRuntimeError::new_err)?)?)
 }
 

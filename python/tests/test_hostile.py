@@ -148,3 +148,50 @@ def test_ctrl_c_interrupts_a_long_evaluation_within_seconds():
         vsr2d.evaluate(long, allow_large=True)
     timer.cancel()
     assert time.monotonic() - start < 30, "the interrupt was honoured while Rust simulated"
+
+
+def test_ctrl_c_interrupts_a_long_render_and_leaves_no_file(tmp_path):
+    import _thread
+    import threading
+    import time
+
+    # 600 s of a worm at 30 fps: 18 000 frames, minutes of drawing and encoding.
+    long = {"robots": [{"body": ["#####"]}], "world": {"duration": 600}}
+    out = tmp_path / "long.gif"
+    timer = threading.Timer(1.0, _thread.interrupt_main)
+    timer.start()
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        vsr2d.render(long, out, size=(320, 180))
+    timer.cancel()
+    assert time.monotonic() - start < 20, "the interrupt was honoured between frames"
+    assert not out.exists(), "an unfinished video is not published"
+
+
+def test_renders_and_soft_cell_scenarios_over_the_limits_are_refused_before_any_work(tmp_path):
+    # 10⁵ s at 30 fps and 640 × 360: 3·10⁶ frames × 230 400 pixels = 6.9·10¹¹ pixels × frames (limit 5·10¹⁰).
+    long = {"robots": [{"body": ["####"]}], "world": {"duration": 100_000}}
+    with pytest.raises(ValueError, match="pixels × frames"):
+        vsr2d.render(long, tmp_path / "x.mp4")
+    assert not (tmp_path / "x.mp4").exists()
+    # 1 001 cells of 100 bodies: 100 100 membrane bodies (limit 10⁵).
+    cells = [{"id": f"c{i}", "type": "c", "position": [30 + (i % 50) * 12.0, 6 + 12 * (i // 50)]} for i in range(1001)]
+    big = {"cell_types": {"c": {"preset": "scs-paper"}}, "cells": cells, "task": {"type": "free"}}
+    with pytest.raises(ValueError, match="soft-cell membrane bodies"):
+        vsr2d.evaluate(big)
+
+
+def test_ctrl_c_interrupts_a_long_evolve_within_seconds(tmp_path):
+    import _thread
+    import threading
+    import time
+
+    # Each individual simulates 10⁴ s: a generation takes minutes.
+    slow = dict(EXPERIMENT, scenario={"world": {"dt": 1 / 30, "duration": 10_000}})
+    timer = threading.Timer(1.0, _thread.interrupt_main)
+    timer.start()
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        vsr2d.evolve(slow, tmp_path / "run", jobs=2)
+    timer.cancel()
+    assert time.monotonic() - start < 20, "the interrupt was honoured inside the generation's evaluations"

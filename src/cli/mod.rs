@@ -71,11 +71,6 @@ pub fn limits() -> Limits {
     LIMITS.get().copied().unwrap_or_default()
 }
 
-/// Whether `--allow-large` lifted the resource limits.
-pub fn large_allowed() -> bool {
-    limits() == Limits::NONE
-}
-
 /// The largest scenario file read (16 MiB): more is not a scenario (or is `/dev/zero`).
 pub const MAX_SCENARIO_BYTES: u64 = 16 << 20;
 

@@ -112,6 +112,10 @@ fn print_run(result: &PomRun) {
     print!("{}", tables::summary(result));
 }
 
+/// The report's three-view stills, counted generously (the start, then one per swing of a gait's first cycle
+/// or the largest displacement).
+const STILLS: u64 = 8;
+
 fn report(
     out: &Path,
     source: &str,
@@ -121,6 +125,19 @@ fn report(
     video: bool,
     start: Instant,
 ) -> Result<(), Failure> {
+    // The video's frames (and a few stills) at the render size, before anything is drawn.
+    let render = spec.render.clone().unwrap_or_default();
+    let frames = if video { vsr2d::report::pom::video::frame_count(result, render.fps) } else { 0 };
+    super::limits().check_render(frames.saturating_add(STILLS), render.size[0], render.size[1], 1).map_err(|e| {
+        input(anyhow::anyhow!(
+            "POM spec {source}: the report's {} frames of {}×{} pixels: {} (`render.size`, `render.fps`; \
+                 --no-video draws the stills only)",
+            vsr2d::geom::compact(frames as f64),
+            render.size[0],
+            render.size[1],
+            e.to_string().replacen("`frames`: ", "", 1)
+        ))
+    })?;
     let input = ReportInput { source, spec, run: result, mocap, video };
     let written = write(out, &input).with_context(|| format!("cannot write the report in {}", out.display()))?;
     println!("\n{}", acceptance_text(&written.checks));
@@ -214,7 +231,9 @@ fn load(path: &Path) -> Result<(PomSpec, Option<String>), Failure> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read POM spec {}", path.display()))
         .map_err(input)?;
-    let spec = PomSpec::from_json(&text).with_context(|| format!("POM spec {}", path.display())).map_err(input)?;
+    let spec = PomSpec::from_json_within(&text, &super::limits())
+        .with_context(|| format!("POM spec {}", path.display()))
+        .map_err(input)?;
     let csv = match spec.forward.as_ref().and_then(|f| f.csv.as_ref()) {
         Some(name) if spec.mode == vsr2d::pom::spec::Mode::Forward => {
             let log = path.parent().unwrap_or(Path::new(".")).join(name);

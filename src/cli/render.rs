@@ -134,15 +134,6 @@ pub struct RenderArgs {
 }
 
 pub use vsr2d::scenario::MAX_FRAME_SIDE;
-/// The render cost limit, pixels × frames (about 90 times the 1280×720, 20 s showcase; `--allow-large`
-/// lifts it).
-pub const MAX_PIXEL_FRAMES: u64 = 50_000_000_000;
-/// The render cost limit with the bodies shown, pixels × frames × bodies (robots and cells): each cell
-/// draws only what its camera sees, but a crowd seen by every cell is drawn once per cell. 20 times
-/// [`MAX_PIXEL_FRAMES`]: about 450 times the 4-robot showcase, or 36 s of 1 000 robots at 1280×720
-/// and 30 fps.
-pub const MAX_PIXEL_FRAME_BODIES: u64 = 1_000_000_000_000;
-
 pub(super) fn parse_size(text: &str) -> Result<(u32, u32), String> {
     let (w, h) = super::parse_wxh(text, "size", "1280x720")?;
     if w > MAX_FRAME_SIDE || h > MAX_FRAME_SIDE {
@@ -151,35 +142,18 @@ pub(super) fn parse_size(text: &str) -> Result<(u32, u32), String> {
     Ok((w, h))
 }
 
-/// Refuses a render whose pixels × frames exceed [`MAX_PIXEL_FRAMES`], or whose pixels × frames × bodies
-/// exceed [`MAX_PIXEL_FRAME_BODIES`] (a still draws one frame), before anything is simulated or drawn.
+/// Refuses a render whose pixels × frames, or pixels × frames × bodies, are over the limits (a still
+/// draws one frame), before anything is simulated or drawn.
 fn check_frame_cost(frames: u64, width: u32, height: u32, bodies: usize, still_only: bool) -> Result<(), Failure> {
     let drawn = if still_only { 1 } else { frames };
-    let cost = u128::from(drawn) * u128::from(width) * u128::from(height);
-    let with_bodies = cost * bodies.max(1) as u128;
-    if super::large_allowed()
-        || (cost <= u128::from(MAX_PIXEL_FRAMES) && with_bodies <= u128::from(MAX_PIXEL_FRAME_BODIES))
-    {
-        return Ok(());
-    }
-    let c = |v: f64| vsr2d::geom::compact(v);
-    if cost > u128::from(MAX_PIXEL_FRAMES) {
-        return Err(input(anyhow!(
-            "the render needs {} frames of {width}×{height} pixels, {} pixels × frames, more than the limit of {}; \
-             shorten --duration, lower --fps or --size (`--allow-large` lifts the limit)",
-            c(frames as f64),
-            c(cost as f64),
-            c(MAX_PIXEL_FRAMES as f64)
-        )));
-    }
-    Err(input(anyhow!(
-        "the render shows {bodies} bodies (robots and cells) in {} frames of {width}×{height} pixels, {} pixels × \
-         frames × bodies, more than the limit of {}; render fewer robots (scenarios, --from recordings, --top K), \
-         shorten --duration, lower --fps or --size (`--allow-large` lifts the limit)",
-        c(frames as f64),
-        c(with_bodies as f64),
-        c(MAX_PIXEL_FRAME_BODIES as f64)
-    )))
+    super::limits().check_render(drawn, width, height, bodies as u64).map_err(|e| {
+        input(anyhow!(
+            "the render of {} frames of {width}×{height} pixels showing {bodies} bodies (robots and cells) {} \
+             (--duration, --fps, --size; fewer scenarios, --from recordings or --top K)",
+            vsr2d::geom::compact(frames as f64),
+            e.to_string().replacen("`frames`: ", "", 1)
+        ))
+    })
 }
 
 pub(super) fn parse_sensor(text: &str) -> Result<SensorKind, String> {

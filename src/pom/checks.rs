@@ -3,6 +3,8 @@
 
 use std::collections::BTreeSet;
 
+use crate::geom::compact;
+
 use super::actuation::{column, dimension, Plane};
 use super::error::PomError;
 use super::geometry::{node_axis, node_key, show_voxel, Lattice, AXIS_NAMES};
@@ -16,10 +18,28 @@ pub const DEFAULT_RANGE: [f64; 2] = [-0.005, 0.005];
 const RANGE_SLACK: f64 = 1e-12;
 
 /// Ids name CSV columns and J rows: unique, non-empty, not `t`, and without CSV or path punctuation.
+/// The longest id of a control, effector or extension: ids head table columns, CSV headers and plot
+/// legends.
+pub const MAX_ID_CHARS: usize = 100;
+
+/// The largest length accepted anywhere in a spec (pitch, offsets, ranges, targets, displacements), m: a
+/// lattice a kilometre wide is a typo, and 1e308 would overflow every sum that follows.
+pub const MAX_LENGTH: f64 = 1e3;
+
+/// The largest time accepted (keyframes, gait period, dt), s, as for scenarios.
+pub const MAX_TIME: f64 = 1e6;
+
 pub(crate) fn ids<'a>(ids: impl Iterator<Item = &'a str>, list: &str) -> Result<(), PomError> {
     let mut seen = BTreeSet::new();
     for (i, id) in ids.enumerate() {
         let path = format!("{list}[{i}].id");
+        if id.chars().count() > MAX_ID_CHARS {
+            let head: String = id.chars().take(20).collect();
+            return Err(PomError::invalid(
+                path,
+                format!("{head:?}… is {} characters long: an id has at most {MAX_ID_CHARS}", id.chars().count()),
+            ));
+        }
         if id.is_empty() || id == "t" || id.contains([',', '"', '\n', '\r', '.']) {
             return Err(PomError::invalid(
                 path,
@@ -68,10 +88,15 @@ pub(crate) fn actuation(lattice: &Lattice, index: usize, c: &Control) -> Result<
     };
     let sigma = column(d, c.at.node)[c.push.axis] * c.push.sign;
     let [lo, hi] = c.range;
-    if !(lo.is_finite() && hi.is_finite() && lo < hi && lo <= 0.0 && hi >= 0.0) {
+    if !(lo.is_finite() && hi.is_finite() && lo < hi && lo <= 0.0 && hi >= 0.0 && -lo <= MAX_LENGTH && hi <= MAX_LENGTH)
+    {
         return Err(PomError::invalid(
             format!("{path}.range"),
-            format!("[{lo}, {hi}] must be [low, high] in m with low < high and the rest position 0 inside, e.g. [-0.005, 0.005]"),
+            format!(
+                "[{}, {}] must be [low, high] in m with low < high, the rest position 0 inside and within ±{MAX_LENGTH}, e.g. [-0.005, 0.005]",
+                compact(lo),
+                compact(hi)
+            ),
         ));
     }
     Ok(Actuation { d, sigma, plane: Plane::through(lattice, c.at.voxel, d) })

@@ -67,10 +67,14 @@ impl Lattice {
     /// Checks that the pitch is positive and the voxels are non-empty and face-connected (POM's
     /// propagation needs a single body; two loose pieces would be two robots).
     pub fn new(pitch: f64, voxels: impl IntoIterator<Item = Voxel>) -> Result<Lattice, PomError> {
-        if !(pitch.is_finite() && pitch > 0.0) {
+        if !(pitch.is_finite() && pitch > 0.0 && pitch <= super::checks::MAX_LENGTH) {
             return Err(PomError::invalid(
                 "lattice.pitch",
-                format!("{pitch} must be a positive length in m, e.g. 0.0762"),
+                format!(
+                    "{} must be a positive length in m of at most {}, e.g. 0.0762",
+                    crate::geom::compact(pitch),
+                    super::checks::MAX_LENGTH
+                ),
             ));
         }
         let voxels: BTreeSet<Voxel> = voxels.into_iter().collect();

@@ -13,12 +13,14 @@ use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::checks::{self, DEFAULT_RANGE};
+use super::checks::{self, DEFAULT_RANGE, MAX_LENGTH, MAX_TIME};
 use super::error::PomError;
 use super::gait::TripodGait;
 use super::geometry::{Lattice, Voxel};
 use super::kinematics::Frame;
 use super::model::{Control, Effector, Model, NodeRef, Push, Role};
+use crate::geom::compact;
+use crate::limits::Limits;
 
 /// Most samples a spec may ask for (span / dt), so a typo in `dt` cannot exhaust memory.
 const MAX_SAMPLES: f64 = 1e6;
@@ -369,8 +371,14 @@ pub enum View {
 }
 
 impl PomSpec {
-    /// Parses and validates JSON; errors name the JSON path of the problem and how to fix it.
+    /// Parses and validates JSON within the default [`Limits`]; errors name the JSON path of the problem
+    /// and how to fix it.
     pub fn from_json(text: &str) -> Result<PomSpec, PomError> {
+        PomSpec::from_json_within(text, &Limits::DEFAULT)
+    }
+
+    /// [`PomSpec::from_json`] with the lattice size checked against `limits` before the lattice is built.
+    pub fn from_json_within(text: &str, limits: &Limits) -> Result<PomSpec, PomError> {
         let de = &mut serde_json::Deserializer::from_str(text);
         let spec: PomSpec = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
             let path = e.path().to_string();
@@ -387,8 +395,24 @@ impl PomSpec {
             path: "the end of the object".into(),
             message: format!("{e} after the spec object (the file must hold exactly one JSON object)"),
         })?;
+        spec.check_limits(limits)?;
         spec.validate()?;
         Ok(spec)
+    }
+
+    /// The lattice's voxels (the `#` of `lattice.layers`) against `limits`: checked before the lattice,
+    /// its nodes and J are built.
+    pub fn check_limits(&self, limits: &Limits) -> Result<(), PomError> {
+        let voxels: u64 =
+            self.lattice.layers.values().flatten().map(|row| row.chars().filter(|&c| c == '#').count() as u64).sum();
+        crate::limits::check(
+            "lattice.layers",
+            "lattice voxels",
+            voxels,
+            limits.max_lattice_voxels,
+            "use a smaller lattice",
+        )
+        .map_err(|e| PomError::invalid(e.path, e.to_string().replacen("`lattice.layers`: ", "", 1)))
     }
 
     /// Pretty JSON that [`PomSpec::from_json`] reads back.
@@ -399,8 +423,11 @@ impl PomSpec {
     /// The model and the block of the chosen mode must both be usable.
     pub fn validate(&self) -> Result<(), PomError> {
         let model = self.model()?;
-        if !(self.dt.is_finite() && self.dt > 0.0) {
-            return Err(PomError::invalid("dt", format!("{} must be a positive time step in s, e.g. 0.05", self.dt)));
+        if !(self.dt.is_finite() && self.dt > 0.0 && self.dt <= MAX_TIME) {
+            return Err(PomError::invalid(
+                "dt",
+                format!("{} must be a positive time step in s of at most {MAX_TIME:e}, e.g. 0.05", compact(self.dt)),
+            ));
         }
         match self.mode {
             Mode::Forward => self.forward_frames(&model, None).map(|_| ()),
@@ -419,7 +446,7 @@ impl PomSpec {
             let ok = r.exaggerate.is_finite()
                 && r.exaggerate >= 0.0
                 && (1..=240).contains(&r.fps)
-                && r.size.iter().all(|&s| s > 0 && s % 2 == 0 && s <= crate::scenario::MAX_FRAME_SIDE as _)
+                && r.size.iter().all(|&s| s > 0 && s % 2 == 0 && s <= crate::limits::MAX_FRAME_SIDE as _)
                 && !r.views.is_empty();
             if !ok {
                 return Err(PomError::invalid(
@@ -452,6 +479,12 @@ impl PomSpec {
         checks::ids(l.extensions.iter().map(|e| e.id.as_str()), "lattice.extensions")?;
         for (i, e) in l.extensions.iter().enumerate() {
             checks::node_ref(&lattice, &format!("lattice.extensions[{i}].attach"), e.attach)?;
+            if !e.offset.iter().all(|v| v.is_finite() && v.abs() <= MAX_LENGTH) {
+                return Err(PomError::invalid(
+                    format!("lattice.extensions[{i}].offset"),
+                    format!("each component must be a finite length in m within ±{MAX_LENGTH}"),
+                ));
+            }
         }
         let controls = self
             .controls
@@ -568,17 +601,23 @@ impl PomSpec {
             ));
         };
         let non_negative = |field: &str, v: f64, what: &str| {
-            if v.is_finite() && v >= 0.0 {
+            if v.is_finite() && v >= 0.0 && v <= MAX_LENGTH {
                 Ok(())
             } else {
-                Err(PomError::invalid(format!("gait.{field}"), format!("{v} must be {what}")))
+                Err(PomError::invalid(
+                    format!("gait.{field}"),
+                    format!("{} must be {what} of at most {MAX_LENGTH}", compact(v)),
+                ))
             }
         };
         non_negative("lift", g.lift, "a height ≥ 0 in m")?;
         non_negative("stride", g.stride, "a length ≥ 0 in m")?;
         non_negative("ground_tol", g.ground_tol, "a tolerance ≥ 0 in m, e.g. 0.0001")?;
-        if !(g.period.is_finite() && g.period > 0.0) {
-            return Err(PomError::invalid("gait.period", format!("{} must be a positive time in s", g.period)));
+        if !(g.period.is_finite() && g.period > 0.0 && g.period <= MAX_TIME) {
+            return Err(PomError::invalid(
+                "gait.period",
+                format!("{} must be a positive time in s of at most {MAX_TIME:e}", compact(g.period)),
+            ));
         }
         if g.cycles == 0 {
             return Err(PomError::invalid("gait.cycles", "must be at least 1"));
@@ -608,7 +647,11 @@ impl PomSpec {
         if samples > MAX_SAMPLES {
             return Err(PomError::invalid(
                 "dt",
-                format!("{} s gives {samples:.0} samples; use a larger step", self.dt),
+                format!(
+                    "{} s gives {} samples, more than {MAX_SAMPLES:e}; use a larger step",
+                    compact(self.dt),
+                    compact(samples.round())
+                ),
             ));
         }
         Ok(TripodGait {
@@ -627,10 +670,13 @@ impl PomSpec {
             return Err(PomError::invalid(path, "give at least one keyframe"));
         }
         for (f, w) in frames.iter().enumerate() {
-            if !w.t.is_finite() || (f > 0 && w.t <= frames[f - 1].t) {
+            if !(w.t.is_finite() && w.t.abs() <= MAX_TIME) || (f > 0 && w.t <= frames[f - 1].t) {
                 return Err(PomError::invalid(
                     format!("{path}[{f}].t"),
-                    format!("{} must be a finite time greater than the previous keyframe's", w.t),
+                    format!(
+                        "{} must be a time in s within ±{MAX_TIME:e}, greater than the previous keyframe's",
+                        compact(w.t)
+                    ),
                 ));
             }
         }
@@ -638,7 +684,7 @@ impl PomSpec {
         if span / self.dt > MAX_SAMPLES {
             return Err(PomError::invalid(
                 "dt",
-                format!("{} s is too small for a {span} s span; use a larger step", self.dt),
+                format!("{} s is too small for a {} s span; use a larger step", compact(self.dt), compact(span)),
             ));
         }
         Ok(())
@@ -647,7 +693,10 @@ impl PomSpec {
 
 fn finite(v: Option<f64>, path: &str) -> Result<Option<f64>, PomError> {
     match v {
-        Some(x) if !x.is_finite() => Err(PomError::invalid(path, "must be a finite number in m or null")),
+        Some(x) if !(x.is_finite() && x.abs() <= MAX_LENGTH) => Err(PomError::invalid(
+            path,
+            format!("{} must be a finite length in m within ±{MAX_LENGTH}, or null", compact(x)),
+        )),
         v => Ok(v),
     }
 }
@@ -697,12 +746,18 @@ pub fn parse_q_csv(model: &Model, text: &str) -> Result<Vec<Frame>, PomError> {
             cells
                 .get(c)
                 .and_then(|s| s.parse::<f64>().ok())
-                .filter(|v| v.is_finite())
-                .ok_or_else(|| PomError::invalid(path.clone(), format!("column {} must be a finite number", c + 1)))
+                .filter(|v| v.is_finite() && v.abs() <= if c == 0 { MAX_TIME } else { MAX_LENGTH })
+                .ok_or_else(|| {
+                    let what = if c == 0 { "a time in s within ±1e6" } else { "a length in m within ±1e3" };
+                    PomError::invalid(path.clone(), format!("column {} must be {what}", c + 1))
+                })
         };
         let t = number(0)?;
         if frames.last().is_some_and(|f| t <= f.t) {
-            return Err(PomError::invalid(path, format!("time {t} must be greater than the previous row's")));
+            return Err(PomError::invalid(
+                path,
+                format!("time {} must be greater than the previous row's", compact(t)),
+            ));
         }
         let values = columns.iter().map(|c| c.map(number).transpose()).collect::<Result<Vec<_>, _>>()?;
         frames.push(Frame { t, values });

@@ -269,11 +269,8 @@ pub enum ScenarioError {
     World { field: &'static str, value: f64, requirement: &'static str },
     #[error("`robots[{robot}].position` = [{}, {}] is invalid: {requirement}", crate::geom::compact(.position[0]), crate::geom::compact(.position[1]))]
     Position { robot: usize, position: [f64; 2], requirement: String },
-    #[error(
-        "`{path}`: the scenario needs {} {what}, more than the limit of {}; {hint} (`--allow-large` lifts the limit)",
-        crate::geom::compact(*.value as f64), crate::geom::compact(*.limit as f64)
-    )]
-    TooLarge { path: &'static str, what: &'static str, value: u64, limit: u64, hint: &'static str },
+    #[error(transparent)]
+    TooLarge(#[from] crate::limits::TooLarge),
     #[error("the scenario has no robot: add at least one entry to `robots` (or to `cells`)")]
     NoRobots,
     #[error("`cell_types.{key}.{field}`: {message}")]
@@ -299,46 +296,7 @@ pub enum ScenarioError {
     Task(#[from] crate::task::TaskSpecError),
 }
 
-/// Resource limits checked before a scenario runs (see [`Scenario::check_limits`]): what one run may
-/// cost. The defaults keep a run under about half an hour on one core of the development machine
-/// (≈ 110 000 voxel steps per second, see `vsr2d bench`) and its memory under a few hundred MB.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// Voxels over all robots.
-    pub max_voxels: u64,
-    /// Voxels × steps.
-    pub max_voxel_steps: u64,
-    /// Terrain profile points.
-    pub max_terrain_vertices: u64,
-    /// Genes held by an evolutionary run's population (n_pop × genome size; `evolve`, `study`).
-    pub max_population_genes: u64,
-}
-
-impl Limits {
-    /// The documented defaults: 10 000 voxels, 2·10⁸ voxel steps, 20 000 terrain points, 10⁷ genes.
-    pub const DEFAULT: Limits = Limits {
-        max_voxels: 10_000,
-        max_voxel_steps: 200_000_000,
-        max_terrain_vertices: 20_000,
-        max_population_genes: 10_000_000,
-    };
-    /// No limit (`--allow-large`); the validation ranges still apply.
-    pub const NONE: Limits = Limits {
-        max_voxels: u64::MAX,
-        max_voxel_steps: u64::MAX,
-        max_terrain_vertices: u64::MAX,
-        max_population_genes: u64::MAX,
-    };
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits::DEFAULT
-    }
-}
-
-/// The largest frame side in pixels any front door renders (16384² RGBA is 1 GiB per frame).
-pub const MAX_FRAME_SIDE: u32 = 16384;
+pub use crate::limits::{Limits, MAX_FRAME_SIDE};
 
 /// What a scenario costs to run, estimated before it is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -347,6 +305,11 @@ pub struct Cost {
     pub steps: u64,
     pub voxel_steps: u64,
     pub terrain_vertices: u64,
+    /// Soft-cell membrane bodies over all cells, chains included.
+    pub cell_bodies: u64,
+    pub cell_body_steps: u64,
+    /// Connectors² × steps: the pair search's worst case.
+    pub connector_pair_steps: u64,
 }
 
 /// The largest simulated time accepted, s (11.6 days); anything longer is a typo.
@@ -597,7 +560,8 @@ impl Scenario {
             .collect()
     }
 
-    /// The cost of running this scenario (voxels, steps, terrain points); cheap, nothing is built.
+    /// The cost of running this scenario (voxels, steps, terrain points, soft-cell bodies and connectors);
+    /// cheap, nothing is built.
     pub fn cost(&self) -> Cost {
         let voxels: u64 = self
             .robots
@@ -605,34 +569,63 @@ impl Scenario {
             .map(|r| r.body.iter().map(|row| row.chars().filter(|&c| c != '.' && c != ' ').count() as u64).sum::<u64>())
             .sum();
         let steps = self.steps();
+        // The resolved cells (chains and folding programs expanded): planning builds nothing; a scenario
+        // whose cells do not plan is refused by validation, and costs no cells here.
+        let (cell_bodies, connectors) = if self.has_cells() {
+            self.cell_plan().map_or((0, 0), |plan| {
+                (plan.cells.iter().map(|c| c.params.bodies as u64).sum::<u64>(), plan.connectors.len() as u64)
+            })
+        } else {
+            (0, 0)
+        };
         Cost {
             voxels,
             steps,
             voxel_steps: voxels.saturating_mul(steps),
             terrain_vertices: self.world.terrain.vertices(self.world.compat.is_legacy()),
+            cell_bodies,
+            cell_body_steps: cell_bodies.saturating_mul(steps),
+            connector_pair_steps: connectors.saturating_mul(connectors).saturating_mul(steps),
         }
     }
 
     /// Checks the [`cost`](Scenario::cost) against `limits`.
     pub fn check_limits(&self, limits: &Limits) -> Result<Cost, ScenarioError> {
+        use crate::limits::check;
         let cost = self.cost();
-        let too_large = |path, what, value, limit, hint| ScenarioError::TooLarge { path, what, value, limit, hint };
-        if cost.voxels > limits.max_voxels {
-            return Err(too_large("robots", "voxels", cost.voxels, limits.max_voxels, "use smaller bodies"));
-        }
-        if cost.voxel_steps > limits.max_voxel_steps {
-            return Err(too_large(
-                "world.duration",
-                "voxel steps (voxels × duration / dt)",
-                cost.voxel_steps,
-                limits.max_voxel_steps,
-                "shorten the duration, raise dt or use smaller bodies",
-            ));
-        }
+        check("robots", "voxels", cost.voxels, limits.max_voxels, "use smaller bodies")?;
+        check(
+            "world.duration",
+            "voxel steps (voxels × duration / dt)",
+            cost.voxel_steps,
+            limits.max_voxel_steps,
+            "shorten the duration, raise dt or use smaller bodies",
+        )?;
         if cost.terrain_vertices > limits.max_terrain_vertices {
             let (path, hint) = self.world.terrain.vertex_knob();
-            return Err(too_large(path, "terrain points", cost.terrain_vertices, limits.max_terrain_vertices, hint));
+            check(path, "terrain points", cost.terrain_vertices, limits.max_terrain_vertices, hint)?;
         }
+        check(
+            "cells",
+            "soft-cell membrane bodies (cells and chains × their types' bodies)",
+            cost.cell_bodies,
+            limits.max_cell_bodies,
+            "use fewer cells or fewer bodies per cell type",
+        )?;
+        check(
+            "world.duration",
+            "soft-cell body steps (membrane bodies × duration / dt)",
+            cost.cell_body_steps,
+            limits.max_cell_body_steps,
+            "shorten the duration, raise dt, or use fewer cells or bodies per cell",
+        )?;
+        check(
+            "cells",
+            "connector pair checks (connectors² × steps, the worst case)",
+            cost.connector_pair_steps,
+            limits.max_connector_pair_steps,
+            "use fewer connectors or shorten the duration",
+        )?;
         Ok(cost)
     }
 }
@@ -651,7 +644,7 @@ impl ScenarioError {
             }
             ScenarioError::World { field, .. } => format!("world.{field}"),
             ScenarioError::Position { robot, .. } => format!("robots[{robot}].position"),
-            ScenarioError::TooLarge { path, .. } => path.to_string(),
+            ScenarioError::TooLarge(e) => e.path.to_string(),
             ScenarioError::NoRobots => "robots".into(),
             ScenarioError::CellType { key, field, .. } => format!("cell_types.{key}.{field}"),
             ScenarioError::Cell { index, field, .. } => format!("cells[{index}].{field}"),

@@ -10,6 +10,7 @@ mod eval;
 mod evolve;
 mod fold;
 mod golden;
+mod limits;
 mod locomotion_reference;
 mod mutation;
 mod ownership;

@@ -16,6 +16,30 @@ use vsr2d::scenario::{Limits, Scenario};
 
 use super::robustness::mutate;
 
+/// Runs the binary on a mutated input: it must end within 60 s with exit 0, 1 or 2 (no panic: 101, no
+/// abort: a signal); returns the code.
+fn binary_exit(args: &[&str]) -> i32 {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vsr2d"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("vsr2d {args:?} hangs");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().unwrap();
+    let code = out.status.code();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(matches!(code, Some(0..=2)) && !stderr.contains("panicked"), "vsr2d {args:?}: {code:?}: {stderr}");
+    code.unwrap_or(-1)
+}
+
 fn read(dir: &str, name: &str) -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(dir).join(name)).unwrap()
 }
@@ -76,6 +100,7 @@ fn mutated_experiments_are_refused_with_a_path_or_map_never_a_panic() {
             }
         }
     }
+    eprintln!("experiments: {CASES} cases, {refused} refused, {accepted} accepted; {binary} refused ones exit 2 from `vsr2d evolve`");
     assert!(refused > 50 && accepted > 20, "{refused} refused, {accepted} accepted: the mutations must do both");
     assert!(binary >= 5);
 }
@@ -84,10 +109,19 @@ fn mutated_experiments_are_refused_with_a_path_or_map_never_a_panic() {
 fn mutated_pom_specs_are_refused_with_a_path_never_a_panic() {
     const CASES: u64 = 300;
     let base = vsr2d::pom::example::quadruped().unwrap().to_json();
+    let dir = tempfile::tempdir().unwrap();
     let mut rng = SplitMix64::new(0x90E);
     let (mut refused, mut accepted) = (0, 0);
+    let mut codes = std::collections::BTreeMap::new();
     for case in 0..CASES {
         let (text, what) = mutate(&mut rng, &base);
+        if case % 10 == 0 {
+            let path = dir.path().join(format!("p{case}.json"));
+            std::fs::write(&path, &text).unwrap();
+            let report = dir.path().join(format!("r{case}"));
+            let code = binary_exit(&["pom", path.to_str().unwrap(), "-o", report.to_str().unwrap(), "--no-video"]);
+            *codes.entry(code).or_insert(0) += 1;
+        }
         let verdict =
             catch_unwind(AssertUnwindSafe(|| PomSpec::from_json(&text).map(|_| ()).map_err(|e| e.to_string())))
                 .unwrap_or_else(|_| panic!("case {case} ({what}) panicked:\n{text}"));
@@ -100,7 +134,9 @@ fn mutated_pom_specs_are_refused_with_a_path_never_a_panic() {
             }
         }
     }
+    eprintln!("POM specs: {CASES} cases, {refused} refused, {accepted} accepted; `vsr2d pom` exit codes {codes:?}");
     assert!(refused > 50 && accepted > 10, "{refused} refused, {accepted} accepted");
+    assert!(codes.get(&2).is_some_and(|&n| n > 5) && codes.get(&0).is_some(), "{codes:?}");
 }
 
 #[test]
@@ -110,10 +146,18 @@ fn mutated_soft_cell_scenarios_are_refused_with_a_path_never_a_panic() {
         .iter()
         .map(|n| read("fixtures/scenarios", n))
         .collect();
+    let dir = tempfile::tempdir().unwrap();
     let mut rng = SplitMix64::new(0xCE11);
     let (mut refused, mut ran) = (0, 0);
+    let mut codes = std::collections::BTreeMap::new();
     for case in 0..CASES {
         let (text, what) = mutate(&mut rng, &fixtures[(case % fixtures.len() as u64) as usize]);
+        if case % 8 == 0 {
+            let path = dir.path().join(format!("c{case}.json"));
+            std::fs::write(&path, &text).unwrap();
+            let code = binary_exit(&["simulate", path.to_str().unwrap(), "--duration", "0.1"]);
+            *codes.entry(code).or_insert(0) += 1;
+        }
         let verdict = catch_unwind(AssertUnwindSafe(|| -> Result<(), String> {
             let s = Scenario::from_json(&text).map_err(|e| e.to_string())?;
             s.check_limits(&Limits::DEFAULT).map_err(|e| e.to_string())?;
@@ -131,7 +175,9 @@ fn mutated_soft_cell_scenarios_are_refused_with_a_path_never_a_panic() {
             }
         }
     }
+    eprintln!("cell scenarios: {CASES} cases, {refused} refused, {ran} ran; `vsr2d simulate` exit codes {codes:?}");
     assert!(refused > 30 && ran > 10, "{refused} refused, {ran} ran");
+    assert!(codes.get(&2).is_some_and(|&n| n > 3) && codes.get(&0).is_some(), "{codes:?}");
 }
 
 /// Marker CSVs (`pom align`): a valid file with one cell, row or header changed at a time.
@@ -144,6 +190,8 @@ fn mutated_marker_csvs_are_read_or_refused_with_the_line_never_a_panic() {
         valid.push_str(&format!("{t},{},{},{},{}\n", 10.0 + t, 20.0, 30.0 - t, 40.0));
     }
     const CELLS: &[&str] = &["NaN", "inf", "-inf", "1e308", "-1e308", "", "x", "1,2", "\"1\"", "0x10", "1e-320", "−1"];
+    let dir = tempfile::tempdir().unwrap();
+    let mut codes = std::collections::BTreeMap::new();
     let mut rng = SplitMix64::new(0xC5F);
     let pick = |rng: &mut SplitMix64, n: usize| (rng.next_u64() % n as u64) as usize;
     let (mut refused, mut read) = (0, 0);
@@ -178,6 +226,16 @@ fn mutated_marker_csvs_are_read_or_refused_with_the_line_never_a_panic() {
             }
         };
         let text = lines.join("\n");
+        if case % 10 == 0 {
+            // The binary aligns against the built-in quadruped (markers m1–m4): these two-marker files
+            // are refused there, exit 2, after the same reading.
+            let path = dir.path().join(format!("m{case}.csv"));
+            std::fs::write(&path, &text).unwrap();
+            let report = dir.path().join(format!("a{case}"));
+            let code =
+                binary_exit(&["pom", "align", path.to_str().unwrap(), "-o", report.to_str().unwrap(), "--no-video"]);
+            *codes.entry(code).or_insert(0) += 1;
+        }
         let verdict = catch_unwind(AssertUnwindSafe(|| {
             parse_tracks_csv(&text, Units::Mm).map(|_| ()).map_err(|e| e.to_string())
         }))
@@ -194,7 +252,9 @@ fn mutated_marker_csvs_are_read_or_refused_with_the_line_never_a_panic() {
             }
         }
     }
+    eprintln!("marker CSVs: {CASES} cases, {refused} refused, {read} read; `vsr2d pom align` exit codes {codes:?}");
     assert!(refused > 100 && read > 10, "{refused} refused, {read} read");
+    assert_eq!(codes.values().sum::<u32>(), 30, "{codes:?}");
 }
 
 /// `render -o x.mp4/` and a recording whose last time is 1e308 are refused (exit 2) before anything is

@@ -283,3 +283,74 @@ fn a_fitness_robot_that_the_template_does_not_have_is_refused_at_load() {
     let out = run(&["evolve", exp.to_str().unwrap(), "-o", tmp.path().join("run").to_str().unwrap(), "-q"]);
     refused(&out, &["fitness.robot", "one robot"]);
 }
+
+/// Kill-and-resume series for `study`: `kill -9` at seeded random moments (while runs evolve, while the
+/// report is written), resumed each time, ends with the bytes of an uninterrupted study (all but the
+/// wall-clock files) and without staging directories.
+#[test]
+fn study_killed_at_random_moments_and_resumed_ends_with_the_uninterrupted_bytes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tiny = |dir: &Path| -> Vec<String> {
+        ["study", "body", "--quick", "--pop", "4", "--generations", "2", "--duration", "1", "--runs", "2"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(["--no-video".into(), "-q".into(), "-o".into(), dir.to_str().unwrap().into()])
+            .collect()
+    };
+    let args = |dir: &Path| tiny(dir);
+    let reference = tmp.path().join("reference");
+    let start = Instant::now();
+    let out = bin().args(args(&reference)).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Kills land anywhere in the uninterrupted run's time.
+    let span_ms = (start.elapsed().as_millis() as u64).max(10);
+    // Wall-clock times: each run's timing.jsonl and the report's "written in" figures.
+    let strip = |m: BTreeMap<PathBuf, Vec<u8>>| -> BTreeMap<PathBuf, Vec<u8>> {
+        m.into_iter().filter(|(p, _)| !WALL_CLOCK.iter().any(|w| p.ends_with(w))).collect()
+    };
+    let want = strip(snapshot(&reference));
+    let mut rng = SplitMix64::new(0x57D1);
+    let mut kills = 0;
+    for s in 0..2 {
+        let dir = tmp.path().join(format!("killed-{s}"));
+        for _ in 0..20 {
+            let mut child = bin().args(args(&dir)).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+            std::thread::sleep(Duration::from_millis(rng.next_u64() % span_ms));
+            if child.try_wait().unwrap().is_some_and(|s| s.success()) {
+                break;
+            }
+            child.kill().unwrap();
+            child.wait().unwrap();
+            kills += 1;
+        }
+        let out = bin().args(args(&dir)).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        // The report names its directory: compare with that name replaced.
+        let renamed = |m: BTreeMap<PathBuf, Vec<u8>>, from: &Path| -> BTreeMap<PathBuf, Vec<u8>> {
+            let raw = from.to_str().unwrap().to_string();
+            let escaped = raw.replace('/', "&#x2f;");
+            m.into_iter()
+                .map(|(p, b)| match String::from_utf8(b) {
+                    Ok(t) => (p, t.replace(&escaped, "DIR").replace(&raw, "DIR").into_bytes()),
+                    Err(e) => (p, e.into_bytes()),
+                })
+                .collect()
+        };
+        let want = renamed(want.clone(), &reference);
+        let got = renamed(strip(snapshot(&dir)), &dir);
+        let names = |m: &BTreeMap<PathBuf, Vec<u8>>| m.keys().cloned().collect::<Vec<_>>();
+        assert_eq!(names(&got), names(&want), "series {s}: the same files");
+        for (p, bytes) in &want {
+            assert!(got[p] == *bytes, "series {s}: {} differs", p.display());
+        }
+        assert!(
+            fs::read_dir(&dir).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with(".vsr2d-report")),
+            "a staging directory is left"
+        );
+    }
+    eprintln!("study kill-and-resume: {kills} kill -9 in 2 series, both byte-identical");
+    assert!(kills >= 2, "{kills} kills: the series must interrupt studies");
+}
+
+/// Files whose bytes hold wall-clock times.
+const WALL_CLOCK: &[&str] = &["timing.jsonl"];

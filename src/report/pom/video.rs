@@ -68,10 +68,16 @@ pub fn state_at(run: &PomRun, t: f64) -> LatticeState {
 
 /// Frame times: k / fps over the run's time span (one frame for a single sample).
 pub fn frame_times(run: &PomRun, fps: u32) -> Vec<f64> {
+    let t0 = run.solution.times.first().copied().unwrap_or(0.0);
+    (0..frame_count(run, fps)).map(|k| t0 + k as f64 / f64::from(fps.max(1))).collect()
+}
+
+/// How many frames [`frame_times`] gives, computed without them (what the render limit is checked on).
+pub fn frame_count(run: &PomRun, fps: u32) -> u64 {
     let s = &run.solution;
-    let (Some(&t0), Some(&t1)) = (s.times.first(), s.times.last()) else { return Vec::new() };
-    let n = ((t1 - t0) * f64::from(fps.max(1)) + 1e-9).floor() as u64 + 1;
-    (0..n).map(|k| t0 + k as f64 / f64::from(fps.max(1))).collect()
+    let (Some(&t0), Some(&t1)) = (s.times.first(), s.times.last()) else { return 0 };
+    // `as` saturates: a span of 10³⁰⁰ s counts u64::MAX frames, which the limit refuses.
+    ((t1 - t0) * f64::from(fps.max(1)) + 1e-9).floor() as u64 + 1
 }
 
 /// Sends every frame into `sink`, drawing the next frame while the sink takes the previous one.
