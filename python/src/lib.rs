@@ -244,7 +244,7 @@ fn render<'py>(
     let metrics = guard::interruptible(py, |cancel| -> Result<serde_json::Value, String> {
         if is_png {
             let k = at.map_or(u64::MAX, |t| frame_index_at(t, fps));
-            let pixmap = movie.still(k).map_err(|e| e.to_string())?;
+            let pixmap = movie.still_while(k, &|| !cancel.load(Ordering::Relaxed)).map_err(|e| e.to_string())?;
             write_png(pixmap, &out).map_err(|e| e.to_string())?;
         } else {
             let format = format.ok_or("no video format")?;
@@ -304,7 +304,7 @@ fn view<'py>(
         title: out.file_stem().map_or_else(|| "vsr2d".into(), |s| s.to_string_lossy().into_owned()),
         ..vsr2d::view::ViewSettings::default()
     };
-    let stats = py.detach(|| -> Result<serde_json::Value, String> {
+    let stats = guard::interruptible(py, |cancel| -> Result<serde_json::Value, String> {
         let sources = parsed
             .into_iter()
             .enumerate()
@@ -317,11 +317,12 @@ fn view<'py>(
             })
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| format!("{e:#}"))?;
-        let page = vsr2d::view::build_page(sources, &settings).map_err(|e| format!("{e:#}"))?;
+        let page = vsr2d::view::build_page_while(sources, &settings, &|| !cancel.load(Ordering::Relaxed))
+            .map_err(|e| format!("{e:#}"))?;
         vsr2d::output::atomic::write(&out, page.html.as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
         serde_json::to_value(&page.stats).map_err(|e| e.to_string())
-    });
+    })?;
     Ok(pythonize(py, &stats.map_err(PyValueError::new_err)?)?)
 }
 
@@ -361,15 +362,16 @@ fn write_video(py: Python<'_>, frames: &Bound<'_, PyAny>, out: PathBuf, fps: u32
     let first = pixmaps.first().ok_or_else(|| PyValueError::new_err("no frames to write"))?;
     let (width, height) = (first.width(), first.height());
     vsr2d::output::check_output_writable(&out).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    py.detach(|| -> Result<u64, String> {
-        let mut sink = video_sink(format, &out, width, height, fps)?;
+    guard::interruptible(py, |cancel| -> Result<u64, String> {
+        // Cancellable: Ctrl-C fails the next frame, and the unfinished file is never published.
+        let mut sink = guard::Cancellable { inner: video_sink(format, &out, width, height, fps)?, cancel };
         for p in &pixmaps {
             sink.push(p).map_err(|e| e.to_string())?;
         }
         let n = sink.frame_count();
-        sink.finish().map_err(|e| e.to_string())?;
+        sink.inner.finish().map_err(|e| e.to_string())?;
         Ok(n)
-    })
+    })?
     .map_err(PyRuntimeError::new_err)
 }
 

@@ -168,6 +168,50 @@ def test_ctrl_c_interrupts_a_long_render_and_leaves_no_file(tmp_path):
     assert not out.exists(), "an unfinished video is not published"
 
 
+def _interrupted_within(call, after, limit):
+    """Runs `call` with Ctrl-C (SIGINT to the main thread) `after` seconds in; asserts it raises
+    KeyboardInterrupt and returns within `limit` seconds of starting."""
+    import _thread
+    import threading
+    import time
+
+    timer = threading.Timer(after, _thread.interrupt_main)
+    timer.start()
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        call()
+    timer.cancel()
+    elapsed = time.monotonic() - start
+    assert elapsed < limit, f"the interrupt took {elapsed:.1f} s to be honoured"
+
+
+# 6 000 s of a worm: 360 000 steps to simulate before a late frame, minutes of work.
+LONG_WORM = {"robots": [{"body": ["#####"]}], "world": {"duration": 6000}}
+
+
+def test_ctrl_c_interrupts_a_png_of_a_late_frame_and_leaves_no_file(tmp_path):
+    out = tmp_path / "late.png"
+    _interrupted_within(lambda: vsr2d.render(LONG_WORM, out, size=(320, 180), at=5990), 1.0, 20)
+    assert not out.exists()
+
+
+def test_ctrl_c_interrupts_a_long_view_and_leaves_no_file(tmp_path):
+    out = tmp_path / "long.html"
+    _interrupted_within(lambda: vsr2d.view(LONG_WORM, out, allow_large=True), 1.0, 20)
+    assert not out.exists()
+
+
+def test_ctrl_c_interrupts_write_video_and_leaves_no_file(tmp_path):
+    # Noise compresses badly: 240 frames of 640 × 360 take seconds to encode as a GIF.
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    frames = [rng.integers(0, 256, size=(360, 640, 3), dtype=np.uint8) for _ in range(240)]
+    out = tmp_path / "noise.gif"
+    _interrupted_within(lambda: vsr2d.write_video(frames, out), 0.5, 20)
+    assert not out.exists()
+
+
 def test_renders_and_soft_cell_scenarios_over_the_limits_are_refused_before_any_work(tmp_path):
     # 10⁵ s at 30 fps and 640 × 360: 3·10⁶ frames × 230 400 pixels = 6.9·10¹¹ pixels × frames (limit 5·10¹⁰).
     long = {"robots": [{"body": ["####"]}], "world": {"duration": 100_000}}

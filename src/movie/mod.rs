@@ -82,6 +82,9 @@ pub enum MovieError {
     VideoUnavailable,
     #[error("could not create a scratch directory for the benchmark video: {0}")]
     Scratch(#[source] std::io::Error),
+    /// The caller asked to stop (e.g. Ctrl-C in Python) before frame `frame`.
+    #[error("stopped before frame {frame}")]
+    Stopped { frame: u64 },
 }
 
 impl MovieError {
@@ -637,9 +640,18 @@ impl Movie {
     /// Renders only frame `k` (clamped to the last frame). Earlier frames are simulated and move the
     /// cameras exactly as in the video, without being drawn, so the still equals frame `k` of the video.
     pub fn still(&mut self, k: u64) -> Result<&Pixmap, MovieError> {
+        self.still_while(k, &|| true)
+    }
+
+    /// [`Movie::still`] that asks `keep_going` before each frame it advances through, and stops with
+    /// [`MovieError::Stopped`] when it says no (a long simulation up to a late frame stays cancellable).
+    pub fn still_while(&mut self, k: u64, keep_going: &dyn Fn() -> bool) -> Result<&Pixmap, MovieError> {
         let k = k.min(self.frames.saturating_sub(1));
         while self.next < k {
             let i = self.next;
+            if !keep_going() {
+                return Err(MovieError::Stopped { frame: i });
+            }
             self.advance(i)?;
             self.move_cameras();
         }

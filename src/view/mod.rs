@@ -625,6 +625,16 @@ struct CellTrack {
 
 /// Walks the sources through a [`Movie`] and writes the page.
 pub fn build_page(sources: Vec<MovieSource>, settings: &ViewSettings) -> Result<Page, ViewError> {
+    build_page_while(sources, settings, &|| true)
+}
+
+/// [`build_page`] that asks `keep_going` before each frame and stops with [`MovieError::Stopped`] when
+/// it says no (Ctrl-C in Python).
+pub fn build_page_while(
+    sources: Vec<MovieSource>,
+    settings: &ViewSettings,
+    keep_going: &dyn Fn() -> bool,
+) -> Result<Page, ViewError> {
     let mut movie = Movie::new(sources, &settings.movie)?;
     let cells = movie.cells();
     let movie_frames = movie.frame_count();
@@ -638,6 +648,9 @@ pub fn build_page(sources: Vec<MovieSource>, settings: &ViewSettings) -> Result<
     let mut kept = 0usize;
     let mut failure: Option<ViewError> = None;
     let mut visit = |k: u64, frames: &[CellFrame<'_>], views: &[CellView]| -> Result<(), MovieError> {
+        if !keep_going() {
+            return Err(MovieError::Stopped { frame: k });
+        }
         if failure.is_some() {
             return Ok(());
         }

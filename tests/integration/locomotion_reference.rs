@@ -62,7 +62,10 @@ fn locomotion_section_figures_follow_from_its_csv() {
     let runs = locomotion::self_comparisons().unwrap();
     assert_eq!(noise.matches("<tr><td").count(), runs.len());
     for r in &runs {
-        let row = format!("<td class=\"num\">{:.3}</td><td class=\"num\">{:+.1}</td>", r.comparison.spearman, r.comparison.sum_bias_pct);
+        let row = format!(
+            "<td class=\"num\">{:.3}</td><td class=\"num\">{:+.1}</td>",
+            r.comparison.spearman, r.comparison.sum_bias_pct
+        );
         assert!(noise.contains(&row), "{row} in {noise}");
     }
 
