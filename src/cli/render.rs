@@ -56,6 +56,10 @@ pub struct RenderArgs {
     /// x264 constant rate factor, 0 (lossless) to 51 (smallest).
     #[arg(long, default_value_t = vsr2d::output::DEFAULT_X264_CRF)]
     pub crf: u8,
+    /// x264 tune (none, film, animation, grain, stillimage, fastdecode, zerolatency, psnr, ssim): the
+    /// default encodes fastest; `none` gives a smaller file more slowly.
+    #[arg(long, default_value = vsr2d::output::DEFAULT_X264_TUNE)]
+    pub tune: String,
     /// x264 threads; the same value gives byte-identical files, 0 = auto (depends on the CPU count).
     #[arg(long, default_value_t = DEFAULT_X264_THREADS)]
     pub threads: u32,
@@ -255,6 +259,7 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
         fps: args.fps,
         preset: args.preset.clone(),
         crf: args.crf,
+        tune: args.tune.clone(),
         threads: args.threads,
     };
     match (&video_path, video_format) {

@@ -39,6 +39,10 @@ pub const ENCODER_NAME: &str = "libx264";
 /// The highest frame rate accepted (keeps `fps` well inside FFmpeg's `i32` rationals).
 pub const MAX_FPS: u32 = 1000;
 
+/// x264's tunes, and `none` for none.
+pub const TUNES: [&str; 9] =
+    ["none", "film", "animation", "grain", "stillimage", "fastdecode", "zerolatency", "psnr", "ssim"];
+
 /// x264's presets, fastest first.
 pub const PRESETS: [&str; 10] =
     ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"];
@@ -57,6 +61,8 @@ pub struct VideoSettings {
     pub preset: String,
     /// x264 constant rate factor, 0 (lossless) to 51 (worst); default [`super::DEFAULT_X264_CRF`].
     pub crf: u8,
+    /// x264 tune, one of [`TUNES`] (default [`super::DEFAULT_X264_TUNE`]).
+    pub tune: String,
     /// x264 threads (default 1). The same input and the same thread count give byte-identical files;
     /// 0 means "auto", which depends on the CPU count and so is not reproducible across machines.
     pub threads: u32,
@@ -70,6 +76,7 @@ impl Default for VideoSettings {
             fps: 30,
             preset: super::DEFAULT_X264_PRESET.into(),
             crf: super::DEFAULT_X264_CRF,
+            tune: super::DEFAULT_X264_TUNE.into(),
             threads: 1,
         }
     }
@@ -106,6 +113,9 @@ impl VideoSettings {
         if self.crf > 51 {
             return Err(VideoError::CrfOutOfRange { crf: self.crf });
         }
+        if !TUNES.contains(&self.tune.as_str()) {
+            return Err(VideoError::UnknownTune { tune: self.tune.clone() });
+        }
         Ok(())
     }
 }
@@ -129,6 +139,11 @@ pub enum VideoError {
     UnknownPreset { preset: String },
     #[error("x264 crf {crf} is out of range; use 0 (lossless) to 51 (smallest), 23 is the usual default")]
     CrfOutOfRange { crf: u8 },
+    #[error(
+        "unknown x264 tune `{tune}`; use one of none, film, animation, grain, stillimage, fastdecode, \
+         zerolatency, psnr, ssim"
+    )]
+    UnknownTune { tune: String },
     #[error(
         "this FFmpeg build has no `{encoder}` encoder, which mp4 export needs. On Debian/Ubuntu install \
          libavcodec59 (or libavcodec-extra59 / libavcodec-extra), or write a PNG sequence instead"
@@ -182,6 +197,7 @@ impl VideoError {
                 | VideoError::FpsOutOfRange { .. }
                 | VideoError::UnknownPreset { .. }
                 | VideoError::CrfOutOfRange { .. }
+                | VideoError::UnknownTune { .. }
                 | VideoError::Output(_)
         )
     }
@@ -285,6 +301,9 @@ impl Mp4Encoder {
         let mut options = Dictionary::new();
         options.set("preset", &settings.preset);
         options.set("crf", &settings.crf.to_string());
+        if settings.tune != "none" {
+            options.set("tune", &settings.tune);
+        }
         options.set("threads", &settings.threads.to_string());
         if let Some(cpu) = x264_cpu_without_avx512() {
             options.set("x264-params", &format!("asm={cpu}"));

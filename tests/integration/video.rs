@@ -159,6 +159,8 @@ fn odd_or_zero_size_and_bad_settings_are_refused_before_encoding() {
     assert!(matches!(bad_preset.validate(), Err(VideoError::UnknownPreset { .. })));
     let bad_crf = VideoSettings { crf: 52, ..VideoSettings::new(W, H) };
     assert!(matches!(bad_crf.validate(), Err(VideoError::CrfOutOfRange { crf: 52 })));
+    let bad_tune = VideoSettings { tune: "fastest".into(), ..VideoSettings::new(W, H) };
+    assert!(matches!(bad_tune.validate(), Err(VideoError::UnknownTune { .. })));
     let no_fps = VideoSettings { fps: 0, ..VideoSettings::new(W, H) };
     assert!(matches!(no_fps.validate(), Err(VideoError::FpsOutOfRange { fps: 0 })));
     assert!(VideoSettings::default().validate().is_ok());
