@@ -99,6 +99,7 @@ impl Scenario {
             force_substeps: stepping.force_substeps,
             legacy_first_control: self.world.compat.is_legacy(),
             friction_every_iteration: self.world.compat.is_legacy(),
+            restitution_velocity_threshold: self.world.compat.restitution_velocity_threshold(),
             detail: self.world.snapshot,
             welds: self.world.welds,
         }

@@ -85,6 +85,11 @@ pub struct WorldSettings {
     /// step that pass is a single iteration, too few for the worms' stiff grip: they slipped back on
     /// each stroke (issue 38; docs/model.md).
     pub friction_every_iteration: bool,
+    /// Which contacts bounce. `None`: rapier's rule, a contact bounces on the step it appears. `Some(v)`:
+    /// dyn4j's and Box2D's rule, as in `legacy-1.0` with dyn4j's `Settings.restitutionVelocity` of
+    /// 1 m/s: a contact bounces on every step it approaches faster than v, m/s, new or persisting, and
+    /// slower impacts are inelastic (issue 38; docs/model.md).
+    pub restitution_velocity_threshold: Option<f64>,
     /// Optional snapshot content.
     pub detail: SnapshotDetail,
     /// Welded masses as merged bodies (default) or as jointed bodies (cross-check).
@@ -109,6 +114,7 @@ impl Default for WorldSettings {
             force_substeps: 1,
             legacy_first_control: false,
             friction_every_iteration: false,
+            restitution_velocity_threshold: None,
             detail: SnapshotDetail::default(),
             welds: Welds::Merged,
         }
@@ -168,6 +174,8 @@ impl World {
         physics.integration_parameters.num_solver_iterations = settings.solver_iterations.max(1);
         physics.integration_parameters.num_internal_pgs_iterations = settings.velocity_iterations.max(1);
         physics.integration_parameters.friction_in_bias_pass = settings.friction_every_iteration;
+        physics.integration_parameters.restitution_velocity_threshold =
+            settings.restitution_velocity_threshold.map(|v| v as Real);
         // The broad-phase tree is kept as built and refitted, not re-balanced every step: our bodies
         // move as a few coherent groups (a robot, a chain of cells) over static ground, so the
         // optimiser bought nothing measurable and cost 5 % of the paper benchmark's time (issue 17).

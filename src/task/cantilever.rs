@@ -156,6 +156,7 @@ impl Beam {
             solver_iterations: setup.solver_iterations,
             velocity_iterations: setup.velocity_iterations(),
             friction_every_iteration: setup.material.preset.is_legacy(),
+            restitution_velocity_threshold: setup.material.preset.restitution_velocity_threshold(),
             welds: setup.welds,
             detail,
             ..WorldSettings::default()

@@ -577,3 +577,40 @@ fn a_sliding_box_stops_after_v0_squared_over_2_mu_g() {
         assert!((slid - stop).abs() < 0.01 * stop, "mass {mass}: slid {slid} m, v₀²/(2μg) = {stop} m");
     }
 }
+
+/// Rebound speed of a ball (restitution 0.5, no gravity) hitting fixed ground at `v0`, with the engine's
+/// restitution threshold set or not. A ball touches at one point: a box landing flat touches at two,
+/// which the engine's single restitution pass solves one after the other, leaving the rebound 12 % short.
+fn rebound_speed(v0: f64, threshold: Option<f64>) -> f64 {
+    use rapier2d::prelude::*;
+    let mut w = PhysicsWorld::new();
+    w.gravity = Vector::ZERO;
+    w.integration_parameters.restitution_velocity_threshold = threshold.map(|v| v as Real);
+    // Small steps: the box moves at most 5 mm per step, inside the engine's 2 cm contact margin, so
+    // the contact is found before the impact and nothing but restitution sets the rebound.
+    w.integration_parameters.dt = 1.0 / 600.0;
+    let ground = w.bodies.insert(RigidBodyBuilder::fixed());
+    w.colliders.insert_with_parent(ColliderBuilder::cuboid(10.0, 0.5).restitution(0.5), ground, &mut w.bodies);
+    let b = w
+        .bodies
+        .insert(RigidBodyBuilder::dynamic().translation(Vector::new(0.0, 1.5)).linvel(Vector::new(0.0, -v0 as Real)));
+    w.colliders.insert_with_parent(ColliderBuilder::ball(0.45).restitution(0.5), b, &mut w.bodies);
+    for _ in 0..1200 {
+        w.step();
+    }
+    assert!(w.bodies[b].translation().y > 0.9, "the ball must not sink into the ground");
+    w.bodies[b].linvel().y as f64
+}
+
+/// Newton's law of restitution, v_out = e·v_in, with the threshold rule of dyn4j and Box2D that
+/// `legacy-1.0` sets (1 m/s, dyn4j's `Settings.restitutionVelocity`): an impact faster than the threshold
+/// bounces, a slower one is inelastic. Without a threshold, rapier bounces every new contact.
+#[test]
+fn restitution_applies_above_the_velocity_threshold_only() {
+    let fast = rebound_speed(3.0, Some(1.0));
+    assert!((fast - 1.5).abs() < 0.1 * 1.5, "3 m/s impact, e = 0.5: rebound {fast} m/s, expected 1.5");
+    let slow = rebound_speed(0.5, Some(1.0));
+    assert!(slow.abs() < 0.02, "0.5 m/s impact under the 1 m/s threshold: rebound {slow} m/s, expected 0");
+    let slow_rapier = rebound_speed(0.5, None);
+    assert!((slow_rapier - 0.25).abs() < 0.1 * 0.25, "rapier's rule bounces it: {slow_rapier} m/s, expected 0.25");
+}

@@ -46,11 +46,18 @@ pub struct SpringDef {
 /// relative to the centre of that corner mass. It is a property of the material: it does not depend
 /// on which rigid body the corner mass is welded into.
 pub fn effective_mass(material: &Material, anchor_a: Vec2, anchor_b: Vec2, centre_a: Vec2, centre_b: Vec2) -> f64 {
+    let n = ((centre_b + anchor_b) - (centre_a + anchor_a)).normalized();
+    effective_mass_along(material, anchor_a, anchor_b, n)
+}
+
+/// The same effective mass for any pose: `r_a`, `r_b` are the anchors relative to their corner masses'
+/// centres and `n` the unit direction of the spring, all in one frame (`legacy-1.0` recomputes it
+/// every step from the current pose, as dyn4j's distance joints did).
+pub fn effective_mass_along(material: &Material, r_a: Vec2, r_b: Vec2, n: Vec2) -> f64 {
     let mass = material.corner_mass();
     let inertia = mass * material.mass_side().powi(2) / 6.0;
-    let n = ((centre_b + anchor_b) - (centre_a + anchor_a)).normalized();
     let term = |r: Vec2| 1.0 / mass + (r.x * n.y - r.y * n.x).powi(2) / inertia;
-    1.0 / (term(anchor_a) + term(anchor_b))
+    1.0 / (term(r_a) + term(r_b))
 }
 
 /// Rotates by `quarter_turns` × 90° counter-clockwise.

@@ -155,7 +155,8 @@ impl SimBody for VoxelRobot {
     }
 
     fn before_step(&mut self, physics: &mut PhysicsWorld, dt: f64) {
-        self.robot.update_ropes(physics, dt)
+        self.robot.update_ropes(physics, dt);
+        self.robot.update_legacy_spring_laws(physics);
     }
 
     fn reset_forces(&self, physics: &mut PhysicsWorld) {

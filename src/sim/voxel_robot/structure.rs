@@ -473,6 +473,42 @@ impl Robot {
         }
     }
 
+    /// `legacy-1.0`: sets every spring's stiffness k = μω² and damping c = 2ζωμ from the effective mass μ
+    /// of its two corner masses as they stand now, as dyn4j's distance joints did at the start of each
+    /// step (`DistanceJoint.initializeConstraints`). μ depends on the lever arms r × n of the anchors: a
+    /// mass turned by 0.1 rad against a side spring changes it by about ±10 %. Neighbours with different
+    /// commands turn their shared masses, so a lattice of voxels deforms differently than with the rest
+    /// pose's μ, which the default preset keeps as a material constant (issue 38; docs/model.md).
+    pub fn update_legacy_spring_laws(&mut self, physics: &mut PhysicsWorld) {
+        for si in 0..self.springs.len() {
+            let sp = &self.springs[si];
+            // A coincident pair shares one joint, set when its first spring comes.
+            if !self.voxels[sp.voxel].material.preset.is_legacy() || sp.partner.is_some_and(|p| p < si) {
+                continue;
+            }
+            let (k, c) = self.current_law(si);
+            let (k, c, target) = match sp.partner {
+                Some(p) => {
+                    let (kq, cq) = self.current_law(p);
+                    merged_law(k, c, sp.target, kq, cq, self.springs[p].target)
+                }
+                None => (k, c, sp.target),
+            };
+            physics.impulse_joints.set_motor_position(sp.joint, JointAxis::LinX, target as Real, k as Real, c as Real);
+        }
+    }
+
+    /// Stiffness and damping of spring `si` from its effective mass in the current pose.
+    fn current_law(&self, si: usize) -> (f64, f64) {
+        let sp = &self.springs[si];
+        let material = &self.voxels[sp.voxel].material;
+        let (pa, pb) = self.spring_anchors(si);
+        let (ca, cb) = (self.mass_centre(sp.voxel, sp.def.mass_a), self.mass_centre(sp.voxel, sp.def.mass_b));
+        let mu = voxel::effective_mass_along(material, pa - ca, pb - cb, (pb - pa).normalized());
+        let (omega_sq, two_zeta_omega) = material.spring_rates();
+        (mu * omega_sq, mu * two_zeta_omega)
+    }
+
     /// Force actuation: pushes each mass along the line to its voxel centre (for one step).
     /// Returns whether any force was applied.
     pub fn apply_force_actuation(&self, physics: &mut PhysicsWorld) -> bool {

@@ -320,6 +320,11 @@ pub struct IntegrationParameters {
     /// reacting to bias velocities pumps their coherent lean mode until they topple. If
     /// [`Self::num_internal_stabilization_iterations`] is zero there is no unbiased pass and this flag is ignored.
     pub friction_in_bias_pass: bool,
+    /// Which contact points bounce (apply their restitution). `None` (default): rapier's rule, a
+    /// point bounces on the step it appears (or always, with restitution ≥ 1). `Some(v)`: the rule
+    /// of Box2D v2 and dyn4j (`Settings.restitutionVelocity`, 1 m/s there), a point bounces on every
+    /// step it approaches faster than `v`, new or persisting; slower impacts are inelastic.
+    pub restitution_velocity_threshold: Option<Real>,
     /// If enabled, impulse-joint constraints are warm-started like contacts: impulses accumulated
     /// by the previous step are re-applied (scaled by [`Self::warmstart_coefficient`]) at the start
     /// of each substep instead of restarting from zero (default: `false`). This
@@ -426,6 +431,7 @@ impl Default for IntegrationParameters {
             contact_recycling: true,
             normalized_contact_recycle_distance: 0.05,
             friction_in_bias_pass: false,
+            restitution_velocity_threshold: None,
             warmstart_joints: false,
             length_unit: 1.0,
             #[cfg(feature = "alloc")]

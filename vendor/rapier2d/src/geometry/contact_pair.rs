@@ -943,6 +943,40 @@ pub fn is_bouncy(restitution: Real, is_new: bool) -> Real {
     }
 }
 
+/// Should a contact point bounce under [`crate::dynamics::IntegrationParameters::restitution_velocity_threshold`]
+/// (SIMD lanes; `1.0` = bouncy)? `projected_velocity` is the relative normal velocity along the
+/// solver's force direction, negative while the bodies approach: a point bounces iff it approaches
+/// faster than `threshold`, whether it is new or not. Without a threshold, [`is_bouncy_simd`].
+pub fn is_bouncy_with_threshold_simd(
+    restitution: SimdReal,
+    is_new: SimdReal,
+    projected_velocity: SimdReal,
+    threshold: Option<Real>,
+) -> SimdReal {
+    use na::{SimdPartialOrd, SimdValue};
+
+    match threshold {
+        None => is_bouncy_simd(restitution, is_new),
+        Some(v) => SimdReal::splat(1.0).select(
+            projected_velocity.simd_lt(SimdReal::splat(-v)),
+            SimdReal::splat(0.0),
+        ),
+    }
+}
+
+/// Scalar variant of [`is_bouncy_with_threshold_simd`].
+pub fn is_bouncy_with_threshold(
+    restitution: Real,
+    is_new: bool,
+    projected_velocity: Real,
+    threshold: Option<Real>,
+) -> Real {
+    match threshold {
+        None => is_bouncy(restitution, is_new),
+        Some(v) => (projected_velocity < -v) as u32 as Real,
+    }
+}
+
 impl Default for ContactManifoldData {
     fn default() -> Self {
         Self::new(None, None, SolverFlags::empty())

@@ -24,7 +24,8 @@ pub(crate) use self::contact_pair::relative_pose_drift;
 pub use self::contact_pair::{
     ContactData, ContactId, ContactManifoldData, ContactPair, IntersectionPair, NEW_CONTACT_BIT,
     PairContacts, RigidPairContacts, SimdSolverContact, SolverContact, SolverContactGeneric,
-    SolverContacts, SolverFlags, is_bouncy, is_bouncy_simd,
+    SolverContacts, SolverFlags, is_bouncy, is_bouncy_simd, is_bouncy_with_threshold,
+    is_bouncy_with_threshold_simd,
 };
 #[cfg(feature = "alloc")]
 pub use self::interaction_graph::{

@@ -56,6 +56,7 @@ impl ContactWithCoulombFrictionBuilder {
         solver_bodies: &SolverBodies,
         out_builder: &mut ContactWithCoulombFrictionBuilder,
         out_constraint: &mut ContactWithCoulombFriction<SimdReal>,
+        restitution_velocity_threshold: Option<Real>,
     ) {
         // The solver-body ids were stamped on the manifolds by the narrow-phase's
         // solver-graph maintenance (`u32::MAX` for world-attached sides: fixed bodies, or a
@@ -185,7 +186,6 @@ impl ContactWithCoulombFrictionBuilder {
                 TangentImpulse::new(w.gdot(tangents1[0]), w.gdot(tangents1[1]))
             };
             let is_new = SimdReal::from(gather![|ii| (pt_data(ii).impulse == 0.0) as u32 as Real]);
-            let is_bouncy = crate::geometry::is_bouncy_simd(restitution, is_new);
 
             // Inactive slots must not warm-start (their gathered values belong
             // to another point of the lane's manifold).
@@ -236,6 +236,12 @@ impl ContactWithCoulombFrictionBuilder {
                 );
 
                 let projected_velocity = (vel1 - vel2).gdot(force_dir1);
+                let is_bouncy = crate::geometry::is_bouncy_with_threshold_simd(
+                    restitution,
+                    is_new,
+                    projected_velocity,
+                    restitution_velocity_threshold,
+                );
                 restitution_seed = is_bouncy * restitution * projected_velocity;
 
                 out_constraint.normal_part[k].torque_dir1 = torque_dir1;

@@ -62,6 +62,7 @@ impl ContactWithTwistFrictionBuilder<SimdReal> {
         solver_bodies: &SolverBodies,
         out_builder: &mut ContactWithTwistFrictionBuilder<SimdReal>,
         out_constraint: &mut ContactWithTwistFriction<SimdReal>,
+        restitution_velocity_threshold: Option<Real>,
     ) {
         // The solver-body ids were stamped on the manifolds by the narrow-phase's
         // solver-graph maintenance (`u32::MAX` for world-attached sides: fixed bodies, or a
@@ -216,7 +217,6 @@ impl ContactWithTwistFrictionBuilder<SimdReal> {
             #[cfg(feature = "dim2")]
             let warmstart_twist_impulse = SimdReal::zero();
             let is_new = SimdReal::from(gather![|ii| (pt_data(ii).impulse == 0.0) as u32 as Real]);
-            let is_bouncy = crate::geometry::is_bouncy_simd(restitution, is_new);
 
             // Reconstruct the world contact points and separation from the body-local anchors
             // and solver poses (a world-attached side gathers the identity pose, so its anchor
@@ -271,6 +271,12 @@ impl ContactWithTwistFrictionBuilder<SimdReal> {
                 );
 
                 let projected_velocity = (vel1 - vel2).gdot(force_dir1);
+                let is_bouncy = crate::geometry::is_bouncy_with_threshold_simd(
+                    restitution,
+                    is_new,
+                    projected_velocity,
+                    restitution_velocity_threshold,
+                );
                 restitution_seed = is_bouncy * restitution * projected_velocity;
 
                 out_constraint.normal_part[k].torque_dir1 = torque_dir1;

@@ -41,6 +41,7 @@ impl GenericContactConstraintBuilder {
         out_constraint: &mut GenericContactConstraint,
         jacobians: &mut DVector,
         jacobian_id: &mut usize,
+        restitution_velocity_threshold: Option<Real>,
     ) {
         // TODO PERF: we haven’t tried to optimized this codepath yet (since it relies
         //            on multibodies which are already much slower than regular bodies).
@@ -223,10 +224,15 @@ impl GenericContactConstraintBuilder {
                 // Warm-start impulses and contact newness come from the manifold
                 // point (they are not duplicated on the solver contacts).
                 let is_new = pt_data.impulse == 0.0;
-                let is_bouncy = crate::geometry::is_bouncy(manifold.data.restitution, is_new);
+                let projected_velocity = (vel1 - vel2).dot(force_dir1);
+                let is_bouncy = crate::geometry::is_bouncy_with_threshold(
+                    manifold.data.restitution,
+                    is_new,
+                    projected_velocity,
+                    restitution_velocity_threshold,
+                );
 
-                restitution_seed =
-                    (is_bouncy * manifold.data.restitution) * (vel1 - vel2).dot(force_dir1);
+                restitution_seed = (is_bouncy * manifold.data.restitution) * projected_velocity;
 
                 out_constraint.normal_part[k] = ContactConstraintNormalPart {
                     torque_dir1,

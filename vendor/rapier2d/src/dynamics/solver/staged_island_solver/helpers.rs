@@ -12,7 +12,7 @@ use crate::dynamics::solver::solver_contact_graph::SolverContactGraph;
 #[cfg(feature = "dim3")]
 use crate::dynamics::solver::velocity_solver::GyroParams;
 use crate::dynamics::{IntegrationParameters, MultibodyJointSet, RigidBodyHandle, RigidBodySet};
-use crate::math::DVector;
+use crate::math::{DVector, Real};
 use parry::math::SIMD_WIDTH;
 
 impl ContactConstraintsSet {
@@ -24,6 +24,7 @@ impl ContactConstraintsSet {
         graph: &SolverContactGraph,
         store: &ManifoldStore,
         jacobian_id: &mut usize,
+        restitution_velocity_threshold: Option<Real>,
     ) {
         let generic = graph.generic();
         let total_num_constraints = generic.len();
@@ -45,6 +46,7 @@ impl ContactConstraintsSet {
                 &mut self.generic_velocity_constraints[curr_id],
                 &mut self.generic_jacobians,
                 jacobian_id,
+                restitution_velocity_threshold,
             );
         }
     }

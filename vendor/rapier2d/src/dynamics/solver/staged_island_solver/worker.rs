@@ -159,6 +159,7 @@ pub(super) unsafe fn run_worker(ctx: &SharedCtx, worker_id: usize) {
                         solver_bodies,
                         builder,
                         constraint,
+                        ctx.base_params.restitution_velocity_threshold,
                     );
                     local_bouncy |= builder.has_bouncy_seed(constraint.num_contacts);
                 }
@@ -172,6 +173,7 @@ pub(super) unsafe fn run_worker(ctx: &SharedCtx, worker_id: usize) {
                         solver_bodies,
                         builder,
                         constraint,
+                        ctx.base_params.restitution_velocity_threshold,
                     );
                     local_bouncy |= builder.has_bouncy_seed(constraint.num_contacts);
                 }
