@@ -19,6 +19,13 @@ use super::robustness::mutate;
 /// Runs the binary on a mutated input: it must end within 60 s with exit 0, 1 or 2 (no panic: 101, no
 /// abort: a signal); returns the code.
 fn binary_exit(args: &[&str]) -> i32 {
+    let (code, stderr) = run_with_hang_guard(args, 60);
+    assert!(matches!(code, Some(0..=2)) && !stderr.contains("panicked"), "vsr2d {args:?}: {code:?}: {stderr}");
+    code.unwrap_or(-1)
+}
+
+/// Runs the binary, killing it (and failing) if it has not exited after `limit_s`: its exit code and stderr.
+fn run_with_hang_guard(args: &[&str], limit_s: u64) -> (Option<i32>, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_vsr2d"))
         .args(args)
         .stdout(std::process::Stdio::null())
@@ -27,17 +34,14 @@ fn binary_exit(args: &[&str]) -> i32 {
         .unwrap();
     let start = std::time::Instant::now();
     while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > std::time::Duration::from_secs(60) {
+        if start.elapsed() > std::time::Duration::from_secs(limit_s) {
             let _ = child.kill();
             panic!("vsr2d {args:?} hangs");
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     let out = child.wait_with_output().unwrap();
-    let code = out.status.code();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(matches!(code, Some(0..=2)) && !stderr.contains("panicked"), "vsr2d {args:?}: {code:?}: {stderr}");
-    code.unwrap_or(-1)
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 fn read(dir: &str, name: &str) -> String {
@@ -284,21 +288,9 @@ fn render_refuses_a_directory_output_and_an_impossible_recording_time_before_ren
     lines[n - 1]["t"] = 1e308.into();
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     std::fs::write(&rec, text).unwrap();
-    let mut child = bin()
-        .args(["render", "--from", rec.to_str().unwrap(), "--png", tmp.path().join("x.png").to_str().unwrap(), "-q"])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > std::time::Duration::from_secs(120) {
-            let _ = child.kill();
-            panic!("render --from of t = 1e308 hangs");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let png = tmp.path().join("x.png");
+    let (code, stderr) =
+        run_with_hang_guard(&["render", "--from", rec.to_str().unwrap(), "--png", png.to_str().unwrap(), "-q"], 120);
+    assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains(&format!(":{n}: t = 1e308 s")), "{stderr}");
 }
