@@ -10,10 +10,7 @@ use crate::model::terrain::TerrainError;
 use crate::model::voxel::grid::BodyGrid;
 use crate::model::voxel::grid::BodyGridError;
 use crate::model::voxel::material::MaterialSpec;
-use crate::sim::{
-    RobotOptions, Stepping, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS, LEGACY_SOLVER_ITERATIONS,
-    LEGACY_VELOCITY_ITERATIONS,
-};
+use crate::sim::{RobotOptions, Stepping, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS, LEGACY_SOLVER_ITERATIONS};
 use crate::snapshot::BodyId;
 use crate::task::{Footprint, ForceDeflectionRun, Placement, Simulation, Task};
 
@@ -95,14 +92,13 @@ impl Scenario {
             gravity: Vec2::new(self.world.gravity[0], self.world.gravity[1]),
             control_interval: self.world.control_interval,
             solver_iterations: stepping.solver_iterations,
-            velocity_iterations: if self.world.compat.is_legacy() { LEGACY_VELOCITY_ITERATIONS } else { 1 },
             force_substeps: stepping.force_substeps,
             legacy_first_control: self.world.compat.is_legacy(),
-            friction_every_iteration: self.world.compat.is_legacy(),
-            restitution_velocity_threshold: self.world.compat.restitution_velocity_threshold(),
             detail: self.world.snapshot,
             welds: self.world.welds,
+            ..WorldSettings::default()
         }
+        .with_engine_of(self.world.compat)
     }
 
     /// Engine steps per step and solver substeps: the scenario's `world.force_substeps` and

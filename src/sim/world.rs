@@ -24,6 +24,7 @@ use crate::geom::{Aabb, Polygon, Vec2 as V2};
 use crate::model::cell::CellParams;
 use crate::model::terrain::Terrain;
 use crate::model::voxel::grid::BodyGrid;
+use crate::model::voxel::material::Preset;
 use crate::model::voxel::sensors::SensorReadings;
 use crate::snapshot::{BodyId, Flow, Progress, Snapshot, SnapshotDetail, SnapshotListener};
 
@@ -49,6 +50,10 @@ pub const LEGACY_SOLVER_ITERATIONS: usize = 1;
 /// internal PGS iterations per substep in `legacy-1.0`. With one iteration per step the stiff springs
 /// of the 30 Hz cantilever do not converge (it bends up to 2× too far); with ten it is within 10 %.
 pub const LEGACY_VELOCITY_ITERATIONS: usize = 10;
+
+/// dyn4j 3.3.0's `Settings.DEFAULT_RESTITUTION_VELOCITY`, m/s: in `legacy-1.0` a contact bounces only
+/// when it approaches faster than this ([`WorldSettings::restitution_velocity_threshold`]).
+pub const LEGACY_RESTITUTION_VELOCITY: f64 = 1.0;
 
 /// Steps the released 2D-VSR-Sim 1.0.0 took with accumulated time: it stepped while t < `limit`, or
 /// while t ≤ `limit` when `inclusive` (its load windows), adding dt after each step. The accumulated
@@ -97,6 +102,19 @@ pub struct WorldSettings {
 }
 
 impl WorldSettings {
+    /// These settings with the engine behaviour of a material preset: `legacy-1.0` solves contacts and
+    /// springs as dyn4j 3.3.0 did ([`LEGACY_VELOCITY_ITERATIONS`] velocity iterations with friction in
+    /// every one, bounces above [`LEGACY_RESTITUTION_VELOCITY`]); the default preset as rapier does.
+    pub fn with_engine_of(self, preset: Preset) -> WorldSettings {
+        let legacy = preset.is_legacy();
+        WorldSettings {
+            velocity_iterations: if legacy { LEGACY_VELOCITY_ITERATIONS } else { 1 },
+            friction_every_iteration: legacy,
+            restitution_velocity_threshold: legacy.then_some(LEGACY_RESTITUTION_VELOCITY),
+            ..self
+        }
+    }
+
     /// The length of one engine step, dt / `force_substeps`, s.
     pub fn physics_dt(&self) -> f64 {
         self.dt / self.force_substeps.max(1) as f64

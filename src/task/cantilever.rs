@@ -10,7 +10,6 @@ use crate::model::voxel::scaffolding::Scaffolding;
 use crate::sim::voxel_robot::{RobotOptions, Welds};
 use crate::sim::world::{
     PointLoad, SimError, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS, LEGACY_SOLVER_ITERATIONS,
-    LEGACY_VELOCITY_ITERATIONS,
 };
 use crate::snapshot::{BodyId, Snapshot, SnapshotDetail};
 
@@ -102,15 +101,6 @@ impl BeamSetup {
         }
     }
 
-    /// The velocity iterations per substep of this setup's preset.
-    fn velocity_iterations(&self) -> usize {
-        if self.material.preset.is_legacy() {
-            LEGACY_VELOCITY_ITERATIONS
-        } else {
-            1
-        }
-    }
-
     /// A material with the given spring frequency and scaffolding.
     pub fn material(preset: Preset, fs_hz: f64, scaffolding: Scaffolding) -> Material {
         Material { spring_hz: fs_hz, scaffolding, ..Material::with_preset(preset) }
@@ -154,13 +144,11 @@ impl Beam {
             dt: setup.dt,
             gravity: Vec2::ZERO,
             solver_iterations: setup.solver_iterations,
-            velocity_iterations: setup.velocity_iterations(),
-            friction_every_iteration: setup.material.preset.is_legacy(),
-            restitution_velocity_threshold: setup.material.preset.restitution_velocity_threshold(),
             welds: setup.welds,
             detail,
             ..WorldSettings::default()
-        };
+        }
+        .with_engine_of(setup.material.preset);
         let mut world = World::new(settings);
         let l = setup.material.side;
         let height = setup.h as f64 * l;

@@ -37,12 +37,6 @@ impl Preset {
     pub fn is_legacy(self) -> bool {
         self == Preset::Legacy10
     }
-    /// Contacts bounce only when approaching faster than this, m/s: dyn4j's
-    /// `Settings.DEFAULT_RESTITUTION_VELOCITY` in `legacy-1.0`; rapier's rule otherwise
-    /// ([`crate::sim::WorldSettings::restitution_velocity_threshold`]).
-    pub fn restitution_velocity_threshold(self) -> Option<f64> {
-        self.is_legacy().then_some(1.0)
-    }
 }
 
 impl std::str::FromStr for Preset {

@@ -135,6 +135,8 @@ pub(crate) struct Robot {
     pub grid: [u32; 2],
     /// Control value the spring targets were last set for (area mode), per voxel.
     applied: Vec<Option<f64>>,
+    /// Some voxel is `legacy-1.0`: its springs' laws follow the pose, set before every step.
+    per_pose_laws: bool,
     /// Cached body states, refreshed by [`Robot::read_state`].
     pub states: Vec<BodyState>,
 }
@@ -363,6 +365,7 @@ impl Robot {
             raw_control: vec![0.0; n],
             grid: [body.width(), body.height()],
             applied: vec![Some(0.0); n],
+            per_pose_laws: cells.iter().any(|(_, m)| m.preset.is_legacy()),
         };
         robot.read_state(physics);
         robot
@@ -417,7 +420,10 @@ impl Robot {
 
     /// World anchors of spring `si`.
     pub fn spring_anchors(&self, si: usize) -> (V2, V2) {
-        let sp = &self.springs[si];
+        self.anchors(&self.springs[si])
+    }
+
+    fn anchors(&self, sp: &SpringRef) -> (V2, V2) {
         let vox = &self.voxels[sp.voxel];
         let (a, b) = (vox.masses[sp.def.mass_a], vox.masses[sp.def.mass_b]);
         (self.states[a.body].point(a.offset + sp.def.anchor_a), self.states[b.body].point(b.offset + sp.def.anchor_b))
@@ -445,25 +451,15 @@ impl Robot {
             let group_target = SpringGroup::ALL.map(|g| voxel::target_length(&mat, g, f));
             for si in self.voxels[vi].springs.clone() {
                 self.springs[si].target = group_target[self.springs[si].def.group as usize];
-                let sp = &self.springs[si];
-                let (k, c, target) = match sp.partner {
-                    Some(p) => {
-                        let q = &self.springs[p];
-                        merged_law(
-                            sp.def.stiffness,
-                            sp.def.damping,
-                            sp.target,
-                            q.def.stiffness,
-                            q.def.damping,
-                            q.target,
-                        )
-                    }
-                    None => (sp.def.stiffness, sp.def.damping, sp.target),
-                };
+                // legacy-1.0 writes its motors before every step ([`Robot::update_legacy_spring_laws`]).
+                if mat.preset.is_legacy() {
+                    continue;
+                }
+                let (k, c, target) = self.joint_law(si, |s| (s.def.stiffness, s.def.damping));
                 // A motor-target change only: rapier keeps its joint assembly (colouring, chunks, row
                 // builders) and refreshes the motors (vendor/rapier2d/PATCH.md).
                 physics.impulse_joints.set_motor_position(
-                    sp.joint,
+                    self.springs[si].joint,
                     JointAxis::LinX,
                     target as Real,
                     k as Real,
@@ -480,29 +476,39 @@ impl Robot {
     /// commands turn their shared masses, so a lattice of voxels deforms differently than with the rest
     /// pose's μ, which the default preset keeps as a material constant (issue 38; docs/model.md).
     pub fn update_legacy_spring_laws(&mut self, physics: &mut PhysicsWorld) {
+        if !self.per_pose_laws {
+            return;
+        }
         for si in 0..self.springs.len() {
             let sp = &self.springs[si];
             // A coincident pair shares one joint, set when its first spring comes.
             if !self.voxels[sp.voxel].material.preset.is_legacy() || sp.partner.is_some_and(|p| p < si) {
                 continue;
             }
-            let (k, c) = self.current_law(si);
-            let (k, c, target) = match sp.partner {
-                Some(p) => {
-                    let (kq, cq) = self.current_law(p);
-                    merged_law(k, c, sp.target, kq, cq, self.springs[p].target)
-                }
-                None => (k, c, sp.target),
-            };
+            let (k, c, target) = self.joint_law(si, |s| self.current_law(s));
             physics.impulse_joints.set_motor_position(sp.joint, JointAxis::LinX, target as Real, k as Real, c as Real);
         }
     }
 
-    /// Stiffness and damping of spring `si` from its effective mass in the current pose.
-    fn current_law(&self, si: usize) -> (f64, f64) {
+    /// The law (k, c, target) of spring `si`'s joint, from `law`, the stiffness and damping of a spring:
+    /// its own, or with a coincident partner the two merged into one.
+    fn joint_law(&self, si: usize, law: impl Fn(&SpringRef) -> (f64, f64)) -> (f64, f64, f64) {
         let sp = &self.springs[si];
+        let (k, c) = law(sp);
+        match sp.partner {
+            Some(p) => {
+                let q = &self.springs[p];
+                let (kq, cq) = law(q);
+                merged_law(k, c, sp.target, kq, cq, q.target)
+            }
+            None => (k, c, sp.target),
+        }
+    }
+
+    /// Stiffness and damping of a spring from its effective mass in the current pose.
+    fn current_law(&self, sp: &SpringRef) -> (f64, f64) {
         let material = &self.voxels[sp.voxel].material;
-        let (pa, pb) = self.spring_anchors(si);
+        let (pa, pb) = self.anchors(sp);
         let (ca, cb) = (self.mass_centre(sp.voxel, sp.def.mass_a), self.mass_centre(sp.voxel, sp.def.mass_b));
         let mu = voxel::effective_mass_along(material, pa - ca, pb - cb, (pb - pa).normalized());
         let (omega_sq, two_zeta_omega) = material.spring_rates();
