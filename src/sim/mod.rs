@@ -4,6 +4,7 @@
 mod body;
 mod cell;
 mod contact;
+mod contact_projection;
 mod hooks;
 mod kinds;
 mod object;

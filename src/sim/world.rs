@@ -14,6 +14,7 @@ pub use fixture::{FixtureError, Plate, PlateContact, PlateMotion};
 use super::cell::pressure::SubstepPressure;
 use super::cell::Cell;
 use super::contact::{ContactFilter, SelfContact};
+use super::contact_projection::ContactProjection;
 use super::hooks::StepHooks;
 use super::kinds::BodyRuntime;
 use super::tag::ColliderTag;
@@ -68,6 +69,21 @@ pub fn legacy_step_count(limit: f64, dt: f64, inclusive: bool) -> u64 {
     n
 }
 
+/// How a world keeps contacts from penetrating (issue 38; docs/model.md, "Ground contact").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContactSolver {
+    /// rapier's: soft contacts whose velocity pass carries a penetration bias, then an unbiased pass.
+    Soft,
+    /// dyn4j 3.3.0's (`legacy-1.0`): rigid contacts without a bias in the velocity pass, then a pass that
+    /// moves penetrating bodies apart without touching their velocities
+    /// ([`super::contact_projection::ContactProjection`]).
+    RigidWithPositionPass,
+}
+
+/// The natural frequency, Hz, of the undamped "soft" contacts that stand for rigid ones
+/// ([`ContactSolver::RigidWithPositionPass`]): at Δt = 1/60 s their softening is below 1e-10.
+const RIGID_CONTACT_FREQUENCY: Real = 1.0e6;
+
 /// Global settings of a world.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct WorldSettings {
@@ -95,6 +111,8 @@ pub struct WorldSettings {
     /// 1 m/s: a contact bounces on every step it approaches faster than v, m/s, new or persisting, and
     /// slower impacts are inelastic (issue 38; docs/model.md).
     pub restitution_velocity_threshold: Option<f64>,
+    /// How contacts are kept from penetrating: rapier's soft contacts, or dyn4j's (`legacy-1.0`).
+    pub contacts: ContactSolver,
     /// Optional snapshot content.
     pub detail: SnapshotDetail,
     /// Welded masses as merged bodies (default) or as jointed bodies (cross-check).
@@ -111,6 +129,7 @@ impl WorldSettings {
             velocity_iterations: if legacy { LEGACY_VELOCITY_ITERATIONS } else { 1 },
             friction_every_iteration: legacy,
             restitution_velocity_threshold: legacy.then_some(LEGACY_RESTITUTION_VELOCITY),
+            contacts: if legacy { ContactSolver::RigidWithPositionPass } else { ContactSolver::Soft },
             ..self
         }
     }
@@ -133,6 +152,7 @@ impl Default for WorldSettings {
             legacy_first_control: false,
             friction_every_iteration: false,
             restitution_velocity_threshold: None,
+            contacts: ContactSolver::Soft,
             detail: SnapshotDetail::default(),
             welds: Welds::Merged,
         }
@@ -182,6 +202,7 @@ pub struct World {
     /// Connectors, muscles, links and the schedule of the cells (empty without cells).
     cells: CellSystem,
     plates: fixture::Plates,
+    contact_projection: ContactProjection,
 }
 
 impl World {
@@ -194,6 +215,16 @@ impl World {
         physics.integration_parameters.friction_in_bias_pass = settings.friction_every_iteration;
         physics.integration_parameters.restitution_velocity_threshold =
             settings.restitution_velocity_threshold.map(|v| v as Real);
+        if settings.contacts == ContactSolver::RigidWithPositionPass {
+            let ip = &mut physics.integration_parameters;
+            // Undamped and this fast, rapier's softening (its cfm factor) is below 1e-10: rigid.
+            let rigid = SpringCoefficients::new(RIGID_CONTACT_FREQUENCY, 0.0);
+            ip.contact_softness = rigid;
+            ip.static_contact_softness = rigid;
+            // No penetration bias in the velocity pass, hence no unbiased pass to take it out again.
+            ip.normalized_max_corrective_velocity = 0.0;
+            ip.num_internal_stabilization_iterations = 0;
+        }
         // The broad-phase tree is kept as built and refitted, not re-balanced every step: our bodies
         // move as a few coherent groups (a robot, a chain of cells) over static ground, so the
         // optimiser bought nothing measurable and cost 5 % of the paper benchmark's time (issue 17).
@@ -213,6 +244,7 @@ impl World {
             initial_sent: false,
             cells: CellSystem::default(),
             plates: fixture::Plates::default(),
+            contact_projection: ContactProjection::default(),
         }
     }
 
@@ -533,6 +565,9 @@ impl World {
 
         let hooks = StepHooks::new(&self.filter, &self.bodies, &self.pressure);
         self.physics.step_with_events(&hooks, &());
+        if self.settings.contacts == ContactSolver::RigidWithPositionPass {
+            self.contact_projection.run(&mut self.physics);
+        }
 
         self.plates.add_contacts(&self.physics);
         for body in &self.bodies {

@@ -614,3 +614,49 @@ fn restitution_applies_above_the_velocity_threshold_only() {
     let slow_rapier = rebound_speed(0.5, None);
     assert!((slow_rapier - 0.25).abs() < 0.1 * 0.25, "rapier's rule bounces it: {slow_rapier} m/s, expected 0.25");
 }
+
+/// dyn4j 3.3.0 (the engine of 2D-VSR-Sim 1.0.0, run locally, unmodified): a 1 m × 1 m box of mass 1
+/// pressed 0.1 m into fixed ground, no gravity, Δt = 1/60 s. Its penetration, m, after the given steps.
+/// Its velocity stays exactly zero: dyn4j's position pass moves bodies without touching velocities.
+const DYN4J_PRESSED_BOX: [(usize, f64); 8] = [
+    (1, 0.020770567),
+    (2, 0.012717045),
+    (3, 0.011455038),
+    (5, 0.009516789),
+    (10, 0.006850472),
+    (20, 0.005310725),
+    (30, 0.005052180),
+    (60, 0.005043653),
+];
+
+/// `legacy-1.0` keeps bodies out of the ground as dyn4j did: rigid contacts in the velocity pass, then
+/// a position pass of Baumgarte 0.2 that leaves 5 mm of penetration alone. A box pressed into the
+/// ground comes out step by step as in dyn4j and rests 5 mm deep, without any velocity. rapier's soft
+/// contacts, which the default preset keeps, take it out along another path, to the surface.
+#[test]
+fn a_pressed_box_comes_out_of_the_ground_as_in_dyn4j() {
+    let run = |preset: Preset| {
+        let settings =
+            WorldSettings { gravity: Vec2::new(0.0, 0.0), ..WorldSettings::default() }.with_engine_of(preset);
+        let mut world = World::new(settings);
+        world.add_terrain(&Terrain::flat());
+        let spec = serde_json::from_str(r#"{"size": [1, 1], "position": [50, 0.4]}"#).unwrap();
+        world.add_object("box", &spec);
+        (1..=60)
+            .map(|_| {
+                world.step(&mut []).unwrap();
+                let (centre, velocity) = object(&world.snapshot(), "box");
+                (0.5 - centre.y, velocity)
+            })
+            .collect::<Vec<_>>()
+    };
+    let legacy = run(Preset::Legacy10);
+    for (step, expected) in DYN4J_PRESSED_BOX {
+        let (depth, velocity) = legacy[step - 1];
+        assert!((depth - expected).abs() < 1e-4, "step {step}: {depth} m deep, dyn4j {expected} m");
+        assert_eq!(velocity, Vec2::new(0.0, 0.0), "step {step}: the position pass gave it a velocity");
+    }
+    let soft = run(Preset::Default);
+    let (after_5, rest) = (soft[4].0, soft[59].0);
+    assert!(after_5 > 0.02 && rest < 1e-3, "soft contacts: {after_5} m deep after 5 steps, {rest} m after 60");
+}

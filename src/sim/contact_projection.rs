@@ -1,0 +1,160 @@
+//! dyn4j 3.3.0's position pass over contacts (`SequentialImpulses.solvePositionContraints`), run after the
+//! engine has integrated positions in `legacy-1.0` ([`super::world::ContactSolver::RigidWithPositionPass`]):
+//! each penetrating contact point is pushed apart by a pseudo-impulse that moves positions directly and
+//! leaves velocities alone. dyn4j's velocity pass has no penetration bias: this pass is what keeps its
+//! bodies out of the ground, without the push-off velocity a bias adds (issue 38; docs/model.md).
+
+use rapier2d::math::{Real, Rotation, Vector};
+use rapier2d::prelude::*;
+
+/// dyn4j's `Settings.DEFAULT_BAUMGARTE`: the fraction of the penetration removed per iteration.
+const BAUMGARTE: Real = 0.2;
+/// dyn4j's `Settings.DEFAULT_LINEAR_TOLERANCE`, m: the penetration left alone.
+const LINEAR_TOLERANCE: Real = 0.005;
+/// dyn4j's `Settings.DEFAULT_MAXIMUM_LINEAR_CORRECTION`, m: the largest correction of one iteration.
+const MAX_LINEAR_CORRECTION: Real = 0.2;
+/// dyn4j's `Settings.DEFAULT_POSITION_CONSTRAINT_SOLVER_ITERATIONS`.
+const ITERATIONS: usize = 10;
+
+/// A dynamic body while the pass moves it: its world centre of mass and rotation, and the inverse
+/// inertia m / I of dyn4j's pass, which gives every dynamic body an inverse mass of 1.
+struct Moving {
+    handle: RigidBodyHandle,
+    com: Vector,
+    rotation: Rotation,
+    local_com: Vector,
+    inv_inertia: Real,
+    moved: bool,
+}
+
+/// A contact point: per side the index of its body in `moving` (`None` for a fixed side) and its anchor
+/// (about the centre of mass in the body's frame for a moving side, in the world for a fixed one), the
+/// manifold's normal from side 1 to side 2, and the accumulated position impulse, kept ≥ 0 as in dyn4j.
+struct Point {
+    bodies: [Option<usize>; 2],
+    anchors: [Vector; 2],
+    normal: Vector,
+    impulse: Real,
+}
+
+/// The pass, with its buffers kept from step to step.
+#[derive(Default)]
+pub(crate) struct ContactProjection {
+    moving: Vec<Moving>,
+    points: Vec<Point>,
+    /// Index in `moving` of each rigid body, by the handle's arena index (`usize::MAX`: not gathered).
+    slot: Vec<usize>,
+}
+
+impl ContactProjection {
+    /// Runs the pass over the contacts the engine solved this step and writes the moved poses back.
+    pub fn run(&mut self, physics: &mut PhysicsWorld) {
+        self.gather(physics);
+        if self.points.is_empty() {
+            return;
+        }
+        self.solve();
+        for m in self.moving.iter().filter(|m| m.moved) {
+            let translation = m.com - m.rotation * m.local_com;
+            physics.bodies[m.handle].set_position(Pose::from_parts(translation, m.rotation), false);
+        }
+    }
+
+    fn gather(&mut self, physics: &PhysicsWorld) {
+        for m in self.moving.drain(..) {
+            self.slot[m.handle.0.into_raw_parts().0 as usize] = usize::MAX;
+        }
+        self.points.clear();
+        for pair in physics.narrow_phase.contact_pairs() {
+            for manifold in pair.manifolds() {
+                let handles = [manifold.data.rigid_body1, manifold.data.rigid_body2];
+                let bodies = handles.map(|h| h.map(|h| (h, &physics.bodies[h])));
+                // Kinematic plates are not in the legacy model; a pair with one is left to the engine.
+                if bodies.iter().flatten().any(|(_, rb)| rb.is_kinematic()) {
+                    continue;
+                }
+                let sides = bodies.map(|b| b.filter(|(_, rb)| rb.is_dynamic()).map(|(h, rb)| self.slot_of(h, rb)));
+                if sides == [None, None] {
+                    continue;
+                }
+                for contact in &manifold.data.solver_contacts {
+                    self.points.push(Point {
+                        bodies: sides,
+                        anchors: [contact.anchor1, contact.anchor2],
+                        normal: manifold.data.normal,
+                        impulse: 0.0,
+                    });
+                }
+            }
+        }
+    }
+
+    fn slot_of(&mut self, handle: RigidBodyHandle, rb: &RigidBody) -> usize {
+        let index = handle.0.into_raw_parts().0 as usize;
+        if index >= self.slot.len() {
+            self.slot.resize(index + 1, usize::MAX);
+        }
+        if self.slot[index] == usize::MAX {
+            let mprops = &rb.mass_properties().local_mprops;
+            self.slot[index] = self.moving.len();
+            self.moving.push(Moving {
+                handle,
+                com: rb.center_of_mass(),
+                rotation: rb.position().rotation,
+                local_com: mprops.local_com,
+                inv_inertia: mprops.mass() * mprops.inv_principal_inertia,
+                moved: false,
+            });
+        }
+        self.slot[index]
+    }
+
+    /// dyn4j's iterations: Gauss-Seidel over the points, until no point is deeper than three times the
+    /// tolerance or the iterations run out.
+    fn solve(&mut self) {
+        for _ in 0..ITERATIONS {
+            let mut min_separation: Real = 0.0;
+            for point in &mut self.points {
+                let side = |s: usize, moving: &[Moving]| match point.bodies[s] {
+                    Some(i) => {
+                        let arm = moving[i].rotation * point.anchors[s];
+                        (moving[i].com + arm, arm, 1.0, moving[i].inv_inertia)
+                    }
+                    None => (point.anchors[s], Vector::ZERO, 0.0, 0.0),
+                };
+                let (p1, r1, im1, ii1) = side(0, &self.moving);
+                let (p2, r2, im2, ii2) = side(1, &self.moving);
+                let n = point.normal;
+                let separation = (p2 - p1).dot(n);
+                min_separation = min_separation.min(separation);
+                let correction = BAUMGARTE * (separation + LINEAR_TOLERANCE).clamp(-MAX_LINEAR_CORRECTION, 0.0);
+                let (rn1, rn2) = (r1.perp_dot(n), r2.perp_dot(n));
+                let k = im1 + im2 + ii1 * rn1 * rn1 + ii2 * rn2 * rn2;
+                if k <= Real::EPSILON {
+                    continue;
+                }
+                let previous = point.impulse;
+                point.impulse = (previous - correction / k).max(0.0);
+                if point.impulse == previous {
+                    continue;
+                }
+                let j = n * (point.impulse - previous);
+                if let Some(i) = point.bodies[0] {
+                    let m = &mut self.moving[i];
+                    m.com -= j * im1;
+                    m.rotation = Rotation::new(-ii1 * r1.perp_dot(j)) * m.rotation;
+                    m.moved = true;
+                }
+                if let Some(i) = point.bodies[1] {
+                    let m = &mut self.moving[i];
+                    m.com += j * im2;
+                    m.rotation = Rotation::new(ii2 * r2.perp_dot(j)) * m.rotation;
+                    m.moved = true;
+                }
+            }
+            if min_separation >= -3.0 * LINEAR_TOLERANCE {
+                break;
+            }
+        }
+    }
+}
