@@ -475,7 +475,9 @@ mod tests {
     fn per_voxel_driving_reproduces_the_distributed_controller() {
         use crate::controller::{distributed_layer_sizes, weight_count, Mlp};
         let sizes = distributed_layer_sizes(2, 1, true, &[3]);
-        let mut rng = crate::rng::SplitMix64::new(3);
+        // Weights whose robot walks in both presets (0.38 and 0.28 m/s back): a still one would make
+        // the comparison of velocities a comparison of noise.
+        let mut rng = crate::rng::SplitMix64::new(5);
         let weights: Vec<f64> = (0..weight_count(&sizes)).map(|_| rng.range(-1.0, 1.0)).collect();
         let sensors = r#"{"default": [{"sensor": "area_ratio", "aggregate": "mean", "n": 3}, {"sensor": "touching"}]}"#;
         for compat in ["default", "legacy-1.0"] {
@@ -521,7 +523,7 @@ mod tests {
                 );
                 assert!(rel(metrics.robots[0].control_effort, reference.robots[0].control_effort) < 1e-6);
             }
-            assert!(reference.robots[0].x_velocity.abs() > 1e-4, "{compat}: the robot moves: {reference:?}");
+            assert!(reference.robots[0].x_velocity.abs() > 0.1, "{compat}: the robot moves: {reference:?}");
         }
     }
 
