@@ -377,8 +377,9 @@ fn comparison_view(c: &Comparison, runs: &ReferenceRuns, charts: &[Chart]) -> Co
     );
     conditions.push(
         "Differences the legacy-1.0 preset cannot switch back: the original welds the beam to the wall at one mass \
-         centre with a slightly compliant, iteratively solved joint (vsr2d: rigid clusters), and its engine's solver \
-         details (iterations, sleeping) differ."
+         centre with a slightly compliant, iteratively solved joint (vsr2d: rigid clusters), and its engine puts resting \
+         bodies to sleep, damps velocities before the constraint solve and corrects its rope joints in its position \
+         pass, which vsr2d does not."
             .into(),
     );
     let chart_views = charts
