@@ -67,18 +67,30 @@ pub(crate) fn handle_user_changes_to_rigid_bodies(
             continue;
         }
 
+        // (Patch 10) An awake dynamic body that was only moved (`set_position` and the like) stays
+        // where it is in the active set and in the solver's persistent joint assembly: the joint
+        // builders bake the poses of world-attached bodies only and read a dynamic body's pose from
+        // its solver body every substep, as they do after the solver's own moves.
+        let only_moved = {
+            let rb = &bodies[*handle];
+            rb.is_dynamic()
+                && !rb.is_sleeping()
+                && rb.ids.active_island_id != u32::MAX
+                && rb.changes - RigidBodyChanges::IN_MODIFIED_SET == RigidBodyChanges::POSITION
+        };
+
         // A modified body invalidates the solver's persistent joint assembly if
         // any impulse joint is attached to it (its type, pose, mass properties
         // or solver settings may be baked into the cached joint builders).
         any_jointed_body_modified =
-            any_jointed_body_modified || impulse_joints.body_may_have_joints(*handle);
+            any_jointed_body_modified || (!only_moved && impulse_joints.body_may_have_joints(*handle));
 
         {
             let rb = bodies.index_mut_internal(*handle);
             let changes = rb.changes;
             let activation = rb.activation;
 
-            if rb.is_enabled() {
+            if rb.is_enabled() && !only_moved {
                 // The body's status changed. We need to make sure
                 // it is on the correct active set.
                 if let Some(islands) = islands.as_deref_mut() {
