@@ -73,7 +73,10 @@ impl ContactProjection {
                 if bodies.iter().flatten().any(|(_, rb)| rb.is_kinematic()) {
                     continue;
                 }
-                let sides = bodies.map(|b| b.filter(|(_, rb)| rb.is_dynamic()).map(|(h, rb)| self.slot_of(h, rb)));
+                // A side the solver holds in world space (fixed; asleep, though vsr2d's bodies never
+                // sleep) has a world-space anchor and does not move.
+                let moves = |rb: &RigidBody| rb.is_dynamic() && !rb.is_sleeping();
+                let sides = bodies.map(|b| b.filter(|(_, rb)| moves(rb)).map(|(h, rb)| self.slot_of(h, rb)));
                 if sides == [None, None] {
                     continue;
                 }
