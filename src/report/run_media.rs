@@ -9,7 +9,7 @@ use plotters::prelude::*;
 
 use crate::report::chart::draw::{draw_legend, look_series};
 use crate::report::chart::look::{palette, sparse_markers, LineLook};
-use crate::report::chart::{label_style, tick_style, title_style, PlotError};
+use crate::report::chart::{title_style, PlotError, ReportMesh};
 use crate::report::format::{compact, tick};
 use crate::report::study::media::{grid_video_camera, MediaError, VideoOutcome};
 use crate::scenario::Scenario;
@@ -106,16 +106,13 @@ pub fn fitness_plot(title: &str, metric: &str, gens: &[GenerationFitness]) -> Re
             .build_cartesian_2d(0.0..x1, y0..y1)?;
         chart
             .configure_mesh()
+            .report_look()
             .x_desc("generation")
             .y_desc(format!("fitness ({metric})"))
-            .axis_desc_style(label_style())
-            .label_style(tick_style())
             .x_labels(10)
             .y_labels(8)
             .x_label_formatter(&|v| compact(*v))
             .y_label_formatter(&|v| tick(if v.abs() < 1e-12 { 0.0 } else { *v }))
-            .bold_line_style(RGBColor(225, 225, 225))
-            .light_line_style(WHITE)
             .draw()?;
         let n = points.len();
         for (j, (name, p)) in points.iter().enumerate() {

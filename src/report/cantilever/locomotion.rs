@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::plots::{render, PlotError};
 use super::reference::ORIGINAL;
-use crate::report::chart::{label_style, tick_style, title_style};
+use crate::report::chart::{tick_style, title_style, ReportMesh};
 use crate::report::format::tick;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::task::RunError;
@@ -381,14 +381,11 @@ pub fn scatter(c: &LocomotionComparison) -> Result<image::RgbImage, PlotError> {
             .build_cartesian_2d(lo..hi, lo..hi)?;
         chart
             .configure_mesh()
+            .report_look()
             .x_desc("original x velocity (m/s)")
             .y_desc("vsr2d legacy-1.0 x velocity (m/s)")
-            .axis_desc_style(label_style())
-            .label_style(tick_style())
             .x_label_formatter(&|v| tick(*v))
             .y_label_formatter(&|v| tick(*v))
-            .bold_line_style(RGBColor(225, 225, 225))
-            .light_line_style(WHITE)
             .draw()?;
         let grey = RGBColor(150, 150, 150);
         chart

@@ -19,7 +19,7 @@ use crate::model::voxel::scaffolding::Scaffolding;
 use crate::report::chart::axes::{log_range, log_ticks};
 use crate::report::chart::draw::{draw_legend, look_series, marker_series};
 use crate::report::chart::look::{marker_kind, palette, ramp_color, series_width, sparse_markers, Line, LineLook};
-use crate::report::chart::{label_style, tick_style, title_style, Area, DrawResult};
+use crate::report::chart::{title_style, Area, DrawResult, ReportMesh};
 use crate::report::fit::power_law_constant;
 use crate::report::format::{compact, tick};
 
@@ -173,14 +173,11 @@ macro_rules! static_fs_chart {
             )?;
         chart
             .configure_mesh()
+            .report_look()
             .x_desc("spring frequency f_s (Hz, log scale)")
             .y_desc("|δ| at the end of the static load (m, log scale)")
-            .axis_desc_style(label_style())
-            .label_style(tick_style())
             .x_label_formatter(&|v| compact(*v))
             .y_label_formatter(&|v| tick(*v))
-            .bold_line_style(RGBColor(225, 225, 225))
-            .light_line_style(WHITE)
             .draw()?;
         chart
     }};
@@ -300,10 +297,9 @@ pub fn static_vs_scaffolding(runs: &[StaticRun]) -> Result<Option<RgbImage>, Plo
             .build_cartesian_2d((0..3).into_segmented(), (y0..y1).log_scale().with_key_points(y_ticks.clone()))?;
         chart
             .configure_mesh()
+            .report_look()
             .x_desc("scaffolding (spring groups per voxel: 6, 10, 16, 18)")
             .y_desc("|δ| at the end of the static load (m, log scale)")
-            .axis_desc_style(label_style())
-            .label_style(tick_style())
             .x_labels(4)
             .x_label_formatter(&|v| match v {
                 SegmentValue::CenterOf(i) => {
@@ -312,8 +308,6 @@ pub fn static_vs_scaffolding(runs: &[StaticRun]) -> Result<Option<RgbImage>, Plo
                 _ => String::new(),
             })
             .y_label_formatter(&|v| tick(*v))
-            .bold_line_style(RGBColor(225, 225, 225))
-            .light_line_style(WHITE)
             .disable_x_mesh()
             .draw()?;
         for (i, (size, pts)) in series.iter().enumerate() {
@@ -406,17 +400,14 @@ pub(super) fn draw_time_chart(name: &str, title: &str, lines: Vec<Line>) -> Resu
             .build_cartesian_2d(0.0..t1, y0..y1)?;
         chart
             .configure_mesh()
+            .report_look()
             .x_desc("time t (s)")
             .y_desc("tip displacement δ (m)")
-            .axis_desc_style(label_style())
-            .label_style(tick_style())
             .x_labels(10)
             .y_labels(8)
             .x_label_formatter(&|v| compact(*v))
             // Ticks computed as multiples of the step land at ±1e−17 instead of 0: snap them.
             .y_label_formatter(&|v| tick(if v.abs() < 1e-9 * span { 0.0 } else { *v }))
-            .bold_line_style(RGBColor(225, 225, 225))
-            .light_line_style(WHITE)
             .draw()?;
         chart.draw_series(LineSeries::new(vec![(0.0, 0.0), (t1, 0.0)], RGBColor(150, 150, 150).stroke_width(1)))?;
         for (i, line) in lines.iter().enumerate() {

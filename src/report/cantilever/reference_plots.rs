@@ -14,7 +14,7 @@ use crate::model::voxel::scaffolding::Scaffolding;
 use crate::report::chart::axes::{legend_headroom, log_range, log_ticks};
 use crate::report::chart::draw::{draw_legend, look_series};
 use crate::report::chart::look::{marker_kind, palette, series_width, Line, LineLook};
-use crate::report::chart::{label_style, tick_style, title_style};
+use crate::report::chart::{title_style, ReportMesh};
 use crate::report::format::{compact, tick};
 
 /// Draws each size's vsr2d points (filled, solid) and the original's (hollow, dashed) in the size's
@@ -211,10 +211,9 @@ pub fn reference_static_vs_scaffolding(
             .build_cartesian_2d(-0.5f64..3.5f64, (y0..y1).log_scale().with_key_points(y_ticks.clone()))?;
         chart
             .configure_mesh()
+            .report_look()
             .x_desc("scaffolding (spring groups per voxel: 6, 10, 16, 18)")
             .y_desc("|δ| at the end of the static load (m, log scale)")
-            .axis_desc_style(label_style())
-            .label_style(tick_style())
             // At most 5 labels on [−0.5, 3.5]: the integers, one per set.
             .x_labels(5)
             .x_label_formatter(&|v| {
@@ -226,8 +225,6 @@ pub fn reference_static_vs_scaffolding(
                 }
             })
             .y_label_formatter(&|v| tick(*v))
-            .bold_line_style(RGBColor(225, 225, 225))
-            .light_line_style(WHITE)
             .disable_x_mesh()
             .draw()?;
         paired_series!(chart, series, sizes, legacy_name);

@@ -14,7 +14,7 @@ use crate::bench::cells::CellSeries;
 use crate::report::chart::axes::{log_range, log_ticks};
 use crate::report::chart::draw::draw_legend;
 use crate::report::chart::look::{palette, ramp_color};
-use crate::report::chart::{label_style, tick_style, title_style, PlotError};
+use crate::report::chart::{title_style, PlotError, ReportMesh};
 use crate::report::format::{compact, tick};
 use crate::task::force_deflection::Phase;
 
@@ -123,14 +123,11 @@ fn draw(spec: Spec<'_>) -> Result<Option<RgbImage>, PlotError> {
                 )?;
             chart
                 .configure_mesh()
+                .report_look()
                 .x_desc(spec.x_desc)
                 .y_desc(spec.y_desc)
-                .axis_desc_style(label_style())
-                .label_style(tick_style())
                 .x_label_formatter(&|v| tick(*v))
                 .y_label_formatter(&|v| tick(*v))
-                .bold_line_style(RGBColor(225, 225, 225))
-                .light_line_style(WHITE)
                 .draw()?;
             draw_all!(chart, spec, x0, x1);
             Ok(())
@@ -155,16 +152,13 @@ fn draw(spec: Spec<'_>) -> Result<Option<RgbImage>, PlotError> {
                 .build_cartesian_2d(x0..x1, y0..y1)?;
             chart
                 .configure_mesh()
+                .report_look()
                 .x_desc(spec.x_desc)
                 .y_desc(spec.y_desc)
-                .axis_desc_style(label_style())
-                .label_style(tick_style())
                 .x_labels(10)
                 .y_labels(8)
                 .x_label_formatter(&|v| compact(*v))
                 .y_label_formatter(&|v| tick(if v.abs() < 1e-12 { 0.0 } else { *v }))
-                .bold_line_style(RGBColor(225, 225, 225))
-                .light_line_style(WHITE)
                 .draw()?;
             draw_all!(chart, spec, x0, x1);
             Ok(())

@@ -87,3 +87,18 @@ pub fn tick_style() -> TextStyle<'static> {
 pub fn legend_style() -> TextStyle<'static> {
     (FONT, 15).into_font().color(&BLACK)
 }
+
+/// The mesh every report chart draws: the report's text styles, light grey major lines, no minor ones.
+/// Each chart adds its own descriptions, label counts and formatters.
+pub trait ReportMesh {
+    fn report_look(&mut self) -> &mut Self;
+}
+
+impl<X: Ranged, Y: Ranged, DB: DrawingBackend> ReportMesh for plotters::chart::MeshStyle<'_, '_, X, Y, DB> {
+    fn report_look(&mut self) -> &mut Self {
+        self.axis_desc_style(label_style())
+            .label_style(tick_style())
+            .bold_line_style(RGBColor(225, 225, 225))
+            .light_line_style(WHITE)
+    }
+}

@@ -15,7 +15,7 @@ use crate::pom::PomRun;
 use crate::render::lattice::control_color;
 use crate::report::chart::draw::{draw_legend, look_series};
 use crate::report::chart::look::{palette, sparse_markers, Line, LineLook};
-use crate::report::chart::{label_style, tick_style, title_style, Area, DrawResult, PlotError};
+use crate::report::chart::{label_style, title_style, Area, DrawResult, PlotError, ReportMesh};
 use crate::report::format::{compact, tick};
 
 /// Chart size in pixels.
@@ -111,16 +111,13 @@ fn time_chart(
             .build_cartesian_2d(t0..t1, y0..y1)?;
         chart
             .configure_mesh()
+            .report_look()
             .x_desc("time t (s)")
             .y_desc(y_desc)
-            .axis_desc_style(label_style())
-            .label_style(tick_style())
             .x_labels(10)
             .y_labels(8)
             .x_label_formatter(&|v| compact(*v))
             .y_label_formatter(&|v| tick(if v.abs() < 1e-9 { 0.0 } else { *v }))
-            .bold_line_style(RGBColor(225, 225, 225))
-            .light_line_style(WHITE)
             .draw()?;
         if let Some((lo, hi)) = band {
             chart
@@ -244,16 +241,13 @@ pub fn mocap_overlay(names: &[String], cmp: &Comparison) -> Result<Option<RgbIma
                 .build_cartesian_2d(t0..t1, y0..y1)?;
             chart
                 .configure_mesh()
+                .report_look()
                 .x_desc("time t (s)")
                 .y_desc("displacement (mm)")
-                .axis_desc_style(label_style())
-                .label_style(tick_style())
                 .x_labels(8)
                 .y_labels(6)
                 .x_label_formatter(&|v| compact(*v))
                 .y_label_formatter(&|v| tick(if v.abs() < 1e-9 { 0.0 } else { *v }))
-                .bold_line_style(RGBColor(225, 225, 225))
-                .light_line_style(WHITE)
                 .draw()?;
             for axis in 0..2 {
                 let color = palette(axis);

@@ -8,7 +8,7 @@ use plotters::prelude::*;
 use super::ConfigSummary;
 use crate::report::chart::draw::{draw_legend, look_series};
 use crate::report::chart::look::{palette, sparse_markers, LineLook};
-use crate::report::chart::{label_style, tick_style, title_style, PlotError};
+use crate::report::chart::{label_style, title_style, PlotError, ReportMesh};
 use crate::report::format::{compact, tick};
 
 /// Height of the chart, and width of one panel, in pixels.
@@ -49,16 +49,13 @@ pub fn curves(title: &str, panels: &[String], configs: &[ConfigSummary]) -> Resu
                 .build_cartesian_2d(0.0..x1, y0..y1)?;
             chart
                 .configure_mesh()
+                .report_look()
                 .x_desc("generation")
                 .y_desc("best fitness (BL/s)")
-                .axis_desc_style(label_style())
-                .label_style(tick_style())
                 .x_labels(8)
                 .y_labels(8)
                 .x_label_formatter(&|v| compact(*v))
                 .y_label_formatter(&|v| tick(if v.abs() < 1e-12 { 0.0 } else { *v }))
-                .bold_line_style(RGBColor(225, 225, 225))
-                .light_line_style(WHITE)
                 .draw()?;
             for (i, c) in &members {
                 let color = palette(*i);
