@@ -16,6 +16,7 @@ pub mod cells_report;
 pub mod compare;
 pub mod eval;
 pub mod evolve;
+mod picture;
 pub mod pom;
 pub mod render;
 pub mod study;

@@ -8,11 +8,9 @@ use anyhow::{anyhow, Context};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use vsr2d::geom::{Aabb, Vec2};
+use vsr2d::geom::Aabb;
 use vsr2d::model::voxel::sensors::SensorKind;
-use vsr2d::movie::{
-    frame_index_at, showcase_sources, Movie, MovieError, MovieSettings, MovieSource, DEFAULT_X264_THREADS,
-};
+use vsr2d::movie::{frame_index_at, showcase_sources, Movie, MovieSettings, MovieSource, DEFAULT_X264_THREADS};
 use vsr2d::output::gif::GifSink;
 use vsr2d::output::png::{write_png, PngSequence};
 use vsr2d::output::sinks::{Filmstrip, StillPng, Tee};
@@ -20,6 +18,7 @@ use vsr2d::output::{check_output_writable, FrameSink, VideoFormat};
 use vsr2d::render::{GridLayout, RenderOptions};
 use vsr2d::scenario::Scenario;
 
+use super::picture::{classify, parse_sensor, parse_size, parse_view};
 use super::{input, is_stdin, load_scenario, Failure};
 
 #[derive(Args)]
@@ -137,15 +136,6 @@ pub struct RenderArgs {
     pub bench: bool,
 }
 
-pub use vsr2d::scenario::MAX_FRAME_SIDE;
-pub(super) fn parse_size(text: &str) -> Result<(u32, u32), String> {
-    let (w, h) = super::parse_wxh(text, "size", "1280x720")?;
-    if w > MAX_FRAME_SIDE || h > MAX_FRAME_SIDE {
-        return Err(format!("size {text:?} is too large: at most {MAX_FRAME_SIDE} pixels each way"));
-    }
-    Ok((w, h))
-}
-
 /// Refuses a render whose pixels × frames, or pixels × frames × bodies, are over the limits (a still
 /// draws one frame), before anything is simulated or drawn.
 fn check_frame_cost(frames: u64, width: u32, height: u32, bodies: usize, still_only: bool) -> Result<(), Failure> {
@@ -158,24 +148,6 @@ fn check_frame_cost(frames: u64, width: u32, height: u32, bodies: usize, still_o
             e.to_string().replacen("`frames`: ", "", 1)
         ))
     })
-}
-
-pub(super) fn parse_sensor(text: &str) -> Result<SensorKind, String> {
-    SensorKind::from_id(text).ok_or_else(|| {
-        let ids: Vec<&str> = SensorKind::ALL.iter().map(|k| k.id()).collect();
-        format!("unknown sensor {text:?}; use one of {}", ids.join(", "))
-    })
-}
-
-pub(super) fn parse_view(text: &str) -> Result<Aabb, String> {
-    let err = || format!("camera rectangle {text:?} must be x0,y0,x1,y1 in metres with x0 < x1 and y0 < y1");
-    let v: Vec<f64> = text.split(',').map(|p| p.trim().parse::<f64>()).collect::<Result<_, _>>().map_err(|_| err())?;
-    match v[..] {
-        [x0, y0, x1, y1] if v.iter().all(|c| c.is_finite()) && x0 < x1 && y0 < y1 => {
-            Ok(Aabb { min: Vec2::new(x0, y0), max: Vec2::new(x1, y1) })
-        }
-        _ => Err(err()),
-    }
 }
 
 impl RenderArgs {
@@ -222,10 +194,6 @@ fn video_format(path: &Path) -> Result<VideoFormat, Failure> {
     })
 }
 
-pub(super) fn classify(e: MovieError) -> Failure {
-    super::classified(e.is_input(), e)
-}
-
 pub fn run(args: RenderArgs) -> Result<(), Failure> {
     if args.bench {
         return bench(args.duration.unwrap_or(vsr2d::movie::showcase::DURATION_S));
@@ -268,7 +236,7 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
             vsr2d::output::video::preflight(path, &video_settings).map_err(video_failure)?
         }
         #[cfg(not(feature = "video"))]
-        (Some(_), Some(VideoFormat::Mp4)) => return Err(classify(MovieError::VideoUnavailable)),
+        (Some(_), Some(VideoFormat::Mp4)) => return Err(classify(vsr2d::movie::MovieError::VideoUnavailable)),
         (Some(path), _) => check_output_writable(path).map_err(input)?,
         (None, _) => {}
     }

@@ -15,6 +15,7 @@ use vsr2d::render::{GridLayout, RenderOptions};
 use vsr2d::snapshot::SnapshotDetail;
 use vsr2d::view::{build_page, Page, ViewSettings};
 
+use super::picture::{classify, parse_sensor, parse_size, parse_view};
 use super::{input, is_stdin, load_scenario, Failure};
 
 #[derive(Args)]
@@ -59,16 +60,6 @@ pub struct ViewArgs {
     pub quiet: bool,
 }
 
-fn parse_size(text: &str) -> Result<(u32, u32), String> {
-    super::render::parse_size(text)
-}
-fn parse_sensor(text: &str) -> Result<SensorKind, String> {
-    super::render::parse_sensor(text)
-}
-fn parse_view(text: &str) -> Result<Aabb, String> {
-    super::render::parse_view(text)
-}
-
 /// Whether an input names a recording rather than a scenario.
 fn is_recording(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("jsonl"))
@@ -87,7 +78,7 @@ pub fn sources(
     let mut sources = Vec::with_capacity(inputs.len());
     for path in inputs {
         if is_recording(path) {
-            sources.push(MovieSource::recording(path, duration).map_err(super::render::classify)?);
+            sources.push(MovieSource::recording(path, duration).map_err(classify)?);
             continue;
         }
         let mut scenario = load_scenario(path, duration)?;
@@ -99,7 +90,7 @@ pub fn sources(
             d.controller | detail.controller,
         );
         let name = if is_stdin(path) { "stdin".to_string() } else { path.display().to_string() };
-        sources.push(MovieSource::scenario(name, &scenario, options).map_err(super::render::classify)?);
+        sources.push(MovieSource::scenario(name, &scenario, options).map_err(classify)?);
     }
     Ok(sources)
 }
