@@ -16,6 +16,7 @@ mod layout;
 mod style;
 mod text;
 mod timing;
+mod viewer_style;
 mod visible;
 
 use serde::{Deserialize, Serialize};
@@ -23,9 +24,10 @@ use tiny_skia::Pixmap;
 
 pub use camera::{Camera, ViewTransform, FOLLOW_MARGIN, FOLLOW_TIME_CONSTANT_S, FOLLOW_WINDOW_S};
 pub use layout::{auto_layout, cell_rect, nice_spacing, CellRect, GridLayout, LayoutParseError};
-pub use style::{display_domain, diverging, material_hatch, spring_color, style_json, voxel_fill, Hatch, Rgba};
+pub use style::{display_domain, diverging, material_hatch, spring_color, voxel_fill, Hatch, Rgba};
 pub use text::{LineMetrics, TextRenderer};
 pub use timing::{frame_count, frame_count_of, frame_time, pick_index, FrameCursor, FRAME_TIME_EPS};
+pub use viewer_style::style_json;
 
 use crate::model::voxel::sensors::SensorKind;
 use crate::snapshot::{BodyId, Snapshot};
