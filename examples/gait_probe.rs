@@ -10,6 +10,7 @@
 //! ```
 
 use rayon::prelude::*;
+use vsr2d::model::terrain::TerrainSpec;
 use vsr2d::report::cantilever::locomotion::{gait_scenario, parse_gaits, reference_gaits};
 use vsr2d::snapshot::Progress;
 
@@ -34,7 +35,7 @@ fn main() {
             let mut scenario = gait_scenario(g, duration).expect("a valid scenario");
             scenario.world.dt *= 1.0 + dt_scale;
             if flat {
-                scenario.world.terrain = serde_json::from_str(r#"{"type": "flat"}"#).expect("a terrain");
+                scenario.world.terrain = TerrainSpec::Flat { ceiling: None };
             }
             let dt = scenario.world.dt;
             let mut sim = scenario.build().expect("a buildable scenario");

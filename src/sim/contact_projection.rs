@@ -1,5 +1,5 @@
 //! dyn4j 3.3.0's position pass over contacts (`SequentialImpulses.solvePositionContraints`), run after the
-//! engine has integrated positions in `legacy-1.0` ([`super::world::ContactSolver::RigidWithPositionPass`]):
+//! engine has integrated positions in `legacy-1.0` ([`super::world::EngineRules::Dyn4j`]):
 //! each penetrating contact point is pushed apart by a pseudo-impulse that moves positions directly and
 //! leaves velocities alone. dyn4j's velocity pass has no penetration bias: this pass is what keeps its
 //! bodies out of the ground, without the push-off velocity a bias adds (issue 38; docs/model.md).

@@ -69,19 +69,25 @@ pub fn legacy_step_count(limit: f64, dt: f64, inclusive: bool) -> u64 {
     n
 }
 
-/// How a world keeps contacts from penetrating (issue 38; docs/model.md, "Ground contact").
+/// Whose rules a world's engine follows where rapier and the original's dyn4j 3.3.0 differ (issue 38;
+/// docs/model.md, "Ground contact" and "Locomotion against the original").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ContactSolver {
-    /// rapier's: soft contacts whose velocity pass carries a penetration bias, then an unbiased pass.
-    Soft,
-    /// dyn4j 3.3.0's (`legacy-1.0`): rigid contacts without a bias in the velocity pass, then a pass that
-    /// moves penetrating bodies apart without touching their velocities
-    /// ([`super::contact_projection::ContactProjection`]).
-    RigidWithPositionPass,
+pub enum EngineRules {
+    /// rapier's: one velocity iteration per solver substep, friction solved in the unbiased pass after
+    /// it, a contact bouncing on the step it appears, soft contacts whose velocity pass carries a
+    /// penetration bias that an unbiased pass takes out again.
+    Rapier,
+    /// dyn4j 3.3.0's (`legacy-1.0`): [`LEGACY_VELOCITY_ITERATIONS`] velocity iterations with friction in
+    /// every one (with one solver pass per step, friction solved once let the worms' stiff grip slip
+    /// back on each stroke); a contact bouncing on every step it approaches faster than
+    /// [`LEGACY_RESTITUTION_VELOCITY`], new or persisting, slower impacts inelastic; rigid contacts
+    /// without a bias in the velocity pass, then dyn4j's position pass, which moves penetrating bodies
+    /// apart without touching their velocities (`src/sim/contact_projection.rs`).
+    Dyn4j,
 }
 
 /// The natural frequency, Hz, of the undamped "soft" contacts that stand for rigid ones
-/// ([`ContactSolver::RigidWithPositionPass`]): at Δt = 1/60 s their softening is below 1e-10.
+/// ([`EngineRules::Dyn4j`]): at Δt = 1/60 s their softening is below 1e-10.
 const RIGID_CONTACT_FREQUENCY: Real = 1.0e6;
 
 /// Global settings of a world.
@@ -92,27 +98,14 @@ pub struct WorldSettings {
     /// c: the controller runs every c + 1 steps.
     pub control_interval: u32,
     pub solver_iterations: usize,
-    /// Velocity (PGS) iterations per solver substep: 1 (rapier's default), [`LEGACY_VELOCITY_ITERATIONS`]
-    /// in `legacy-1.0`.
-    pub velocity_iterations: usize,
     /// Engine steps of dt / k per step, each with its own collision detection and the user forces of
     /// that engine step (magnets, loads, actuation); 1 unless a scenario asks for more. The cells'
     /// pressure is recomputed every solver substep whatever k is ([`crate::sim::Stepping`]).
     pub force_substeps: usize,
     /// `legacy-1.0` timing: the first control call happens after step c + 1, not at t = 0.
     pub legacy_first_control: bool,
-    /// Solve contact friction in every velocity iteration, as dyn4j's sequential impulses did
-    /// (`legacy-1.0`), instead of only in rapier's unbiased pass after them. With one solver pass per
-    /// step that pass is a single iteration, too few for the worms' stiff grip: they slipped back on
-    /// each stroke (issue 38; docs/model.md).
-    pub friction_every_iteration: bool,
-    /// Which contacts bounce. `None`: rapier's rule, a contact bounces on the step it appears. `Some(v)`:
-    /// dyn4j's and Box2D's rule, as in `legacy-1.0` with dyn4j's `Settings.restitutionVelocity` of
-    /// 1 m/s: a contact bounces on every step it approaches faster than v, m/s, new or persisting, and
-    /// slower impacts are inelastic (issue 38; docs/model.md).
-    pub restitution_velocity_threshold: Option<f64>,
-    /// How contacts are kept from penetrating: rapier's soft contacts, or dyn4j's (`legacy-1.0`).
-    pub contacts: ContactSolver,
+    /// Whose rules the engine follows where rapier and dyn4j differ ([`Self::with_engine_of`]).
+    pub engine: EngineRules,
     /// Optional snapshot content.
     pub detail: SnapshotDetail,
     /// Welded masses as merged bodies (default) or as jointed bodies (cross-check).
@@ -120,18 +113,10 @@ pub struct WorldSettings {
 }
 
 impl WorldSettings {
-    /// These settings with the engine behaviour of a material preset: `legacy-1.0` solves contacts and
-    /// springs as dyn4j 3.3.0 did ([`LEGACY_VELOCITY_ITERATIONS`] velocity iterations with friction in
-    /// every one, bounces above [`LEGACY_RESTITUTION_VELOCITY`]); the default preset as rapier does.
+    /// These settings with the engine rules of a material preset: dyn4j's for `legacy-1.0`, rapier's
+    /// otherwise.
     pub fn with_engine_of(self, preset: Preset) -> WorldSettings {
-        let legacy = preset.is_legacy();
-        WorldSettings {
-            velocity_iterations: if legacy { LEGACY_VELOCITY_ITERATIONS } else { 1 },
-            friction_every_iteration: legacy,
-            restitution_velocity_threshold: legacy.then_some(LEGACY_RESTITUTION_VELOCITY),
-            contacts: if legacy { ContactSolver::RigidWithPositionPass } else { ContactSolver::Soft },
-            ..self
-        }
+        WorldSettings { engine: if preset.is_legacy() { EngineRules::Dyn4j } else { EngineRules::Rapier }, ..self }
     }
 
     /// The length of one engine step, dt / `force_substeps`, s.
@@ -147,12 +132,9 @@ impl Default for WorldSettings {
             gravity: V2::new(0.0, -9.8),
             control_interval: 1,
             solver_iterations: DEFAULT_SOLVER_ITERATIONS,
-            velocity_iterations: 1,
             force_substeps: 1,
             legacy_first_control: false,
-            friction_every_iteration: false,
-            restitution_velocity_threshold: None,
-            contacts: ContactSolver::Soft,
+            engine: EngineRules::Rapier,
             detail: SnapshotDetail::default(),
             welds: Welds::Merged,
         }
@@ -211,12 +193,11 @@ impl World {
         physics.gravity = Vector::new(settings.gravity.x as Real, settings.gravity.y as Real);
         physics.integration_parameters.dt = settings.physics_dt() as Real;
         physics.integration_parameters.num_solver_iterations = settings.solver_iterations.max(1);
-        physics.integration_parameters.num_internal_pgs_iterations = settings.velocity_iterations.max(1);
-        physics.integration_parameters.friction_in_bias_pass = settings.friction_every_iteration;
-        physics.integration_parameters.restitution_velocity_threshold =
-            settings.restitution_velocity_threshold.map(|v| v as Real);
-        if settings.contacts == ContactSolver::RigidWithPositionPass {
+        if settings.engine == EngineRules::Dyn4j {
             let ip = &mut physics.integration_parameters;
+            ip.num_internal_pgs_iterations = LEGACY_VELOCITY_ITERATIONS;
+            ip.friction_in_bias_pass = true;
+            ip.restitution_velocity_threshold = Some(LEGACY_RESTITUTION_VELOCITY as Real);
             // Undamped and this fast, rapier's softening (its cfm factor) is below 1e-10: rigid.
             let rigid = SpringCoefficients::new(RIGID_CONTACT_FREQUENCY, 0.0);
             ip.contact_softness = rigid;
@@ -565,7 +546,7 @@ impl World {
 
         let hooks = StepHooks::new(&self.filter, &self.bodies, &self.pressure);
         self.physics.step_with_events(&hooks, &());
-        if self.settings.contacts == ContactSolver::RigidWithPositionPass {
+        if self.settings.engine == EngineRules::Dyn4j {
             self.contact_projection.run(&mut self.physics);
         }
 

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use vsr2d::geom::Vec2;
+use vsr2d::model::terrain::TerrainSpec;
 use vsr2d::report::cantilever::locomotion::{self, Gait};
 use vsr2d::report::cantilever::report;
 
@@ -107,7 +108,7 @@ fn perturbed_velocity(gait: &Gait, duration_s: f64, epsilon: f64, flat: bool) ->
     let mut scenario = locomotion::gait_scenario(gait, duration_s).unwrap();
     scenario.world.dt *= 1.0 + epsilon;
     if flat {
-        scenario.world.terrain = serde_json::from_str(r#"{"type": "flat"}"#).unwrap();
+        scenario.world.terrain = TerrainSpec::Flat { ceiling: None };
     }
     let sim = scenario.build().unwrap();
     sim.evaluate().unwrap().robots[0].x_velocity
