@@ -475,7 +475,7 @@ impl Evolution {
     /// The experiment's number of generations.
     #[getter]
     fn n_gen(&self) -> u32 {
-        self.inner.experiment().ea.n_gen
+        self.inner.experiment().algorithm().generations()
     }
 
     /// Whether the last generation is recorded (`final_population.jsonl` is written).

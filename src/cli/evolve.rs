@@ -63,7 +63,7 @@ pub fn run_cli(args: EvolveArgs) -> Result<(), Failure> {
             args.output.display()
         )));
     }
-    let n_gen = experiment.ea.n_gen;
+    let n_gen = experiment.algorithm().generations();
     let bar = ProgressBar::new(n_gen as u64 + 1);
     if args.quiet {
         bar.set_draw_target(ProgressDrawTarget::hidden());

@@ -184,7 +184,7 @@ pub fn run(args: StudyArgs) -> Result<(), Failure> {
             RunState::Unfinished { generations } => missing.push(format!(
                 "{name} ({} of {} generations)",
                 generations.saturating_sub(1),
-                study.configs[c].experiment.ea.n_gen
+                study.configs[c].experiment.algorithm().generations()
             )),
             RunState::Foreign => {
                 return Err(input(anyhow!(
@@ -260,7 +260,7 @@ fn execute(
     jobs: usize,
     quiet: bool,
 ) -> Result<(), Failure> {
-    let total: u64 = chosen.iter().map(|(c, _)| u64::from(study.configs[*c].experiment.ea.n_gen) + 1).sum();
+    let total: u64 = chosen.iter().map(|(c, _)| u64::from(study.configs[*c].experiment.algorithm().generations()) + 1).sum();
     let bar = ProgressBar::new(total);
     if quiet {
         bar.set_draw_target(ProgressDrawTarget::hidden());
@@ -272,7 +272,7 @@ fn execute(
     let mut done: u64 = 0;
     for (i, &(c, k)) in chosen.iter().enumerate() {
         let config = &study.configs[c];
-        let n_gen = u64::from(config.experiment.ea.n_gen);
+        let n_gen = u64::from(config.experiment.algorithm().generations());
         let run_started = Instant::now();
         bar.set_message(format!("run {}/{}: {} run-{k}", i + 1, chosen.len(), config.name));
         let mut observer = |g: &vsr2d::evolve::GenerationDone| bar.set_position(done + u64::from(g.generation) + 1);
@@ -287,7 +287,7 @@ fn execute(
                 summary.best.map_or("none".into(), |b| format!("{b:.4} BL/s")),
                 summary.generation,
                 match summary.resumed_from {
-                    Some(g) if g >= config.experiment.ea.n_gen => ", finished earlier".to_string(),
+                    Some(g) if g >= config.experiment.algorithm().generations() => ", finished earlier".to_string(),
                     Some(g) => format!(", resumed from generation {g}"),
                     None => String::new(),
                 },

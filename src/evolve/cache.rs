@@ -14,17 +14,22 @@ pub fn fnv128(bytes: &[u8]) -> u128 {
     bytes.iter().fold(OFFSET, |h, b| (h ^ *b as u128).wrapping_mul(PRIME))
 }
 
-/// The result of evaluating one scenario: a fitness (the metric's value) or why there is none.
+/// The result of evaluating one scenario: the numbers the algorithm reads (the fitness metric's value,
+/// the objectives, the descriptors) or why there are none.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Evaluation {
     pub fitness: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub objectives: Option<Vec<f64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub descriptors: Option<Vec<f64>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
 
 impl Evaluation {
     pub fn invalid(reason: impl Into<String>) -> Evaluation {
-        Evaluation { fitness: None, error: Some(reason.into()) }
+        Evaluation { fitness: None, objectives: None, descriptors: None, error: Some(reason.into()) }
     }
 }
 
@@ -96,7 +101,7 @@ mod tests {
     use super::*;
 
     fn ok(v: f64) -> Evaluation {
-        Evaluation { fitness: Some(v), error: None }
+        Evaluation { fitness: Some(v), objectives: None, descriptors: None, error: None }
     }
 
     #[test]

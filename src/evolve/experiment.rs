@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use super::algorithm::ga::EaParams;
+use super::algorithm::AlgorithmSpec;
 use super::represent::RepresentationSpec;
 use super::EvolveError;
 use crate::scenario::{TaskSpec, WorldSpec};
@@ -16,9 +18,13 @@ pub struct Experiment {
     /// The run seed: the only source of randomness (default 0).
     #[serde(default)]
     pub seed: u64,
-    /// The μ + λ algorithm's parameters (defaults: the paper's).
-    #[serde(default)]
-    pub ea: EaParams,
+    /// The paper's μ + λ GA's parameters (defaults: the paper's): the algorithm when `algorithm` is not
+    /// given. (`{"algorithm": {"type": "ga", …}}` is the same run, written here once read.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ea: Option<EaParams>,
+    /// The optimizer and its parameters (`ga`, `cma_es`, `nsga2`, `map_elites`; default: the GA of `ea`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub algorithm: Option<AlgorithmSpec>,
     /// Genome → scenario mapping (`gmm_body`, `phases`, `phases_devo`, `mlp_weights`, `slots`).
     pub representation: RepresentationSpec,
     /// Which metric of the first robot is optimised, and in which direction.
@@ -50,43 +56,6 @@ pub struct BaseScenario {
     pub task: TaskSpec,
 }
 
-/// Spec §2's table, "vsr2d default" column.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct EaParams {
-    /// Population size μ = offspring size λ.
-    pub n_pop: usize,
-    /// Generations after generation 0.
-    pub n_gen: u32,
-    /// Tournament size n_tour.
-    pub tournament: usize,
-    /// Probability of crossover; mutation otherwise.
-    pub p_crossover: f64,
-    /// Probability of mutation (must be 1 − p_crossover).
-    pub p_mutation: f64,
-    /// Standard deviation of the Gaussian mutation, per gene.
-    pub sigma: f64,
-    /// The extended segment crossover draws α ~ U[alpha[0], alpha[1]) per gene.
-    pub alpha: [f64; 2],
-    /// Attempts per child while the child duplicates a parent or an earlier child.
-    pub max_attempts: u32,
-}
-
-impl Default for EaParams {
-    fn default() -> Self {
-        EaParams {
-            n_pop: 250,
-            n_gen: 500,
-            tournament: 8,
-            p_crossover: 0.8,
-            p_mutation: 0.2,
-            sigma: 0.15,
-            alpha: [-1.0, 2.0],
-            max_attempts: 10,
-        }
-    }
-}
-
 /// The fitness: a number of the run's result, maximised or minimised.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -102,6 +71,19 @@ pub struct FitnessSpec {
     /// Index of the robot whose locomotion metric counts (default 0).
     #[serde(default)]
     pub robot: usize,
+    /// The objectives of a multi-objective algorithm (`nsga2`), in order; `metric` is not used then.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub objectives: Vec<Objective>,
+}
+
+/// One objective: a number of the result (a name or a JSON pointer, as `fitness.metric`) and its
+/// direction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Objective {
+    pub metric: String,
+    #[serde(default)]
+    pub goal: Goal,
 }
 
 fn default_metric() -> String {
@@ -110,7 +92,7 @@ fn default_metric() -> String {
 
 impl Default for FitnessSpec {
     fn default() -> Self {
-        FitnessSpec { metric: default_metric(), goal: Goal::Max, robot: 0 }
+        FitnessSpec { metric: default_metric(), goal: Goal::Max, robot: 0, objectives: Vec::new() }
     }
 }
 
@@ -121,24 +103,30 @@ pub const LOCOMOTION_METRICS: [&str; 6] =
 impl FitnessSpec {
     /// The JSON pointer of the fitness in the result of a run of `task`, or why there is none.
     pub fn pointer(&self, task: &TaskSpec) -> Result<String, String> {
-        let m = self.metric.as_str();
-        if m.starts_with('/') {
-            return Ok(m.to_string());
-        }
-        if LOCOMOTION_METRICS.contains(&m) {
-            return Ok(format!("/robots/{}/{m}", self.robot));
-        }
-        let (name, names) = task.metric_names();
-        match name {
-            Some(name) if names.iter().any(|n| n == m) => Ok(format!("/{name}/{m}")),
-            _ => Err(format!(
-                "{m:?} is not a metric of the `{}` task: use one of {}{}, or a JSON pointer into the result \
-                 such as \"/robots/0/x_velocity\"",
-                task.name(),
-                LOCOMOTION_METRICS.join(", "),
-                names.iter().map(|n| format!(", {n}")).collect::<String>()
-            )),
-        }
+        metric_pointer(&self.metric, self.robot, task)
+    }
+}
+
+/// The JSON pointer of a metric (a name, or a pointer as it stands) in the result of a run of `task`,
+/// robot `robot`'s for a per-robot metric; or why there is none.
+pub fn metric_pointer(metric: &str, robot: usize, task: &TaskSpec) -> Result<String, String> {
+    let m = metric;
+    if m.starts_with('/') {
+        return Ok(m.to_string());
+    }
+    if LOCOMOTION_METRICS.contains(&m) {
+        return Ok(format!("/robots/{robot}/{m}"));
+    }
+    let (name, names) = task.metric_names();
+    match name {
+        Some(name) if names.iter().any(|n| n == m) => Ok(format!("/{name}/{m}")),
+        _ => Err(format!(
+            "{m:?} is not a metric of the `{}` task: use one of {}{}, or a JSON pointer into the result \
+             such as \"/robots/0/x_velocity\"",
+            task.name(),
+            LOCOMOTION_METRICS.join(", "),
+            names.iter().map(|n| format!(", {n}")).collect::<String>()
+        )),
     }
 }
 
@@ -182,7 +170,7 @@ impl Experiment {
     /// Parses and checks an experiment; every error names its JSON path and the fix.
     pub fn from_json(text: &str) -> Result<Experiment, EvolveError> {
         let de = &mut serde_json::Deserializer::from_str(text);
-        let experiment: Experiment = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
+        let mut experiment: Experiment = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
             let (path, message) = crate::tagged::locate(&e.path().to_string(), &e.inner().to_string());
             let inner = e.into_inner();
             let mut message = friendlier(&message);
@@ -195,8 +183,45 @@ impl Experiment {
             path: "the end of the object".into(),
             message: format!("{e} after the experiment object (the file must hold exactly one JSON object)"),
         })?;
+        experiment.normalise()?;
         experiment.validate()?;
         Ok(experiment)
+    }
+
+    /// One way to write each algorithm: the GA's parameters in `ea` (as runs written before `algorithm`
+    /// existed have them, so their hashes and resumes stay valid), every other one in `algorithm`.
+    fn normalise(&mut self) -> Result<(), EvolveError> {
+        match (&self.ea, self.algorithm.take()) {
+            (None, None) => self.ea = Some(EaParams::default()),
+            (None, Some(AlgorithmSpec::Ga(p))) => self.ea = Some(p),
+            (Some(_), Some(_)) => {
+                return Err(EvolveError::Invalid {
+                    path: "ea".into(),
+                    message: "is the GA's parameter block, but `algorithm` is given too: put the parameters in \
+                              `algorithm` and remove `ea`"
+                        .into(),
+                })
+            }
+            (_, other) => self.algorithm = other,
+        }
+        Ok(())
+    }
+
+    /// The optimizer this experiment runs.
+    pub fn algorithm(&self) -> AlgorithmSpec {
+        match (&self.algorithm, &self.ea) {
+            (Some(a), _) => a.clone(),
+            (None, ea) => AlgorithmSpec::Ga(ea.clone().unwrap_or_default()),
+        }
+    }
+
+    /// Where the algorithm's parameters are written in the experiment (`ea.` or `algorithm.`).
+    pub(crate) fn algorithm_path(&self) -> &'static str {
+        if self.algorithm.is_some() {
+            "algorithm."
+        } else {
+            "ea."
+        }
     }
 
     /// The experiment with every default written out: what the log header and the hash describe.
@@ -206,55 +231,7 @@ impl Experiment {
 
     fn validate(&self) -> Result<(), EvolveError> {
         let bad = |path: &str, message: String| Err(EvolveError::Invalid { path: path.into(), message });
-        let ea = &self.ea;
-        if ea.n_pop < 2 {
-            return bad("ea.n_pop", format!("is {}: give at least 2 individuals", ea.n_pop));
-        }
-        if ea.tournament < 1 {
-            return bad("ea.tournament", "is 0: give a tournament size of at least 1 (the paper uses 8)".into());
-        }
-        if ea.tournament > ea.n_pop {
-            return bad(
-                "ea.tournament",
-                format!(
-                    "is {} but the population has {} individuals: give a tournament size of at most n_pop (the paper \
-                     uses 8 of 250)",
-                    ea.tournament, ea.n_pop
-                ),
-            );
-        }
-        for (path, p) in [("ea.p_crossover", ea.p_crossover), ("ea.p_mutation", ea.p_mutation)] {
-            if !(p.is_finite() && (0.0..=1.0).contains(&p)) {
-                return bad(path, format!("is {p}: give a probability in [0, 1]"));
-            }
-        }
-        if (ea.p_crossover + ea.p_mutation - 1.0).abs() > 1e-9 {
-            return bad(
-                "ea.p_mutation",
-                format!(
-                    "p_crossover + p_mutation = {} + {} must be 1 (one operator per child): set p_mutation to {}",
-                    ea.p_crossover,
-                    ea.p_mutation,
-                    1.0 - ea.p_crossover
-                ),
-            );
-        }
-        if !(ea.sigma.is_finite() && ea.sigma >= 0.0) {
-            return bad(
-                "ea.sigma",
-                format!("is {}: give a finite standard deviation ≥ 0 (the paper uses 0.15)", ea.sigma),
-            );
-        }
-        let [lo, hi] = ea.alpha;
-        if !(lo.is_finite() && hi.is_finite() && lo < hi) {
-            return bad(
-                "ea.alpha",
-                format!("is [{lo}, {hi}]: give [lo, hi] with finite lo < hi (the paper uses [-1, 2])"),
-            );
-        }
-        if ea.max_attempts < 1 {
-            return bad("ea.max_attempts", "is 0: give at least 1 attempt per child (the paper uses 10)".into());
-        }
+        self.algorithm().validate(self)?;
         self.representation.validate(self.scenario.is_some())?;
         // The built-in representations make one robot; the `slots` template may hold more.
         let robots = match &self.representation {
@@ -332,10 +309,12 @@ mod tests {
     #[test]
     fn defaults_are_the_papers_settings() {
         let e = Experiment::from_json(r#"{"representation": {"type": "phases", "body": "worm"}}"#).unwrap();
-        assert_eq!((e.ea.n_pop, e.ea.n_gen, e.ea.tournament), (250, 500, 8));
-        assert_eq!((e.ea.p_crossover, e.ea.p_mutation, e.ea.sigma), (0.8, 0.2, 0.15));
-        assert_eq!((e.ea.alpha, e.ea.max_attempts, e.cache), ([-1.0, 2.0], 10, 10_000));
-        assert_eq!(e.fitness, FitnessSpec { metric: "relative_x_velocity".into(), goal: Goal::Max, robot: 0 });
+        let ea = e.ea.clone().unwrap();
+        assert_eq!((ea.n_pop, ea.n_gen, ea.tournament), (250, 500, 8));
+        assert_eq!((ea.p_crossover, ea.p_mutation, ea.sigma), (0.8, 0.2, 0.15));
+        assert_eq!((ea.alpha, ea.max_attempts, e.cache), ([-1.0, 2.0], 10, 10_000));
+        assert_eq!(e.fitness, FitnessSpec::default());
+        assert_eq!(e.fitness.metric, "relative_x_velocity");
     }
 
     #[test]

@@ -17,15 +17,18 @@ const BYTES_PER_GENE: u64 = 80;
 /// Checks `experiment` against `limits` (see the module docs); the error names the field to change.
 pub fn check_limits(experiment: &Experiment, limits: &Limits) -> Result<(), EvolveError> {
     let genes = experiment.representation.genome_size() as u64;
-    let total = genes.saturating_mul(experiment.ea.n_pop as u64);
+    let algorithm = experiment.algorithm();
+    let batch = algorithm.batch_size(genes as usize);
+    let total = genes.saturating_mul(batch as u64);
     if total > limits.max_population_genes {
+        let field = if matches!(algorithm, super::AlgorithmSpec::Ga(_)) { "n_pop" } else { "population" };
         return Err(EvolveError::Invalid {
-            path: "ea.n_pop".into(),
+            path: format!("{}{field}", experiment.algorithm_path()),
             message: format!(
-                "n_pop × genome size = {} × {genes} = {} genes is over the limit of {} (about {} MB held); give a \
-                 smaller population or representation, or lift the limit with --allow-large (Python: \
+                "population × genome size = {} × {genes} = {} genes is over the limit of {} (about {} MB held); \
+                 give a smaller population or representation, or lift the limit with --allow-large (Python: \
                  allow_large=True)",
-                experiment.ea.n_pop,
+                batch,
                 crate::geom::compact(total as f64),
                 crate::geom::compact(limits.max_population_genes as f64),
                 limits.max_population_genes.saturating_mul(BYTES_PER_GENE) >> 20

@@ -8,11 +8,12 @@
 //! `best_gen0.json`, `generations/gen-NNNN.json` (the best scenario of each generation) and, at the end,
 //! `final_population.jsonl` (best first: `{"rank", "fitness", "genome", "scenario"}`).
 
+pub mod algorithm;
 pub mod cache;
 pub mod experiment;
 pub mod limits;
-pub mod operators;
 pub mod owner;
+pub mod reader;
 pub mod represent;
 pub mod rng;
 pub mod run;
@@ -21,7 +22,8 @@ pub mod study;
 use std::io;
 use std::path::PathBuf;
 
-pub use experiment::{EaParams, Experiment, FitnessSpec, Goal, LOCOMOTION_METRICS};
+pub use algorithm::{AlgorithmSpec, Individual, Optimizer};
+pub use experiment::{EaParams, Experiment, FitnessSpec, Goal, Objective, LOCOMOTION_METRICS};
 pub use represent::{MapError, Mapper, RepresentationSpec};
 pub use run::{run, Asked, Evolution, GenerationDone, RunOptions, RunSummary};
 

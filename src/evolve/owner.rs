@@ -3,17 +3,9 @@
 
 use std::path::Path;
 
-use serde_json::Value;
-
+use super::reader::logged_hash;
 use super::EvolveError;
 use crate::output::run_dir::{claim, Access, Owner, RunDir};
-
-/// The hash an `evolve` run's log header carries, if `dir` holds a readable `log.jsonl`.
-fn logged_hash(dir: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(dir.join("log.jsonl")).ok()?;
-    let header: Value = serde_json::from_str(text.lines().next()?).ok()?;
-    header.pointer("/header/experiment_hash")?.as_str().map(str::to_string)
-}
 
 /// Holds `dir` for the run of the experiment whose hash is `hash`, exclusively, for as long as the
 /// returned value lives. A directory of a run written before markers existed is adopted when its log

@@ -9,11 +9,11 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
+use super::algorithm::{Fields, Individual, LogFields, Optimizer, Setup};
 use super::cache::{fnv128, Cache, Evaluation};
-use super::experiment::Experiment;
-use super::operators::{offspring, survivors, OffspringStats};
+use super::experiment::{metric_pointer, Experiment};
 use super::represent::Mapper;
 use super::rng::{Rng, GENERATOR};
 use super::EvolveError;
@@ -67,16 +67,26 @@ pub struct Totals {
     pub invalid: u64,
 }
 
-/// One member of the population.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Individual {
-    pub id: u64,
-    pub genome: Vec<f64>,
-    /// The metric's value; None for an invalid individual (worst of all).
-    pub fitness: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    pub birth: u32,
+/// An algorithm's part of the checkpoint: written in its own field order, read back by name.
+#[derive(Debug)]
+enum State {
+    Written(Fields),
+    Read(Map<String, Value>),
+}
+
+impl Serialize for State {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            State::Written(f) => f.serialize(s),
+            State::Read(m) => m.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for State {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Map::deserialize(d).map(State::Read)
+    }
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -86,7 +96,9 @@ struct Checkpoint {
     generation: u32,
     rng_state: u64,
     next_id: u64,
-    population: Vec<Individual>,
+    /// The algorithm's state (the GA's: `population`).
+    #[serde(flatten)]
+    algorithm: State,
     cache: Vec<(String, Evaluation)>,
     totals: Totals,
     /// Length of `log.jsonl` after this generation: a resume truncates it to this. (`timing.jsonl` is
@@ -94,8 +106,9 @@ struct Checkpoint {
     log_bytes: u64,
 }
 
-/// One line of `log.jsonl` (spec §8; `retries` is ours). Fitness statistics are over the valid members
-/// of the population after survival; `std` and `diversity` are population standard deviations.
+/// One line of `log.jsonl` (spec §8): the run's counts, then the algorithm's own fields (the GA's:
+/// `duplicates_kept`, `retries`, fitness statistics over the valid members of the population after
+/// survival, `diversity` and the best member), then why individuals were invalid.
 #[derive(Debug, Serialize)]
 struct LogLine {
     gen: u32,
@@ -103,17 +116,8 @@ struct LogLine {
     simulations: u64,
     cache_hits: u64,
     invalid: u64,
-    duplicates_kept: u64,
-    retries: u64,
-    best: Option<f64>,
-    median: Option<f64>,
-    worst: Option<f64>,
-    mean: Option<f64>,
-    std: Option<f64>,
-    diversity: f64,
-    best_id: u64,
-    best_birth_gen: u32,
-    best_genome: Vec<f64>,
+    #[serde(flatten)]
+    algorithm: LogFields,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     invalid_reasons: BTreeMap<String, u64>,
 }
@@ -163,21 +167,24 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), EvolveError> {
 /// An evolutionary run driven one generation at a time: [`Evolution::ask`] gives the scenarios that
 /// must be simulated, [`Evolution::tell`] takes their records (in order) and records the generation.
 /// Whoever evaluates in between (the local thread pool of [`run`], Python's `evaluate_many`, a Ray
-/// cluster) the run directory gets the same bytes: the genetic algorithm, the cache and the files stay
-/// here, and a record is the same JSON ([`crate::batch::evaluate_record`]) wherever it was made.
+/// cluster) the run directory gets the same bytes: the algorithm, the cache and the files stay here,
+/// and a record is the same JSON ([`crate::batch::evaluate_record`]) wherever it was made.
 pub struct Evolution {
     /// The run directory's ownership and lock (released when the run is dropped).
     _owned: RunDir,
     experiment: Experiment,
     mapper: Mapper,
+    optimizer: Box<dyn Optimizer>,
+    /// Generations after generation 0.
+    n_gen: u32,
     files: Files,
     hash: String,
-    /// The last recorded generation (0 also before generation 0 is recorded: see `population`).
+    /// Whether generation 0 is recorded.
+    started: bool,
+    /// The last recorded generation (0 also before generation 0 is recorded).
     generation: u32,
     rng: Rng,
     next_id: u64,
-    /// Empty until generation 0 is recorded.
-    population: Vec<Individual>,
     cache: Cache,
     totals: Totals,
     log_bytes: u64,
@@ -207,7 +214,6 @@ struct Pending {
     asked: Vec<Asked>,
     keys: Vec<u128>,
     cache_hits: u64,
-    stats: OffspringStats,
     started: Instant,
     asked_at: Instant,
 }
@@ -242,6 +248,13 @@ impl Evolution {
         let mapper = Mapper::new(&experiment.representation, &experiment.name, experiment.scenario.as_ref())?;
         let resolved = experiment.resolved_json();
         let hash = format!("{:032x}", fnv128(resolved.as_bytes()));
+        let algorithm = experiment.algorithm();
+        let setup = Setup {
+            genome_size: mapper.genome_size(),
+            init_box: mapper.spec.init_box(),
+            goal: experiment.fitness.goal,
+            objectives: experiment.fitness.objectives.clone(),
+        };
         // Refuses a foreign or busy directory untouched; held (locked) while this value lives.
         let owned = super::owner::claim_run(dir, &hash)?;
         let files = Files::new(dir);
@@ -250,13 +263,15 @@ impl Evolution {
             _owned: owned,
             rng: Rng::new(experiment.seed),
             cache: Cache::new(experiment.cache),
+            optimizer: algorithm.build(&setup),
+            n_gen: algorithm.generations(),
             experiment,
             mapper,
             files,
             hash,
+            started: false,
             generation: 0,
             next_id: 0,
-            population: Vec::new(),
             totals: Totals::default(),
             log_bytes: 0,
             resumed_from: None,
@@ -277,21 +292,26 @@ impl Evolution {
 
     /// Whether generation n_gen is recorded (and `final_population.jsonl` written).
     pub fn finished(&self) -> bool {
-        !self.population.is_empty() && self.generation >= self.experiment.ea.n_gen
+        self.started && self.generation >= self.n_gen
     }
 
     /// Whether generation `k` is recorded.
     pub fn recorded(&self, k: u32) -> bool {
-        !self.population.is_empty() && self.generation >= k
+        self.started && self.generation >= k
     }
 
     /// The last recorded generation (None before generation 0 is).
     pub fn generation(&self) -> Option<u32> {
-        (!self.population.is_empty()).then_some(self.generation)
+        self.started.then_some(self.generation)
     }
 
     pub fn experiment(&self) -> &Experiment {
         &self.experiment
+    }
+
+    /// The genome → scenario mapping of the run.
+    pub fn mapper(&self) -> &Mapper {
+        &self.mapper
     }
 
     pub fn summary(&self) -> RunSummary {
@@ -299,40 +319,35 @@ impl Evolution {
             resumed_from: self.resumed_from,
             generation: self.generation,
             finished: self.finished(),
-            best: self.population.first().and_then(|_| self.best().fitness),
+            best: self.optimizer.best().and_then(|b| b.fitness),
             totals: self.totals,
         }
     }
 
-    /// The next generation's scenarios to simulate, in order: the distinct mapped scenarios that the
-    /// cache does not hold (generation 0: n_pop genomes uniform in the init box; then the offspring of
-    /// the population). Asking again before telling gives the same scenarios.
+    /// The next generation's scenarios to simulate, in order: the distinct mapped scenarios of the
+    /// genomes the algorithm asks for that the cache does not hold. Asking again before telling gives
+    /// the same scenarios.
     pub fn ask(&mut self) -> Result<&[Asked], EvolveError> {
         if self.finished() {
-            return Err(EvolveError::Finished { dir: self.files.dir.clone(), n_gen: self.experiment.ea.n_gen });
+            return Err(EvolveError::Finished { dir: self.files.dir.clone(), n_gen: self.n_gen });
         }
         if self.pending.is_none() {
             let started = Instant::now();
-            let (genomes, stats) = if self.population.is_empty() {
-                let [lo, hi] = self.mapper.spec.init_box();
-                let n = self.mapper.genome_size();
-                let rng = &mut self.rng;
-                let genomes =
-                    (0..self.experiment.ea.n_pop).map(|_| (0..n).map(|_| rng.range(lo, hi)).collect()).collect();
-                (genomes, OffspringStats::default())
-            } else {
-                let parents: Vec<Vec<f64>> = self.population.iter().map(|i| i.genome.clone()).collect();
-                let scores: Vec<f64> = self.population.iter().map(|i| self.goal_score(i)).collect();
-                offspring(&mut self.rng, &parents, &scores, &self.experiment.ea)
-            };
-            self.pending = Some(self.lookup(genomes, stats, started));
+            let genomes = self.optimizer.ask(&mut self.rng);
+            self.pending = Some(self.lookup(genomes, started));
         }
         Ok(&self.pending.as_ref().expect("asked above").asked)
     }
 
+    /// The genomes of the generation asked and not yet told, in the algorithm's order (each asked
+    /// scenario maps from one or more of them).
+    pub fn asked_genomes(&self) -> Option<&[Vec<f64>]> {
+        self.pending.as_ref().map(|p| &p.genomes[..])
+    }
+
     /// Maps the genomes in order; cache lookups in order; the distinct missing scenarios are asked. So
     /// the cache and the counts do not depend on who evaluates, or how many threads.
-    fn lookup(&mut self, genomes: Vec<Vec<f64>>, stats: OffspringStats, started: Instant) -> Pending {
+    fn lookup(&mut self, genomes: Vec<Vec<f64>>, started: Instant) -> Pending {
         let mut slots = Vec::with_capacity(genomes.len());
         let mut asked = Vec::new();
         let mut keys = Vec::new();
@@ -358,7 +373,7 @@ impl Evolution {
                 }
             }
         }
-        Pending { genomes, slots, asked, keys, cache_hits, stats, started, asked_at: Instant::now() }
+        Pending { genomes, slots, asked, keys, cache_hits, started, asked_at: Instant::now() }
     }
 
     /// Records the asked generation from its records, one per asked scenario in order: a run's result
@@ -400,69 +415,81 @@ impl Evolution {
                 *counts.reasons.entry(reason.clone()).or_default() += 1;
             }
         }
-        let first = self.population.is_empty();
-        if !first {
+        if self.started {
             self.generation += 1;
         }
         let birth = self.generation;
-        let mut all = std::mem::take(&mut self.population);
-        for (genome, e) in pending.genomes.into_iter().zip(evaluations) {
-            all.push(Individual { id: self.next_id, genome, fitness: e.fitness, error: e.error, birth });
-            self.next_id += 1;
-        }
-        if first {
-            self.population = all;
-            let best = self.best().clone();
-            if let Ok((scenario, _)) = self.mapper.map(&best.genome) {
-                write_atomic(&self.files.dir.join("best_gen0.json"), pretty(&scenario).as_bytes())?;
+        let told: Vec<Individual> = pending
+            .genomes
+            .into_iter()
+            .zip(evaluations)
+            .map(|(genome, e)| {
+                let id = self.next_id;
+                self.next_id += 1;
+                Individual {
+                    id,
+                    genome,
+                    fitness: e.fitness,
+                    objectives: e.objectives,
+                    descriptors: e.descriptors,
+                    error: e.error,
+                    birth,
+                }
+            })
+            .collect();
+        let evaluated = told.len() as u64;
+        self.optimizer.tell(told);
+        if !self.started {
+            self.started = true;
+            if let Some(best) = self.optimizer.best() {
+                if let Ok((scenario, _)) = self.mapper.map(&best.genome) {
+                    write_atomic(&self.files.dir.join("best_gen0.json"), pretty(&scenario).as_bytes())?;
+                }
             }
-        } else {
-            let all_scores: Vec<f64> = all.iter().map(|i| self.goal_score(i)).collect();
-            let keep = survivors(&all_scores, self.experiment.ea.n_pop);
-            self.population = keep.into_iter().map(|k| all[k].clone()).collect();
         }
-        let done = self.record(counts, pending.stats, pending.started, eval_s)?;
+        let done = self.record(evaluated, counts, pending.started, eval_s)?;
         if self.finished() {
             self.write_final_population()?;
         }
         Ok(done)
     }
 
-    /// An asked scenario's evaluation from its record: the fitness metric's number, or why there is none.
+    /// An asked scenario's evaluation from its record: the numbers the algorithm reads (the fitness
+    /// metric; the objectives; the descriptors), or why there are none.
     fn evaluation(&self, scenario: &Scenario, record: &Value) -> Evaluation {
         if let Some(error) = record.get("error") {
             return Evaluation::invalid(error.as_str().map_or_else(|| error.to_string(), str::to_string));
         }
-        match self.experiment.fitness.pointer(&scenario.task) {
-            Err(e) => Evaluation::invalid(e),
-            Ok(pointer) => match record.pointer(&pointer).and_then(Value::as_f64) {
-                None => Evaluation::invalid(format!("the result has no number at {pointer}")),
-                Some(v) if !v.is_finite() => Evaluation::invalid(format!("the fitness metric is {v}")),
-                Some(v) => Evaluation { fitness: Some(v), error: None },
-            },
-        }
-    }
-
-    fn goal_score(&self, i: &Individual) -> f64 {
-        self.experiment.fitness.goal.score(i.fitness)
-    }
-
-    /// The best member: highest score, ties to the lower index.
-    fn best(&self) -> &Individual {
-        let mut best = &self.population[0];
-        for i in &self.population[1..] {
-            if self.goal_score(i) > self.goal_score(best) {
-                best = i;
+        let number = |metric: &str, what: &str| -> Result<f64, String> {
+            let pointer = metric_pointer(metric, self.experiment.fitness.robot, &scenario.task)?;
+            match record.pointer(&pointer).and_then(Value::as_f64) {
+                None => Err(format!("the result has no number at {pointer}")),
+                Some(v) if !v.is_finite() => Err(format!("the {what} is {v}")),
+                Some(v) => Ok(v),
             }
-        }
-        best
+        };
+        let objectives = &self.experiment.fitness.objectives;
+        let evaluated = (|| -> Result<Evaluation, String> {
+            let objectives = if objectives.is_empty() {
+                None
+            } else {
+                Some(objectives.iter().map(|o| number(&o.metric, "objective")).collect::<Result<Vec<f64>, _>>()?)
+            };
+            let fitness = match &objectives {
+                Some(values) => values[0],
+                None => number(&self.experiment.fitness.metric, "fitness metric")?,
+            };
+            let descriptors = None; // MAPELITES
+            Ok(Evaluation { fitness: Some(fitness), objectives, descriptors, error: None })
+        })();
+        evaluated.unwrap_or_else(Evaluation::invalid)
     }
 
     /// A fresh run: stale outputs removed, `experiment.json`, a log with its header, an empty timing file.
     fn start(&mut self, text: &str, resolved: &str) -> Result<(), EvolveError> {
         let dir = self.files.dir.clone();
         // Outputs of an earlier run that died before its first checkpoint must not mix with this one's.
-        for name in ["best.json", "best_gen0.json", "final_population.jsonl"] {
+        for name in ["best.json", "best_gen0.json", "final_population.jsonl", "front.jsonl", "archive.jsonl"] {
             let _ = fs::remove_file(dir.join(name));
         }
         if let Ok(entries) = fs::read_dir(dir.join("generations")) {
@@ -502,13 +529,11 @@ impl Evolution {
                     .into(),
             ));
         }
-        let n = self.mapper.genome_size();
-        if c.population.len() != self.experiment.ea.n_pop || c.population.iter().any(|i| i.genome.len() != n) {
-            return Err(resume_err(format!(
-                "checkpoint.json's population does not have {} genomes of {n} genes",
-                self.experiment.ea.n_pop
-            )));
-        }
+        let state = match c.algorithm {
+            State::Read(m) => m,
+            State::Written(_) => unreachable!("a read checkpoint holds what was read"),
+        };
+        self.optimizer.restore(state).map_err(resume_err)?;
         // Drop whatever an interrupted generation appended after the checkpoint.
         let log = &self.files.log;
         let f = OpenOptions::new()
@@ -531,52 +556,50 @@ impl Evolution {
             .map(|l| format!("{l}\n"))
             .collect();
         write_atomic(&self.files.timing, kept.as_bytes())?;
+        self.started = true;
         self.generation = c.generation;
         self.rng = Rng { state: c.rng_state };
         self.next_id = c.next_id;
-        self.population = c.population;
         self.cache = Cache::import(self.experiment.cache, c.cache).map_err(resume_err)?;
         self.totals = c.totals;
         self.log_bytes = c.log_bytes;
         Ok(())
     }
 
-    /// Appends the generation's log and timing lines, writes its best scenario and `best.json`, then
-    /// the checkpoint (last, so an interruption before it only repeats this generation).
+    /// Appends the generation's log and timing lines, writes its best scenario and `best.json`, the
+    /// algorithm's own files, then the checkpoint (last, so an interruption before it only repeats this
+    /// generation).
     fn record(
         &mut self,
+        evaluations: u64,
         counts: BatchCounts,
-        stats: OffspringStats,
         started: Instant,
         eval_s: f64,
     ) -> Result<GenerationDone, EvolveError> {
-        let evaluations = if self.generation == 0 { self.population.len() } else { self.experiment.ea.n_pop } as u64;
         self.totals.evaluations += evaluations;
         self.totals.simulations += counts.simulations;
         self.totals.cache_hits += counts.cache_hits;
         self.totals.invalid += counts.invalid;
-        let best = self.best().clone();
         let line = LogLine {
             gen: self.generation,
             evaluations,
             simulations: counts.simulations,
             cache_hits: counts.cache_hits,
             invalid: counts.invalid,
-            duplicates_kept: stats.duplicates_kept,
-            retries: stats.retries,
-            diversity: diversity(&self.population),
-            best_id: best.id,
-            best_birth_gen: best.birth,
-            best_genome: best.genome.clone(),
+            algorithm: self.optimizer.log_fields(),
             invalid_reasons: counts.reasons,
-            ..fitness_stats(&self.population, self.experiment.fitness.goal)
         };
         self.log_bytes = append_line(&self.files.log, &serde_json::to_string(&line).expect("log lines serialise"))?;
-        if let Ok((scenario, _)) = self.mapper.map(&best.genome) {
+        let best = self.optimizer.best().cloned();
+        if let Some(Ok((scenario, _))) = best.as_ref().map(|b| self.mapper.map(&b.genome)) {
             let text = pretty(&scenario);
             let name = format!("gen-{:04}.json", self.generation);
             write_atomic(&self.files.dir.join("generations").join(name), text.as_bytes())?;
             write_atomic(&self.files.dir.join("best.json"), text.as_bytes())?;
+        }
+        let scenario_of = |genome: &[f64]| self.scenario_value(genome);
+        for file in self.optimizer.files(&scenario_of) {
+            write_atomic(&self.files.dir.join(file.name), file.text.as_bytes())?;
         }
         let timing = json!({ "gen": self.generation, "wall_s": started.elapsed().as_secs_f64(), "eval_s": eval_s });
         append_line(&self.files.timing, &timing.to_string())?;
@@ -586,7 +609,7 @@ impl Evolution {
             generation: self.generation,
             rng_state: self.rng.state,
             next_id: self.next_id,
-            population: self.population.clone(),
+            algorithm: State::Written(self.optimizer.save()),
             cache: self.cache.export(),
             totals: self.totals,
             log_bytes: self.log_bytes,
@@ -595,25 +618,33 @@ impl Evolution {
         write_atomic(&self.files.checkpoint, text.as_bytes())?;
         Ok(GenerationDone {
             generation: self.generation,
-            n_gen: self.experiment.ea.n_gen,
-            best: best.fitness,
+            n_gen: self.n_gen,
+            best: best.and_then(|b| b.fitness),
             evaluations,
             cache_hits: counts.cache_hits,
         })
     }
 
-    /// `final_population.jsonl`: the population best first (ties: population order).
+    /// A genome's scenario as JSON (null when it maps to none).
+    fn scenario_value(&self, genome: &[f64]) -> Value {
+        match self.mapper.map(genome) {
+            Ok((s, _)) => serde_json::to_value(&s).expect("scenarios serialise"),
+            Err(_) => Value::Null,
+        }
+    }
+
+    /// `final_population.jsonl`: what the algorithm holds, best first.
     fn write_final_population(&self) -> Result<(), EvolveError> {
-        let scores: Vec<f64> = self.population.iter().map(|i| self.goal_score(i)).collect();
-        let order = survivors(&scores, scores.len());
         let mut out = String::new();
-        for (rank, k) in order.into_iter().enumerate() {
-            let i = &self.population[k];
-            let scenario = match self.mapper.map(&i.genome) {
-                Ok((s, _)) => serde_json::to_value(&s).expect("scenarios serialise"),
-                Err(_) => Value::Null,
+        for (rank, i) in self.optimizer.ranked().into_iter().enumerate() {
+            let line = FinalLine {
+                rank: rank + 1,
+                fitness: i.fitness,
+                objectives: i.objectives.as_deref(),
+                descriptors: i.descriptors.as_deref(),
+                genome: &i.genome,
+                scenario: self.scenario_value(&i.genome),
             };
-            let line = FinalLine { rank: rank + 1, fitness: i.fitness, genome: &i.genome, scenario };
             out.push_str(&serde_json::to_string(&line).expect("final lines serialise"));
             out.push('\n');
         }
@@ -626,6 +657,10 @@ impl Evolution {
 struct FinalLine<'a> {
     rank: usize,
     fitness: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    objectives: Option<&'a [f64]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    descriptors: Option<&'a [f64]>,
     genome: &'a [f64],
     scenario: Value,
 }
@@ -634,59 +669,4 @@ fn pretty(scenario: &Scenario) -> String {
     let mut s = serde_json::to_string_pretty(scenario).expect("scenarios serialise");
     s.push('\n');
     s
-}
-
-/// best / median / worst / mean / std of the valid fitness values (None when there are none).
-fn fitness_stats(population: &[Individual], goal: super::Goal) -> LogLine {
-    let mut v: Vec<f64> = population.iter().filter_map(|i| i.fitness).collect();
-    v.sort_by(|a, b| a.total_cmp(b));
-    let n = v.len();
-    let (best, worst, median, mean, std) = if n == 0 {
-        (None, None, None, None, None)
-    } else {
-        let (lo, hi) = (v[0], v[n - 1]);
-        let (best, worst) = match goal {
-            super::Goal::Max => (hi, lo),
-            super::Goal::Min => (lo, hi),
-        };
-        let median = if n % 2 == 1 { v[n / 2] } else { 0.5 * (v[n / 2 - 1] + v[n / 2]) };
-        let mean = v.iter().sum::<f64>() / n as f64;
-        let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64;
-        (Some(best), Some(worst), Some(median), Some(mean), Some(var.sqrt()))
-    };
-    LogLine {
-        gen: 0,
-        evaluations: 0,
-        simulations: 0,
-        cache_hits: 0,
-        invalid: 0,
-        duplicates_kept: 0,
-        retries: 0,
-        best,
-        median,
-        worst,
-        mean,
-        std,
-        diversity: 0.0,
-        best_id: 0,
-        best_birth_gen: 0,
-        best_genome: Vec::new(),
-        invalid_reasons: BTreeMap::new(),
-    }
-}
-
-/// The mean over genes of the population's standard deviation of that gene.
-fn diversity(population: &[Individual]) -> f64 {
-    let n = population.len() as f64;
-    let genes = population.first().map_or(0, |i| i.genome.len());
-    if genes == 0 {
-        return 0.0;
-    }
-    let total: f64 = (0..genes)
-        .map(|k| {
-            let mean = population.iter().map(|i| i.genome[k]).sum::<f64>() / n;
-            (population.iter().map(|i| (i.genome[k] - mean).powi(2)).sum::<f64>() / n).sqrt()
-        })
-        .sum();
-    total / genes as f64
 }

@@ -6,10 +6,8 @@
 //! paper's `Random(run)`), an ordinary `vsr2d evolve` run directory `ROOT/<config>/run-<k>/`, so every
 //! run is resumable, renderable and replayable by the existing commands.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
 
 use super::cache::fnv128;
 use super::represent::{BodySpec, RepresentationSpec};
@@ -289,30 +287,20 @@ impl Study {
     /// What run k of a configuration's directory holds.
     pub fn load_run(&self, root: &Path, config: usize, k: u32) -> Result<RunState, EvolveError> {
         let dir = self.run_dir(root, config, k);
-        let log_path = dir.join("log.jsonl");
-        let text = match fs::read_to_string(&log_path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(RunState::Missing),
-            Err(source) => return Err(EvolveError::Read { path: log_path, source }),
-        };
+        let log_path = dir.join(super::reader::LOG);
+        if !log_path.exists() {
+            return Ok(RunState::Missing);
+        }
         let experiment = self.experiment(config, k);
         let hash = format!("{:032x}", fnv128(experiment.resolved_json().as_bytes()));
-        let mut lines = text.lines();
-        let header: Option<Value> = lines.next().and_then(|l| serde_json::from_str(l).ok());
-        let logged = header.as_ref().and_then(|h| h.pointer("/header/experiment_hash")).and_then(Value::as_str);
-        if logged != Some(hash.as_str()) {
+        if super::reader::logged_hash(&dir).as_deref() != Some(hash.as_str()) {
             return Ok(RunState::Foreign);
         }
-        let mut best = Vec::new();
-        for (i, line) in lines.enumerate() {
-            let v: Value = serde_json::from_str(line).map_err(|e| EvolveError::Json {
-                path: format!("{} line {}", log_path.display(), i + 2),
-                message: e.to_string(),
-            })?;
-            best.push(v["best"].as_f64().unwrap_or(f64::NAN));
-        }
-        let n_gen = experiment.ea.n_gen;
-        let finished = best.len() == n_gen as usize + 1 && dir.join("final_population.jsonl").is_file();
+        let (_, generations) = super::reader::read_log(&log_path)
+            .map_err(|e| EvolveError::Json { path: log_path.display().to_string(), message: e.to_string() })?;
+        let best: Vec<f64> = generations.iter().map(|g| g.best.unwrap_or(f64::NAN)).collect();
+        let n_gen = experiment.algorithm().generations();
+        let finished = best.len() == n_gen as usize + 1 && dir.join(super::reader::FINAL_POPULATION).is_file();
         if !finished {
             return Ok(RunState::Unfinished { generations: best.len() });
         }
@@ -322,13 +310,14 @@ impl Study {
 
 /// Applies the preset to a configuration's experiment.
 fn apply(e: &mut Experiment, preset: &Preset) {
+    let ea = e.ea.get_or_insert_with(Default::default);
     if let Some(n) = preset.n_pop() {
-        e.ea.n_pop = n;
+        ea.n_pop = n;
         // A tournament draws from the population: a smaller population gets a tournament of its size.
-        e.ea.tournament = e.ea.tournament.min(n);
+        ea.tournament = ea.tournament.min(n);
     }
     if let Some(g) = preset.n_gen() {
-        e.ea.n_gen = g;
+        ea.n_gen = g;
     }
     if let Some(d) = preset.duration() {
         e.scenario.get_or_insert_with(Default::default).world.duration = d;
@@ -398,7 +387,7 @@ mod tests {
         let full = Preset::default();
         let body = Study::new(StudyKind::Body, &full, 10).unwrap();
         assert_eq!(body.configs.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["body-5x5", "body-10x10"]);
-        assert_eq!((body.configs[1].experiment.ea.n_pop, body.configs[1].experiment.ea.n_gen), (250, 500));
+        assert_eq!((body.configs[1].experiment.algorithm().batch_size(0), body.configs[1].experiment.algorithm().generations()), (250, 500));
         let sensing = Study::new(StudyKind::Sensing, &full, 10).unwrap();
         let sizes: Vec<usize> = sensing
             .configs

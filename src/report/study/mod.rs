@@ -223,8 +223,8 @@ fn preset_text(study: &Study) -> String {
     format!(
         "{kind}{}: n_pop {}, {} generations, {} s simulations, {} runs per configuration (seeds 0–{})",
         if over { " with overrides" } else { "" },
-        e.ea.n_pop,
-        e.ea.n_gen,
+        e.algorithm().batch_size(0),
+        e.algorithm().generations(),
         crate::report::format::short(d),
         study.runs,
         study.runs.saturating_sub(1)
