@@ -479,7 +479,12 @@ impl Evolution {
                 Some(values) => values[0],
                 None => number(&self.experiment.fitness.metric, "fitness metric")?,
             };
-            let descriptors = None; // MAPELITES
+            let descriptors = match self.experiment.algorithm() {
+                super::algorithm::AlgorithmSpec::MapElites(m) => Some(
+                    m.descriptors.iter().map(|d| number(&d.metric, "descriptor")).collect::<Result<Vec<f64>, _>>()?,
+                ),
+                _ => None,
+            };
             Ok(Evaluation { fitness: Some(fitness), objectives, descriptors, error: None })
         })();
         evaluated.unwrap_or_else(Evaluation::invalid)
@@ -590,7 +595,7 @@ impl Evolution {
             invalid_reasons: counts.reasons,
         };
         self.log_bytes = append_line(&self.files.log, &serde_json::to_string(&line).expect("log lines serialise"))?;
-        let best = self.optimizer.best().cloned();
+        let best = self.optimizer.best();
         if let Some(Ok((scenario, _))) = best.as_ref().map(|b| self.mapper.map(&b.genome)) {
             let text = pretty(&scenario);
             let name = format!("gen-{:04}.json", self.generation);

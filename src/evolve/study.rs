@@ -403,7 +403,7 @@ mod tests {
         let quick = Preset { quick: true, ..Preset::default() };
         let evodevo = Study::new(StudyKind::Evodevo, &quick, 2).unwrap();
         let devo = &evodevo.configs[1].experiment;
-        assert_eq!((devo.ea.n_pop, devo.ea.n_gen), (20, 10));
+        assert_eq!((devo.algorithm().batch_size(0), devo.algorithm().generations()), (20, 10));
         assert_eq!(devo.scenario.as_ref().unwrap().world.duration, 20.0);
         let RepresentationSpec::PhasesDevo(p) = &devo.representation else { panic!() };
         assert_eq!(p.t_final, 20.0);

@@ -155,13 +155,13 @@ impl Optimizer for Ga {
     }
 
     /// Best first; ties keep the population order.
-    fn ranked(&self) -> Vec<&Individual> {
+    fn ranked(&self) -> Vec<Individual> {
         let scores: Vec<f64> = self.population.iter().map(|i| score(self.goal(), i)).collect();
-        survivors(&scores, scores.len()).into_iter().map(|k| &self.population[k]).collect()
+        survivors(&scores, scores.len()).into_iter().map(|k| self.population[k].clone()).collect()
     }
 
-    fn best(&self) -> Option<&Individual> {
-        best_index(self.goal(), &self.population).map(|k| &self.population[k])
+    fn best(&self) -> Option<Individual> {
+        best_index(self.goal(), &self.population).map(|k| self.population[k].clone())
     }
 
     /// Spec §8's fields: the offspring's retries, the population's fitness statistics, its diversity
@@ -172,7 +172,7 @@ impl Optimizer for Ga {
         f.push("retries", self.stats.retries);
         push_fitness_stats(&mut f, &self.population, self.goal());
         f.push("diversity", diversity(&self.population));
-        push_best(&mut f, self.best());
+        push_best(&mut f, self.best().as_ref());
         f
     }
 

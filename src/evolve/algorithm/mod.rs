@@ -6,7 +6,10 @@
 //! A new algorithm is one file here plus its arm in [`AlgorithmSpec`] and [`AlgorithmSpec::build`]
 //! (the compiler points at the matches that need it); see docs/architecture.md.
 
+pub mod cma_es;
 pub mod ga;
+pub mod map_elites;
+pub mod nsga2;
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -23,6 +26,13 @@ pub enum AlgorithmSpec {
     /// The paper's μ + λ genetic algorithm (2D-VSR-Sim, Medvet et al. 2020): tournament selection,
     /// extended segment crossover or Gaussian mutation, μ + λ survival.
     Ga(super::experiment::EaParams),
+    /// (μ/μ_w, λ)-CMA-ES (Hansen 2016, "The CMA Evolution Strategy: A Tutorial"), separable for long
+    /// genomes (Ros and Hansen 2008).
+    CmaEs(cma_es::CmaEsParams),
+    /// NSGA-II (Deb et al. 2002) over `fitness.objectives`.
+    Nsga2(nsga2::Nsga2Params),
+    /// MAP-Elites (Mouret and Clune 2015) on a grid archive over the descriptors.
+    MapElites(map_elites::MapElitesParams),
 }
 
 impl AlgorithmSpec {
@@ -30,6 +40,9 @@ impl AlgorithmSpec {
     pub fn name(&self) -> &'static str {
         match self {
             AlgorithmSpec::Ga(_) => "ga",
+            AlgorithmSpec::CmaEs(_) => "cma_es",
+            AlgorithmSpec::Nsga2(_) => "nsga2",
+            AlgorithmSpec::MapElites(_) => "map_elites",
         }
     }
 
@@ -37,13 +50,19 @@ impl AlgorithmSpec {
     pub fn generations(&self) -> u32 {
         match self {
             AlgorithmSpec::Ga(p) => p.n_gen,
+            AlgorithmSpec::CmaEs(p) => p.generations,
+            AlgorithmSpec::Nsga2(p) => p.generations,
+            AlgorithmSpec::MapElites(p) => p.generations,
         }
     }
 
     /// The most genomes one generation evaluates (the memory and cost limits read it).
-    pub fn batch_size(&self, _genome_size: usize) -> usize {
+    pub fn batch_size(&self, genome_size: usize) -> usize {
         match self {
             AlgorithmSpec::Ga(p) => p.n_pop,
+            AlgorithmSpec::CmaEs(p) => p.lambda(genome_size),
+            AlgorithmSpec::Nsga2(p) => p.population,
+            AlgorithmSpec::MapElites(p) => p.initial.max(p.batch),
         }
     }
 
@@ -60,20 +79,60 @@ impl AlgorithmSpec {
                 ),
             });
         }
+        let genome_size = experiment.representation.genome_size();
+        let invalid = |(field, message): (String, String)| {
+            let path = if field == "genome_size" { "representation".to_string() } else { format!("{prefix}{field}") };
+            super::EvolveError::Invalid { path, message }
+        };
         match self {
             AlgorithmSpec::Ga(p) => p.validate(prefix),
+            AlgorithmSpec::CmaEs(p) => p.validate(genome_size).map_err(invalid),
+            AlgorithmSpec::Nsga2(p) => {
+                p.validate(genome_size).map_err(invalid)?;
+                if experiment.fitness.objectives.len() < 2 {
+                    return Err(super::EvolveError::Invalid {
+                        path: "fitness.objectives".into(),
+                        message: format!(
+                            "gives {} objective(s): NSGA-II needs at least 2, e.g. [{{\"metric\": \"x_velocity\", \
+                             \"goal\": \"max\"}}, {{\"metric\": \"control_effort\", \"goal\": \"min\"}}] (for one \
+                             metric use the GA or CMA-ES)",
+                            experiment.fitness.objectives.len()
+                        ),
+                    });
+                }
+                Ok(())
+            }
+            AlgorithmSpec::MapElites(p) => {
+                p.validate(genome_size).map_err(invalid)?;
+                if p.descriptors.is_empty() {
+                    return Err(super::EvolveError::Invalid {
+                        path: format!("{prefix}descriptors"),
+                        message: "is empty: give the archive's axes, e.g. [{\"metric\": \"x_distance\", \"min\": -2, \
+                                  \"max\": 8, \"bins\": 10}]"
+                            .into(),
+                    });
+                }
+                let axes: Vec<map_elites::Axis> = p.descriptors.iter().map(map_elites::Descriptor::axis).collect();
+                map_elites::GridArchive::validate_axes(&axes).map_err(|(field, message)| super::EvolveError::Invalid {
+                    path: format!("{prefix}{}", field.replacen("axes", "descriptors", 1)),
+                    message,
+                })
+            }
         }
     }
 
     /// Whether the algorithm optimises `fitness.objectives` rather than one metric.
     pub fn multi_objective(&self) -> bool {
-        false // NSGA2
+        matches!(self, AlgorithmSpec::Nsga2(_))
     }
 
     /// The algorithm, ready to ask for generation 0.
     pub fn build(&self, setup: &Setup) -> Box<dyn Optimizer> {
         match self {
             AlgorithmSpec::Ga(p) => Box::new(ga::Ga::new(p.clone(), setup)),
+            AlgorithmSpec::CmaEs(p) => Box::new(cma_es::CmaEsOptimizer::new(p.clone(), setup)),
+            AlgorithmSpec::Nsga2(p) => Box::new(nsga2::Nsga2Optimizer::new(p.clone(), setup)),
+            AlgorithmSpec::MapElites(p) => Box::new(map_elites::MapElitesOptimizer::new(p.clone(), setup)),
         }
     }
 }
@@ -149,9 +208,9 @@ pub trait Optimizer: Send {
     /// The evaluations of the genomes asked last, in the order asked (ids and birth set by the run).
     fn tell(&mut self, told: Vec<Individual>);
     /// What the algorithm holds, best first (the population, the archive's elites, the front first).
-    fn ranked(&self) -> Vec<&Individual>;
+    fn ranked(&self) -> Vec<Individual>;
     /// The member `best.json` shows (None before generation 0 is told).
-    fn best(&self) -> Option<&Individual>;
+    fn best(&self) -> Option<Individual>;
     /// The fields of this generation's log line.
     fn log_fields(&self) -> LogFields;
     /// The state a checkpoint holds, as named fields of `checkpoint.json`.
