@@ -260,7 +260,8 @@ fn execute(
     jobs: usize,
     quiet: bool,
 ) -> Result<(), Failure> {
-    let total: u64 = chosen.iter().map(|(c, _)| u64::from(study.configs[*c].experiment.algorithm().generations()) + 1).sum();
+    let total: u64 =
+        chosen.iter().map(|(c, _)| u64::from(study.configs[*c].experiment.algorithm().generations()) + 1).sum();
     let bar = ProgressBar::new(total);
     if quiet {
         bar.set_draw_target(ProgressDrawTarget::hidden());

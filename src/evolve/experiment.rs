@@ -1,6 +1,7 @@
 //! The experiment file of `vsr2d evolve` (spec §6): parsing with JSON-path errors, defaults, checks.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 pub use super::algorithm::ga::EaParams;
 use super::algorithm::AlgorithmSpec;
@@ -107,11 +108,113 @@ impl FitnessSpec {
     }
 }
 
+/// Checks that `pointer` names a number in the result of a run of `task` with `robots` voxel robots,
+/// as `vsr2d schema --result` describes it: each step must exist in the schema (an object's field, an
+/// array index in canonical form, a task's block only for that task), and the end must be a number
+/// that is never null. Says what is wrong and what would be right.
+pub fn check_pointer(pointer: &str, task: &TaskSpec, robots: usize) -> Result<(), String> {
+    let schema = serde_json::to_value(schemars::schema_for!(crate::task::RunResult)).expect("schemas serialise");
+    let defs = schema.get("$defs").cloned().unwrap_or_default();
+    fn follow(defs: &Value, node: &Value) -> Value {
+        let mut node = node;
+        while let Some(d) = node.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/")) {
+            match defs.get(d) {
+                Some(d) => node = d,
+                None => break,
+            }
+        }
+        node.clone()
+    }
+    let resolve = |node: &Value| follow(&defs, node);
+    let Some(rest) = pointer.strip_prefix('/') else {
+        return Err(format!("{pointer:?} is not a JSON pointer: start it with '/', e.g. \"/robots/0/x_velocity\""));
+    };
+    let steps: Vec<&str> = rest.split('/').collect();
+    let tasks = ["fold", "force_deflection", "jumping", "carrying", "pushing", "climbing", "balancing", "shape"];
+    if let Some(first) = steps.first() {
+        if tasks.contains(first) && *first != task.name() {
+            return Err(format!(
+                "{pointer:?} points into the `{first}` task's metrics, but the scenario's task is `{}`",
+                task.name()
+            ));
+        }
+    }
+    let mut nodes = vec![resolve(&schema)];
+    for (k, step) in steps.iter().enumerate() {
+        let here = format!("/{}", steps[..k].join("/"));
+        let mut next = Vec::new();
+        let mut stack = nodes.clone();
+        while let Some(node) = stack.pop() {
+            for key in ["anyOf", "oneOf", "allOf"] {
+                if let Some(branches) = node.get(key).and_then(Value::as_array) {
+                    stack.extend(branches.iter().map(&resolve));
+                }
+            }
+            if let Some(child) = node.get("properties").and_then(|p| p.get(*step)) {
+                next.push(resolve(child));
+            }
+            if let Some(items) = node.get("items") {
+                let canonical = step.parse::<usize>().is_ok_and(|i| i.to_string() == *step);
+                if !canonical {
+                    return Err(format!(
+                        "{pointer:?}: {step:?} after {here} must be an array index written without sign or leading \
+                         zeros (0, 1, …)"
+                    ));
+                }
+                if here == "/robots" && step.parse::<usize>().is_ok_and(|i| i >= robots) {
+                    return Err(format!("{pointer:?} names robot {step}, but the scenario has {robots} robot(s)"));
+                }
+                next.push(resolve(items));
+            }
+        }
+        if next.is_empty() {
+            let known: Vec<String> = nodes
+                .iter()
+                .flat_map(|n| {
+                    let mut keys = Vec::new();
+                    let mut stack = vec![n.clone()];
+                    while let Some(n) = stack.pop() {
+                        for key in ["anyOf", "oneOf", "allOf"] {
+                            if let Some(b) = n.get(key).and_then(Value::as_array) {
+                                stack.extend(b.iter().map(&resolve));
+                            }
+                        }
+                        if let Some(p) = n.get("properties").and_then(Value::as_object) {
+                            keys.extend(
+                                p.keys().filter(|k| !tasks.contains(&k.as_str()) || *k == task.name()).cloned(),
+                            );
+                        }
+                    }
+                    keys
+                })
+                .collect();
+            let hint = if known.is_empty() { String::new() } else { format!(" (there: {})", known.join(", ")) };
+            return Err(format!(
+                "{pointer:?}: the result has no {step:?} at {here}{hint}; see `vsr2d schema --result`"
+            ));
+        }
+        nodes = next;
+    }
+    let types: Vec<Value> = nodes.iter().filter_map(|n| n.get("type").cloned()).collect();
+    let is =
+        |t: &Value, name: &str| t.as_str() == Some(name) || t.as_array().is_some_and(|a| a.iter().any(|x| x == name));
+    if !types.iter().any(|t| is(t, "number") || is(t, "integer")) {
+        return Err(format!("{pointer:?} is not a number in the result (see `vsr2d schema --result`)"));
+    }
+    if types.iter().any(|t| is(t, "null")) {
+        return Err(format!(
+            "{pointer:?} can be null (the run may not reach what it measures), which makes an individual invalid: \
+             choose a metric that is always a number"
+        ));
+    }
+    Ok(())
+}
+
 /// The JSON pointer of a metric (a name, or a pointer as it stands) in the result of a run of `task`,
 /// robot `robot`'s for a per-robot metric; or why there is none.
 pub fn metric_pointer(metric: &str, robot: usize, task: &TaskSpec) -> Result<String, String> {
     let m = metric;
-    if m.starts_with('/') {
+    if m.starts_with('/') || m.is_empty() {
         return Ok(m.to_string());
     }
     if LOCOMOTION_METRICS.contains(&m) {
@@ -258,11 +361,29 @@ impl Experiment {
                 );
             }
         }
-        // The `slots` template brings its own task, checked when it is read.
-        let task = self.scenario.as_ref().map(|s| s.task.clone()).unwrap_or_default();
-        if self.scenario.is_some() || !matches!(self.representation, RepresentationSpec::Slots(_)) {
-            if let Err(message) = self.fitness.pointer(&task) {
-                return bad("fitness.metric", message);
+        // Every number the algorithm reads must be one the result of the mapped scenario's task has.
+        let task = match &self.representation {
+            RepresentationSpec::Slots(s) => s.template.task.clone(),
+            _ => self.scenario.as_ref().map(|s| s.task.clone()).unwrap_or_default(),
+        };
+        let mut metrics: Vec<(String, &str)> = Vec::new();
+        if self.fitness.objectives.is_empty() {
+            metrics.push(("fitness.metric".into(), &self.fitness.metric));
+        }
+        for (i, o) in self.fitness.objectives.iter().enumerate() {
+            metrics.push((format!("fitness.objectives[{i}].metric"), &o.metric));
+        }
+        let algorithm = self.algorithm();
+        if let AlgorithmSpec::MapElites(m) = &algorithm {
+            for (i, d) in m.descriptors.iter().enumerate() {
+                metrics.push((format!("{}descriptors[{i}].metric", self.algorithm_path()), &d.metric));
+            }
+        }
+        for (path, metric) in metrics {
+            let checked = metric_pointer(metric, self.fitness.robot, &task)
+                .and_then(|pointer| check_pointer(&pointer, &task, robots.max(1)));
+            if let Err(message) = checked {
+                return bad(&path, message);
             }
         }
         Ok(())

@@ -8,7 +8,6 @@
 
 use std::path::{Path, PathBuf};
 
-
 use super::cache::fnv128;
 use super::represent::{BodySpec, RepresentationSpec};
 use super::run::{run, GenerationDone, RunOptions, RunSummary};
@@ -387,7 +386,13 @@ mod tests {
         let full = Preset::default();
         let body = Study::new(StudyKind::Body, &full, 10).unwrap();
         assert_eq!(body.configs.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["body-5x5", "body-10x10"]);
-        assert_eq!((body.configs[1].experiment.algorithm().batch_size(0), body.configs[1].experiment.algorithm().generations()), (250, 500));
+        assert_eq!(
+            (
+                body.configs[1].experiment.algorithm().batch_size(0),
+                body.configs[1].experiment.algorithm().generations()
+            ),
+            (250, 500)
+        );
         let sensing = Study::new(StudyKind::Sensing, &full, 10).unwrap();
         let sizes: Vec<usize> = sensing
             .configs

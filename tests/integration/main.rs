@@ -1,5 +1,6 @@
 //! The single integration-test binary (one link step for all suites).
 
+mod algorithms;
 mod cantilever;
 mod cantilever_report;
 mod cells;

@@ -300,4 +300,3 @@ pub fn take<T: serde::de::DeserializeOwned>(state: &mut Map<String, Value>, name
     let value = state.remove(name).ok_or_else(|| format!("checkpoint.json has no `{name}`"))?;
     serde_json::from_value(value).map_err(|e| format!("checkpoint.json's `{name}` cannot be read ({e})"))
 }
-

@@ -763,7 +763,7 @@ mod tests {
     fn every_parameter_has_a_schema_description() {
         let schema = schemars::schema_for!(Nsga2Params);
         let props = schema.as_value()["properties"].as_object().cloned().unwrap_or_default();
-        assert_eq!(props.len(), 6);
+        assert_eq!(props.len(), 7);
         for (name, p) in &props {
             assert!(p["description"].as_str().is_some_and(|d| d.len() > 20), "{name}: {p}");
         }
