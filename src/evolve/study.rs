@@ -309,14 +309,16 @@ impl Study {
 
 /// Applies the preset to a configuration's experiment.
 fn apply(e: &mut Experiment, preset: &Preset) {
-    let ea = e.ea.get_or_insert_with(Default::default);
-    if let Some(n) = preset.n_pop() {
-        ea.n_pop = n;
-        // A tournament draws from the population: a smaller population gets a tournament of its size.
-        ea.tournament = ea.tournament.min(n);
-    }
-    if let Some(g) = preset.n_gen() {
-        ea.n_gen = g;
+    // The studies' experiments are GA runs (a parsed GA experiment always has its `ea` block).
+    if let Some(ea) = e.ea.as_mut() {
+        if let Some(n) = preset.n_pop() {
+            ea.n_pop = n;
+            // A tournament draws from the population: a smaller population gets a tournament of its size.
+            ea.tournament = ea.tournament.min(n);
+        }
+        if let Some(g) = preset.n_gen() {
+            ea.n_gen = g;
+        }
     }
     if let Some(d) = preset.duration() {
         e.scenario.get_or_insert_with(Default::default).world.duration = d;
