@@ -15,7 +15,8 @@ use super::grid::BodyGrid;
 
 /// Morphology descriptors of a robot's body grid at placement (never from the physics). Cells are
 /// counted in voxels; the bounding box is that of the occupied cells (empty rows and columns at the
-/// grid's edges do not count).
+/// grid's edges do not count). `elongation` and `compactness` are 2D-VSR-Sim's (Medvet et al.;
+/// `it.units.erallab.hmsrobots.util.Utils` in github.com/ericmedvet/2dhmsr).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Morphology {
