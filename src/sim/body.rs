@@ -44,6 +44,10 @@ pub(crate) trait SimBody {
     fn mark_touching_ground(&mut self) {}
     /// Whether any part touches something outside the body (as of the last refresh).
     fn touching_any(&self) -> bool;
+    /// Whether any part touches the terrain, a wall or a fixed object (as of the last refresh).
+    fn touching_ground(&self) -> bool {
+        false
+    }
     /// A rigid object's rotation and ground contact; `None` for other kinds.
     fn object_state(&self) -> Option<ObjectState> {
         None

@@ -168,6 +168,9 @@ impl SimBody for RigidObject {
     fn touching_any(&self) -> bool {
         self.touching
     }
+    fn touching_ground(&self) -> bool {
+        self.touching_ground
+    }
     fn object_state(&self) -> Option<ObjectState> {
         Some(ObjectState { angle: self.angle, touching_ground: self.touching_ground })
     }

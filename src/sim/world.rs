@@ -26,6 +26,7 @@ use crate::model::cell::CellParams;
 use crate::model::terrain::Terrain;
 use crate::model::voxel::grid::BodyGrid;
 use crate::model::voxel::material::Preset;
+use crate::model::voxel::morphology::Morphology;
 use crate::model::voxel::sensors::SensorReadings;
 use crate::snapshot::{BodyId, Flow, Progress, Snapshot, SnapshotDetail, SnapshotListener};
 
@@ -442,6 +443,15 @@ impl World {
         }
     }
 
+    /// The morphology descriptors of voxel robot `id`'s body grid (static: computed when it was built).
+    /// `None` if `id` is not a voxel robot.
+    pub fn morphology(&self, id: BodyId) -> Option<&Morphology> {
+        match self.bodies.get(id.index())? {
+            BodyRuntime::VoxelRobot(r) => Some(r.morphology()),
+            _ => None,
+        }
+    }
+
     /// Total kinetic energy of the bodies (energy checks).
     pub fn kinetic_energy(&self) -> f64 {
         self.bodies.iter().map(|b| b.get().kinetic_energy(&self.physics)).sum()
@@ -689,6 +699,9 @@ impl Progress for World {
     }
     fn touching(&self, body: usize) -> bool {
         self.bodies[body].get().touching_any()
+    }
+    fn touching_ground(&self, body: usize) -> bool {
+        self.bodies[body].get().touching_ground()
     }
     fn object_state(&self, body: usize) -> Option<crate::snapshot::ObjectState> {
         self.bodies[body].get().object_state()

@@ -23,6 +23,9 @@ pub trait Progress {
     fn controls(&self, body: usize) -> (Vec<f64>, Vec<f64>);
     /// Whether any part of the body touches something outside it (as of the last contact refresh).
     fn touching(&self, body: usize) -> bool;
+    /// Whether any part of the body touches the ground: the terrain, a wall or a fixed object (as of the
+    /// last contact refresh; never for a soft cell).
+    fn touching_ground(&self, body: usize) -> bool;
     /// A rigid object's rotation (rad) and whether it touches the terrain or a wall; `None` for other kinds.
     fn object_state(&self, body: usize) -> Option<ObjectState>;
     /// The points of the body's outline (a voxel robot's outer mass corners, a cell's bodies, an object's
@@ -81,6 +84,13 @@ impl Progress for Snapshot {
             BodySnapshot::VoxelRobot(r) => r.voxels.iter().any(|v| v.touching),
             BodySnapshot::Cell(_) => false,
             BodySnapshot::Object(o) => o.touching,
+        }
+    }
+    fn touching_ground(&self, body: usize) -> bool {
+        match &self.bodies[body] {
+            BodySnapshot::VoxelRobot(r) => r.touching_ground,
+            BodySnapshot::Cell(_) => false,
+            BodySnapshot::Object(o) => o.touching_ground,
         }
     }
     fn object_state(&self, body: usize) -> Option<ObjectState> {

@@ -67,6 +67,10 @@ pub struct VoxelRobotSnapshot {
     /// Bounding box of all mass corners.
     pub bbox: Aabb,
     pub voxels: Vec<VoxelSnapshot>,
+    /// Whether any voxel touches the ground: the terrain, a wall or a fixed object (false in recordings
+    /// made before it was recorded).
+    #[serde(default)]
+    pub touching_ground: bool,
     /// The names of the robot's distinct materials, in the order they first appear in grid order (so the
     /// bottom-left voxel's material is first); [`VoxelSnapshot::material`] indexes this list. Empty in
     /// recordings made before materials were recorded (every voxel then counts as one material).

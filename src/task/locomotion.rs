@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::model::voxel::Morphology;
 use crate::snapshot::{Flow, ListenerError, Progress, Snapshot, SnapshotListener};
 use crate::task::TaskSpecError;
 
@@ -40,7 +41,38 @@ impl LocomotionSpec {
     }
 }
 
-/// Metrics of one robot over a run.
+/// The numeric behaviour metrics of every robot, by name: `/robots/<i>/<name>` in the result.
+pub const BEHAVIOUR_METRICS: [&str; 8] = [
+    "x_velocity",
+    "relative_x_velocity",
+    "center_avg_y",
+    "control_effort",
+    "control_change",
+    "x_distance",
+    "y_distance",
+    "ground_contact",
+];
+
+/// The numeric morphology descriptors of every robot, by name: `/robots/<i>/morphology/<name>` in the
+/// result (each material's fraction is at `/robots/<i>/morphology/materials/<key>`).
+pub const MORPHOLOGY_DESCRIPTORS: [&str; 7] =
+    ["voxels", "width", "height", "elongation", "compactness", "emptiness", "symmetry"];
+
+/// The JSON pointer of robot `robot`'s behaviour metric or morphology descriptor `name` in the result
+/// (`x_velocity` → `/robots/0/x_velocity`, `voxels` → `/robots/0/morphology/voxels`); `None` for other
+/// names.
+pub fn robot_metric_pointer(name: &str, robot: usize) -> Option<String> {
+    if BEHAVIOUR_METRICS.contains(&name) {
+        Some(format!("/robots/{robot}/{name}"))
+    } else if MORPHOLOGY_DESCRIPTORS.contains(&name) {
+        Some(format!("/robots/{robot}/morphology/{name}"))
+    } else {
+        None
+    }
+}
+
+/// Metrics of one robot over a run: its behaviour (measured from the task's t0 to the end) and its
+/// body's morphology (static, from the body grid at placement).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LocomotionMetrics {
     pub label: String,
@@ -55,12 +87,22 @@ pub struct LocomotionMetrics {
     pub control_effort: f64,
     /// Mean over control calls 2…K and voxels of the squared change of the control value.
     pub control_change: f64,
-    /// Distance travelled along x, m.
+    /// Distance travelled along x, m: x_c(T) − x_c(t0) of the centre.
     pub x_distance: f64,
+    /// Vertical displacement of the centre, m: y_c(T) − y_c(t0) (negative for a robot that ends lower
+    /// than it started: dropped, fallen over, or sunk into its legs' stance).
+    pub y_distance: f64,
+    /// Fraction of the measured steps after which some voxel of the robot touches the ground (the
+    /// terrain, a wall or a fixed object; not another robot or a moving object), in [0, 1]: 1 for a
+    /// walker that never leaves the ground, below 1 for one that hops or jumps.
+    pub ground_contact: f64,
     /// Simulated time measured (from the task's `transient` t0 to the end), s.
     pub duration: f64,
     /// Steps measured (after t0).
     pub steps: u64,
+    /// The body's morphology descriptors: static numbers of its body grid at placement, never of the
+    /// physics (a soft cell has none: it is no voxel grid, and is reported under `cells`).
+    pub morphology: Morphology,
 }
 
 impl LocomotionMetrics {
@@ -74,6 +116,8 @@ impl LocomotionMetrics {
             ("control_effort", self.control_effort),
             ("control_change", self.control_change),
             ("x_distance", self.x_distance),
+            ("y_distance", self.y_distance),
+            ("ground_contact", self.ground_contact),
             ("duration", self.duration),
         ]
         .into_iter()
@@ -86,9 +130,13 @@ impl LocomotionMetrics {
 struct RobotAccumulator {
     label: String,
     x0: f64,
+    y0: f64,
     size0: f64,
     x_last: f64,
+    y_last: f64,
     y_sum: f64,
+    /// Measured steps after which the robot touched the ground.
+    grounded: u64,
     effort_sum: f64,
     legacy_effort_sum: f64,
     cells: usize,
@@ -111,6 +159,8 @@ pub struct LocomotionListener {
     transient: f64,
     /// (step, t) where the measurement started (0, 0 without a transient).
     start: Option<(u64, f64)>,
+    /// The robots' morphology descriptors, in creation order (static: see [`Self::with_morphologies`]).
+    morphologies: Vec<Morphology>,
 }
 
 impl LocomotionListener {
@@ -124,7 +174,14 @@ impl LocomotionListener {
             t: 0.0,
             transient: 0.0,
             start: None,
+            morphologies: Vec::new(),
         }
+    }
+
+    /// Reports `morphologies[i]` as robot i's morphology (a body without one reports the empty
+    /// [`Morphology::default`]).
+    pub fn with_morphologies(self, morphologies: Vec<Morphology>) -> Self {
+        LocomotionListener { morphologies, ..self }
     }
 
     /// Measures from the first step at or after `transient` seconds (the `locomotion` task's option).
@@ -136,7 +193,8 @@ impl LocomotionListener {
     pub fn metrics(&self) -> Vec<LocomotionMetrics> {
         self.robots
             .iter()
-            .map(|r| {
+            .enumerate()
+            .map(|(i, r)| {
                 let (step0, t0) = self.start.unwrap_or((0, 0.0));
                 let duration = self.t - t0;
                 let steps = self.steps - step0;
@@ -158,8 +216,11 @@ impl LocomotionListener {
                     },
                     control_change: if change_norm > 0.0 { r.change_sum / change_norm } else { 0.0 },
                     x_distance: dx,
+                    y_distance: r.y_last - r.y0,
+                    ground_contact: if steps > 0 { r.grounded as f64 / steps as f64 } else { 0.0 },
                     duration,
                     steps,
+                    morphology: self.morphologies.get(i).cloned().unwrap_or_default(),
                 }
             })
             .collect()
@@ -176,6 +237,8 @@ impl LocomotionListener {
                     label: run.label(i).to_string(),
                     x0: centre.x,
                     x_last: centre.x,
+                    y0: centre.y,
+                    y_last: centre.y,
                     size0: bbox.width().max(bbox.height()),
                     voxels: run.actuators(i),
                     cells: run.grid_cells(i),
@@ -199,8 +262,9 @@ impl LocomotionListener {
             // t0: the state now is where the measurement starts (placement size stays the body length).
             self.start = Some((step, t));
             for (i, acc) in self.robots.iter_mut().enumerate() {
-                let x = run.centre(i).x;
-                (acc.x0, acc.x_last) = (x, x);
+                let c = run.centre(i);
+                (acc.x0, acc.x_last) = (c.x, c.x);
+                (acc.y0, acc.y_last) = (c.y, c.y);
             }
             return;
         }
@@ -211,7 +275,11 @@ impl LocomotionListener {
         for (i, acc) in self.robots.iter_mut().enumerate() {
             let c = run.centre(i);
             acc.x_last = c.x;
+            acc.y_last = c.y;
             acc.y_sum += c.y;
+            if run.touching_ground(i) {
+                acc.grounded += 1;
+            }
             if control_call {
                 let (values, raw) = run.controls(i);
                 acc.effort_sum += values.iter().map(|f| f * f).sum::<f64>();

@@ -27,7 +27,7 @@ use crate::model::cell::CellParams;
 use crate::model::object::ObjectSpec;
 use crate::sim::Stepping;
 use crate::sim::{SimError, World};
-use crate::snapshot::{Flow, ListenerError, Progress, Snapshot, SnapshotListener};
+use crate::snapshot::{BodyId, Flow, ListenerError, Progress, Snapshot, SnapshotListener};
 use force_deflection::{FdError, ForceDeflectionSpec};
 use free::CellMetricsListener;
 use locomotion::LocomotionListener;
@@ -190,10 +190,14 @@ impl Simulation {
             Task::Shape => TaskMonitor::Shape(shape::ShapeMonitor::default()),
         };
         Monitor {
-            locomotion: LocomotionListener::new(self.control_interval, self.legacy).with_transient(match self.task {
-                Task::Locomotion { transient } => transient,
-                _ => 0.0,
-            }),
+            locomotion: LocomotionListener::new(self.control_interval, self.legacy)
+                .with_transient(match self.task {
+                    Task::Locomotion { transient } => transient,
+                    _ => 0.0,
+                })
+                .with_morphologies(
+                    (0..self.robots).map(|i| self.world.morphology(BodyId(i)).cloned().unwrap_or_default()).collect(),
+                ),
             robots: self.robots,
             cells: self.has_cells.then(CellMetricsListener::default),
             task,
@@ -308,9 +312,10 @@ impl Monitor {
         self.cells.is_some() || matches!(self.task, TaskMonitor::Fold(_))
     }
 
-    /// Whether it reads contacts (refreshed after every step on the snapshot-free path).
+    /// Whether it reads contacts (refreshed after every step on the snapshot-free path): every robot's
+    /// `ground_contact` does, and the tasks that read contacts.
     fn needs_contacts(&self) -> bool {
-        matches!(self.task, TaskMonitor::Jumping(_) | TaskMonitor::Carrying(_))
+        self.robots > 0 || matches!(self.task, TaskMonitor::Jumping(_) | TaskMonitor::Carrying(_))
     }
 
     /// Starts from the state at t = 0 (no snapshot-only content: see [`Monitor::needs_snapshots`]).

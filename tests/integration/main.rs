@@ -6,6 +6,7 @@ mod cantilever_report;
 mod cells;
 mod cells_report;
 mod cli;
+mod descriptors;
 mod distributed;
 mod eval;
 mod evolve;

@@ -160,6 +160,7 @@ fn robot(id: usize, voxels: Vec<VoxelSnapshot>, detail: bool) -> VoxelRobotSnaps
         center,
         bbox,
         voxels,
+        touching_ground: false,
         materials: vec![],
         springs,
         ropes,

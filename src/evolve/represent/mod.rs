@@ -28,7 +28,8 @@ use crate::scenario::{RobotSpec, Scenario, ScenarioError};
 pub enum RepresentationSpec {
     /// The body from Gaussian mixtures of materials (§4.1): ℝ^(materials × gaussians × 4).
     GmmBody(GmmSpec),
-    /// One phase per voxel of a fixed body: f_j(t) = sin(2π·frequency·t + φ_j) (§4.2).
+    /// One phase per voxel of a fixed body: f_j(t) = sin(2π·frequency·t + φ_j) (§4.2); with
+    /// `evolve_amplitude`, a phase and an amplitude per voxel: f_j(t) = A_j·sin(2π·frequency·t + φ_j).
     Phases(PhasesSpec),
     /// (φ, a, b) per voxel: f_j(t) = sin(2π·frequency·t + φ_j) + a_j + (t/t_final)(b_j − a_j) (§4.2).
     PhasesDevo(PhasesDevoSpec),
@@ -60,7 +61,16 @@ pub struct PhasesSpec {
     /// Driving frequency ν in Hz (default 1, the paper's sin(2πt + φ)).
     #[serde(default = "one")]
     pub frequency: f64,
-    /// Initialisation box per gene (default [−π, π]).
+    /// Evolve an amplitude per voxel besides its phase (default false: every amplitude is 1, the
+    /// paper's). The genome is then (φ_j, g_j) per voxel, voxels in grid order (2 genes per voxel:
+    /// φ_0, g_0, φ_1, g_1, …), and voxel j follows A_j·sin(2π·frequency·t + φ_j) with
+    /// A_j = clamp((g_j − lo)/(hi − lo), 0, 1), [lo, hi] the init box: initial genomes, uniform in the
+    /// box, give amplitudes uniform in [0, 1]. The control effort (mean of the squared control value)
+    /// is then about the mean of A_j²/2 instead of always 1/2, so speed can be traded for energy.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub evolve_amplitude: bool,
+    /// Initialisation box per gene (default [−π, π]); with `evolve_amplitude`, also the range mapped
+    /// onto amplitudes [0, 1].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub init: Option<[f64; 2]>,
     /// The voxels' material (default: the default voxel).
@@ -126,6 +136,10 @@ pub struct DistributedWeightsSpec {
     pub init: Option<[f64; 2]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub material: Option<MaterialSpec>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn one_signal() -> usize {
@@ -348,6 +362,19 @@ impl RepresentationSpec {
                 if !p.frequency.is_finite() {
                     return bad("representation.frequency", "must be a finite number of Hz".into());
                 }
+                if let (true, Some([lo, hi])) = (p.evolve_amplitude, p.init) {
+                    if lo >= hi {
+                        return bad(
+                            "representation.init",
+                            format!(
+                                "is [{}, {}]: with `evolve_amplitude` the box is mapped onto amplitudes [0, 1], so \
+                                 give lo < hi (e.g. the default [-pi, pi])",
+                                crate::geom::compact(lo),
+                                crate::geom::compact(hi)
+                            ),
+                        );
+                    }
+                }
             }
             RepresentationSpec::PhasesDevo(p) => {
                 body(&p.body)?;
@@ -416,7 +443,7 @@ impl RepresentationSpec {
         let voxels = |b: &BodySpec| b.shape().map(|s| s.cells.len()).unwrap_or(0);
         match self {
             RepresentationSpec::GmmBody(g) => g.materials.len() * g.gaussians * 4,
-            RepresentationSpec::Phases(p) => voxels(&p.body),
+            RepresentationSpec::Phases(p) => (1 + usize::from(p.evolve_amplitude)) * voxels(&p.body),
             RepresentationSpec::PhasesDevo(p) => 3 * voxels(&p.body),
             RepresentationSpec::MlpWeights(m) => {
                 let n = voxels(&m.body);
@@ -469,11 +496,14 @@ impl RepresentationSpec {
             RepresentationSpec::GmmBody(g) => g.robot(genome, label)?,
             RepresentationSpec::Phases(p) => {
                 let shape = p.body.shape().map_err(MapError::Scenario)?;
-                let c = time_functions(&shape, &|j| TimeFunction::Sin {
-                    amplitude: 1.0,
-                    frequency: p.frequency,
-                    phase: genome[j],
-                    offset: 0.0,
+                let [lo, hi] = self.init_box();
+                let c = time_functions(&shape, &|j| {
+                    let (phase, amplitude) = if p.evolve_amplitude {
+                        (genome[2 * j], amplitude_of(genome[2 * j + 1], [lo, hi]))
+                    } else {
+                        (genome[j], 1.0)
+                    };
+                    TimeFunction::Sin { amplitude, frequency: p.frequency, phase, offset: 0.0 }
                 });
                 robot(shape.rows(|_| '#'), materials(&p.material), c)
             }
@@ -525,6 +555,12 @@ impl RepresentationSpec {
             task: base.task.clone(),
         })
     }
+}
+
+/// The amplitude of an amplitude gene of `phases` with `evolve_amplitude`: the init box [lo, hi]
+/// mapped linearly onto [0, 1], clamped outside it.
+pub fn amplitude_of(gene: f64, [lo, hi]: [f64; 2]) -> f64 {
+    ((gene - lo) / (hi - lo)).clamp(0.0, 1.0)
 }
 
 impl MlpWeightsSpec {

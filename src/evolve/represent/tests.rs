@@ -133,6 +133,103 @@ fn phases_land_on_the_voxels_in_grid_order() {
 }
 
 #[test]
+fn evolved_amplitudes_follow_each_phase_and_map_the_init_box_onto_0_1() {
+    let plain = r#"{"type": "phases", "body": "biped"}"#;
+    let amp = r#"{"type": "phases", "body": "biped", "evolve_amplitude": true}"#;
+    assert_eq!((rep(plain).genome_size(), rep(amp).genome_size()), (6, 12));
+    // (φ_j, g_j) per voxel in grid order; amplitude (g + π)/(2π), clamped to [0, 1].
+    let genome = [0.1, -PI, 0.2, 0.0, 0.3, PI, 0.4, PI / 2.0, 0.5, -7.0, 0.6, 9.0];
+    let (s, _) = mapper(amp).map(&genome).unwrap();
+    let Some(ControllerSpec::TimeFunctions(tf)) = &s.robots[0].controller else { panic!() };
+    let got: Vec<([u32; 2], f64, f64)> = tf
+        .cells
+        .iter()
+        .map(|c| match c.function {
+            TimeFunction::Sin { amplitude, frequency: 1.0, phase, offset: 0.0 } => (c.cell, phase, amplitude),
+            ref f => panic!("{f:?}"),
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ([0, 0], 0.1, 0.0),
+            ([3, 0], 0.2, 0.5),
+            ([0, 1], 0.3, 1.0),
+            ([1, 1], 0.4, 0.75),
+            ([2, 1], 0.5, 0.0),
+            ([3, 1], 0.6, 1.0)
+        ]
+    );
+    // Another init box is another range of amplitudes: [0, 2] maps 0.5 to 0.25.
+    let m = mapper(r#"{"type": "phases", "body": "worm", "evolve_amplitude": true, "init": [0, 2]}"#);
+    let (s, _) = m.map(&[0.0, 0.5, 0.0, 1.0, 0.0, 1.5, 0.0, 2.0]).unwrap();
+    let Some(ControllerSpec::TimeFunctions(tf)) = &s.robots[0].controller else { panic!() };
+    let amplitudes: Vec<f64> = tf
+        .cells
+        .iter()
+        .map(|c| match c.function {
+            TimeFunction::Sin { amplitude, .. } => amplitude,
+            ref f => panic!("{f:?}"),
+        })
+        .collect();
+    assert_eq!(amplitudes, [0.25, 0.5, 0.75, 1.0]);
+    // A box of zero width maps nothing: refused at load.
+    let e = Experiment::from_json(
+        r#"{"representation": {"type": "phases", "body": "worm", "evolve_amplitude": true, "init": [1, 1]}}"#,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("representation.init") && e.contains("lo < hi"), "{e}");
+}
+
+#[test]
+fn without_evolve_amplitude_phases_map_as_before() {
+    // `false` is the default and is not written back: the spec, the genome and the scenario text are
+    // those of the plain representation.
+    let plain = rep(r#"{"type": "phases", "body": "worm"}"#);
+    let off = rep(r#"{"type": "phases", "body": "worm", "evolve_amplitude": false}"#);
+    assert_eq!(plain, off);
+    assert_eq!(serde_json::to_string(&off).unwrap(), r#"{"type":"phases","body":"worm","frequency":1.0}"#);
+    let genome = [0.5, -1.0, 2.0, 3.0];
+    let (_, text) = Mapper::new(&plain, "t", None).unwrap().map(&genome).unwrap();
+    let sin = |cell: &str, phase: &str| {
+        format!(
+            r#"{{"cell":{cell},"function":{{"type":"sin","amplitude":1.0,"frequency":1.0,"phase":{phase},"offset":0.0}}}}"#
+        )
+    };
+    let cells = [sin("[0,0]", "0.5"), sin("[1,0]", "-1.0"), sin("[2,0]", "2.0"), sin("[3,0]", "3.0")].join(",");
+    assert!(text.contains(&format!(r#""controller":{{"type":"time_functions","cells":[{cells}]}}"#)), "{text}");
+}
+
+/// Why `control_effort` was 1/2 for every `phases` individual: it is the mean over control calls and
+/// voxels of f², and f = sin(2πνt + φ) sampled evenly over whole periods has mean square exactly 1/2
+/// whatever φ (Σ cos(2θ_k) over a whole period of samples is 0). An amplitude A gives A²/2.
+#[test]
+fn control_effort_follows_the_evolved_amplitudes() {
+    let experiment = |json: &str| {
+        Experiment::from_json(&format!(
+            r#"{{"representation": {json}, "scenario": {{"world": {{"dt": 0.03333333333333333, "duration": 4,
+                "terrain": {{"type": "flat"}}}}, "task": {{"type": "locomotion", "transient": 1}}}}}}"#
+        ))
+        .unwrap()
+    };
+    let effort = |e: &Experiment, genome: &[f64]| {
+        let m = Mapper::new(&e.representation, "t", e.scenario.as_ref()).unwrap();
+        crate::batch::evaluate(&m.map(genome).unwrap().0).unwrap().robots[0].control_effort
+    };
+    let plain = experiment(r#"{"type": "phases", "body": "worm"}"#);
+    for phases in [[0.0, 1.0, 2.0, 3.0], [-3.0, 0.3, 0.7, -1.9]] {
+        assert!((effort(&plain, &phases) - 0.5).abs() < 1e-12);
+    }
+    let amp = experiment(r#"{"type": "phases", "body": "worm", "evolve_amplitude": true}"#);
+    let with =
+        |a: f64| -> Vec<f64> { [0.0, 1.0, 2.0, 3.0].iter().flat_map(|phi| [*phi, -PI + a * 2.0 * PI]).collect() };
+    let (full, half) = (effort(&amp, &with(1.0)), effort(&amp, &with(0.5)));
+    assert!((full - 0.5).abs() < 1e-12, "amplitude 1 is the plain representation's: {full}");
+    assert!((half - 0.125).abs() < 1e-12, "A²/2 = 0.125 at amplitude 0.5: {half}");
+}
+
+#[test]
 fn phases_devo_values_follow_the_papers_function() {
     let m = mapper(r#"{"type": "phases_devo", "body": "worm"}"#);
     let genome: Vec<f64> = (0..12).map(|i| (i as f64 * 0.7331).sin() * 3.0 - 0.4).collect();

@@ -66,23 +66,11 @@ impl BodyGrid {
     /// grid order, named by [`BodyGrid::with_material_names`] (`material N` without a name); with several,
     /// each name is followed by what sets the material apart.
     pub fn palette(&self) -> Palette {
-        let mut distinct: Vec<Material> = Vec::new();
-        let of_voxel = self
-            .voxels()
-            .map(|(_, m)| {
-                let i = distinct.iter().position(|d| d == m).unwrap_or_else(|| {
-                    distinct.push(*m);
-                    distinct.len() - 1
-                });
-                u32::try_from(i).unwrap_or(u32::MAX)
-            })
-            .collect();
-        let names = distinct
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                let given: Vec<&str> = self.names.iter().filter(|(_, n)| n == m).map(|(s, _)| s.as_str()).collect();
-                let name = if given.is_empty() { format!("material {}", i + 1) } else { given.join("/") };
+        let (distinct, keys, of_voxel) = self.distinct_materials();
+        let names = keys
+            .into_iter()
+            .zip(&distinct)
+            .map(|(name, m)| {
                 if distinct.len() < 2 {
                     return name;
                 }
@@ -95,6 +83,43 @@ impl BodyGrid {
             })
             .collect();
         Palette { names, of_voxel }
+    }
+
+    /// [`BodyGrid::palette`] without what sets the materials apart: each distinct material's bare name
+    /// (its scenario key, `a/b` for keys of identical materials, `material N` unnamed), and per voxel in
+    /// grid order the index of its material.
+    pub fn material_keys(&self) -> (Vec<String>, Vec<u32>) {
+        let (_, keys, of_voxel) = self.distinct_materials();
+        (keys, of_voxel)
+    }
+
+    /// The distinct materials in the order they first appear in grid order, their bare names, and each
+    /// voxel's index into them.
+    fn distinct_materials(&self) -> (Vec<Material>, Vec<String>, Vec<u32>) {
+        let mut distinct: Vec<Material> = Vec::new();
+        let of_voxel = self
+            .voxels()
+            .map(|(_, m)| {
+                let i = distinct.iter().position(|d| d == m).unwrap_or_else(|| {
+                    distinct.push(*m);
+                    distinct.len() - 1
+                });
+                u32::try_from(i).unwrap_or(u32::MAX)
+            })
+            .collect();
+        let keys = distinct
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let given: Vec<&str> = self.names.iter().filter(|(_, n)| n == m).map(|(s, _)| s.as_str()).collect();
+                if given.is_empty() {
+                    format!("material {}", i + 1)
+                } else {
+                    given.join("/")
+                }
+            })
+            .collect();
+        (distinct, keys, of_voxel)
     }
 
     pub fn width(&self) -> u32 {

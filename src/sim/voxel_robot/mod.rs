@@ -13,6 +13,7 @@ use super::SimError;
 use crate::controller::{Controller, ControllerIo};
 use crate::geom::{Aabb, Vec2};
 use crate::model::voxel::grid::{BodyGrid, Palette};
+use crate::model::voxel::morphology::Morphology;
 use crate::model::voxel::sensors::{self, SensorReadings, VoxelPose};
 use crate::model::voxel::SpringGroup;
 use crate::snapshot::{
@@ -27,6 +28,10 @@ pub(crate) struct VoxelRobot {
     readings: Vec<SensorReadings>,
     outputs: Vec<f64>,
     touching: Vec<bool>,
+    /// Whether any voxel touches the terrain, a wall or a fixed object (as of the last contact refresh).
+    touching_ground: bool,
+    /// The body grid's morphology descriptors, computed once at build.
+    morphology: Morphology,
     /// The body's material names and each voxel's index into them (display only: physics reads `robot`).
     palette: Palette,
 }
@@ -83,9 +88,16 @@ impl VoxelRobot {
             readings: vec![SensorReadings::default(); n],
             outputs: vec![0.0; n],
             touching: vec![false; n],
+            touching_ground: false,
+            morphology: Morphology::of(grid),
             palette: grid.palette(),
         };
         (body, contact)
+    }
+
+    /// The morphology descriptors of the body grid it was built from.
+    pub fn morphology(&self) -> &Morphology {
+        &self.morphology
     }
 
     /// Centre of voxel `vi` (mean of its mass centres).
@@ -187,14 +199,23 @@ impl SimBody for VoxelRobot {
 
     fn clear_touching(&mut self) {
         self.touching.iter_mut().for_each(|t| *t = false);
+        self.touching_ground = false;
     }
 
     fn mark_touching(&mut self, part: usize) {
         self.touching[part] = true;
     }
 
+    fn mark_touching_ground(&mut self) {
+        self.touching_ground = true;
+    }
+
     fn touching_any(&self) -> bool {
         self.touching.iter().any(|t| *t)
+    }
+
+    fn touching_ground(&self) -> bool {
+        self.touching_ground
     }
 
     fn outline_points(&self) -> Vec<Vec2> {
@@ -233,6 +254,7 @@ impl SimBody for VoxelRobot {
             center: r.centre(),
             bbox,
             voxels,
+            touching_ground: self.touching_ground,
             materials: self.palette.names.clone(),
             springs: detail.springs.then(|| {
                 (0..r.springs.len())
