@@ -97,10 +97,6 @@ impl Default for FitnessSpec {
     }
 }
 
-/// The numeric locomotion metrics of `model.md` §10, every robot's.
-pub const LOCOMOTION_METRICS: [&str; 6] =
-    ["x_velocity", "relative_x_velocity", "center_avg_y", "control_effort", "control_change", "x_distance"];
-
 impl FitnessSpec {
     /// The JSON pointer of the fitness in the result of a run of `task`, or why there is none.
     pub fn pointer(&self, task: &TaskSpec) -> Result<String, String> {
@@ -217,17 +213,18 @@ pub fn metric_pointer(metric: &str, robot: usize, task: &TaskSpec) -> Result<Str
     if m.starts_with('/') || m.is_empty() {
         return Ok(m.to_string());
     }
-    if LOCOMOTION_METRICS.contains(&m) {
-        return Ok(format!("/robots/{robot}/{m}"));
+    if let Some(pointer) = crate::task::locomotion::robot_metric_pointer(m, robot) {
+        return Ok(pointer);
     }
     let (name, names) = task.metric_names();
     match name {
         Some(name) if names.iter().any(|n| n == m) => Ok(format!("/{name}/{m}")),
         _ => Err(format!(
-            "{m:?} is not a metric of the `{}` task: use one of {}{}, or a JSON pointer into the result \
+            "{m:?} is not a metric of the `{}` task: use one of {}, {}{}, or a JSON pointer into the result \
              such as \"/robots/0/x_velocity\"",
             task.name(),
-            LOCOMOTION_METRICS.join(", "),
+            crate::task::locomotion::BEHAVIOUR_METRICS.join(", "),
+            crate::task::locomotion::MORPHOLOGY_DESCRIPTORS.join(", "),
             names.iter().map(|n| format!(", {n}")).collect::<String>()
         )),
     }

@@ -23,7 +23,7 @@ use std::io;
 use std::path::PathBuf;
 
 pub use algorithm::{AlgorithmSpec, Individual, Optimizer};
-pub use experiment::{EaParams, Experiment, FitnessSpec, Goal, Objective, LOCOMOTION_METRICS};
+pub use experiment::{EaParams, Experiment, FitnessSpec, Goal, Objective};
 pub use represent::{MapError, Mapper, RepresentationSpec};
 pub use run::{run, Asked, Evolution, GenerationDone, RunOptions, RunSummary};
 
