@@ -88,7 +88,9 @@ pub fn run_cli(args: EvolveArgs) -> Result<(), Failure> {
             Ok(media) if !args.quiet => {
                 let video =
                     media.video.as_ref().map_or_else(|why| format!("no video: {why}"), |p| p.display().to_string());
-                eprintln!("pictures: {}, {video}", media.plot.display());
+                let pictures: Vec<String> =
+                    std::iter::once(&media.plot).chain(&media.pictures).map(|p| p.display().to_string()).collect();
+                eprintln!("pictures: {}, {video}", pictures.join(", "));
             }
             Ok(_) => {}
             // The run itself is complete and saved: its pictures failing is worth a warning, not a failure.

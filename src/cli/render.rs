@@ -4,19 +4,20 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, Context};
+use anyhow::anyhow;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use vsr2d::geom::Aabb;
 use vsr2d::model::voxel::sensors::SensorKind;
+use vsr2d::movie::board::Board;
 use vsr2d::movie::{frame_index_at, showcase_sources, Movie, MovieSettings, MovieSource, DEFAULT_X264_THREADS};
 use vsr2d::output::gif::GifSink;
 use vsr2d::output::png::{write_png, PngSequence};
 use vsr2d::output::sinks::{Filmstrip, StillPng, Tee};
 use vsr2d::output::{check_output_writable, FrameSink, VideoFormat};
 use vsr2d::render::{GridLayout, RenderOptions};
-use vsr2d::scenario::Scenario;
+use vsr2d::report::run_media::{self, RunCell};
 
 use super::picture::{classify, parse_sensor, parse_size, parse_view};
 use super::{input, is_stdin, load_scenario, Failure};
@@ -37,6 +38,15 @@ pub struct RenderArgs {
     /// fitness across all of them; one cell each, labelled with rank, fitness and run. At most 1024.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub top: Option<u64>,
+    /// Render the archive of a MAP-Elites run instead: one cell per filled bin, laid out on the
+    /// descriptor grid (first descriptor across, second up; empty bins left empty), each elite
+    /// labelled with its fitness; the axes give the descriptors and their bin edges.
+    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["top", "from", "front", "scenarios", "layout", "html"])]
+    pub archive: Option<PathBuf>,
+    /// Render the Pareto front of an NSGA-II run instead: its members side by side, in order along the
+    /// front, each labelled with its objective values.
+    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["top", "from", "archive", "scenarios"])]
+    pub front: Option<PathBuf>,
     /// Render snapshots recorded by `vsr2d simulate --record` (repeatable; one cell per robot).
     #[arg(long, value_name = "RECORD.jsonl")]
     pub from: Vec<PathBuf>,
@@ -168,7 +178,11 @@ impl RenderArgs {
     }
 
     fn is_showcase(&self) -> bool {
-        self.scenarios.is_empty() && self.from.is_empty() && self.top.is_none()
+        self.scenarios.is_empty()
+            && self.from.is_empty()
+            && self.top.is_none()
+            && self.archive.is_none()
+            && self.front.is_none()
     }
 
     /// The video to write: `-o`, or the default mp4 unless only PNG or HTML outputs were asked for.
@@ -248,17 +262,20 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
     }
 
     let options = args.render_options();
-    let sources = load_sources(&args, &options)?;
+    let (sources, board) = load_sources(&args, &options, (width, height))?;
     if args.html.is_some() && args.scenarios.iter().any(|p| is_stdin(p)) {
         return Err(input(anyhow!("--html simulates the scenarios again and cannot re-read `-` (stdin); give a file")));
     }
-    let html_sources = args.html.as_ref().map(|_| load_sources(&args, &options)).transpose()?;
+    let html_sources =
+        args.html.as_ref().map(|_| load_sources(&args, &options, (width, height)).map(|(s, _)| s)).transpose()?;
+    // A board (--archive) draws a movie of its cells alone and places them on its grid.
+    let (movie_width, movie_height) = board.as_ref().map_or((width, height), Board::movie_size);
     let settings = MovieSettings {
-        width,
-        height,
+        width: movie_width,
+        height: movie_height,
         fps: args.fps,
-        layout: args.layout,
-        options,
+        layout: board.as_ref().map(Board::movie_layout).or(args.layout),
+        options: board.as_ref().map_or(options.clone(), |b| b.cell_options(&options)),
         fixed_view: args.fixed_camera,
         shared_camera: args.shared_camera,
     };
@@ -308,7 +325,10 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
     } else if let (true, Some(path)) = (sinks.is_empty(), &args.png) {
         // Only a still: draw just that frame (the others only move the cameras).
         let pixmap = movie.still(still_index.unwrap_or(u64::MAX)).map_err(classify)?;
-        write_png(pixmap, path)?;
+        match &board {
+            Some(board) => write_png(&board.composed(pixmap), path)?,
+            None => write_png(pixmap, path)?,
+        }
         progress.finish_and_clear();
         1
     } else {
@@ -317,6 +337,9 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
         }
         let mut sink: Box<dyn FrameSink + Send> =
             if sinks.len() == 1 { sinks.pop().expect("one sink") } else { Box::new(Tee::new(sinks)) };
+        if let Some(board) = board.clone() {
+            sink = Box::new(board.sink(sink));
+        }
         let pushed = movie.run(&mut *sink, &mut |n| progress.set_position(n)).map_err(classify)?;
         progress.set_message("finishing");
         sink.finish()?;
@@ -348,7 +371,7 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
             outputs.join(", "),
             total.saturating_sub(1) as f64 / f64::from(args.fps),
             args.fps,
-            movie.layout(),
+            board.as_ref().map_or(movie.layout(), |b| GridLayout::new(b.spec().cols, b.spec().rows)),
             started.elapsed().as_secs_f64(),
         );
     }
@@ -356,20 +379,30 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn load_sources(args: &RenderArgs, options: &RenderOptions) -> Result<Vec<MovieSource>, Failure> {
+/// The movie's sources, and the board that places them (--archive).
+fn load_sources(
+    args: &RenderArgs,
+    options: &RenderOptions,
+    size: (u32, u32),
+) -> Result<(Vec<MovieSource>, Option<Board>), Failure> {
     if args.is_showcase() {
-        return showcase_sources(options, args.duration).map_err(classify);
+        return Ok((showcase_sources(options, args.duration).map_err(classify)?, None));
     }
+    let cells = |cells: Vec<RunCell>| -> Result<Vec<MovieSource>, Failure> {
+        cells.into_iter().map(|c| c.source(options, args.duration).map_err(classify)).collect()
+    };
     if let Some(k) = args.top {
-        let mut sources = Vec::new();
-        for (label, mut scenario) in top_individuals(&args.scenarios, k as usize)? {
-            if let Some(d) = args.duration {
-                scenario.world.duration = d;
-            }
-            let source = MovieSource::scenario(label.clone(), &scenario, options).map_err(classify)?;
-            sources.push(source.with_heading(label));
-        }
-        return Ok(sources);
+        return Ok((cells(run_media::top::top_individuals(&args.scenarios, k as usize).map_err(run_failure)?)?, None));
+    }
+    if let Some(dir) = &args.archive {
+        let run = run_media::open_run(dir).map_err(run_failure)?;
+        let grid = run_media::archive::archive_grid(&run, size.0, size.1).map_err(run_failure)?;
+        let board = Board::new(grid.board).map_err(input)?;
+        return Ok((cells(grid.cells)?, Some(board)));
+    }
+    if let Some(dir) = &args.front {
+        let run = run_media::open_run(dir).map_err(run_failure)?;
+        return Ok((cells(run_media::front::front_row(&run).map_err(run_failure)?)?, None));
     }
     if args.scenarios.iter().filter(|p| is_stdin(p)).count() > 1 {
         return Err(input(anyhow!("`-` (a scenario from stdin) can be given only once")));
@@ -394,79 +427,11 @@ fn load_sources(args: &RenderArgs, options: &RenderOptions) -> Result<Vec<MovieS
         }
         sources.push(source);
     }
-    Ok(sources)
+    Ok((sources, None))
 }
 
-/// The `k` best individuals over the evolution runs under `dirs` (a run directory holds
-/// `final_population.jsonl`; its `experiment.json` says whether fitness is maximised or minimised),
-/// best first, labelled `#rank fitness F · run` (the run directory as given), which the cell's overlay
-/// shows above the robot's label.
-fn top_individuals(dirs: &[PathBuf], k: usize) -> Result<Vec<(String, Scenario)>, Failure> {
-    if dirs.is_empty() || k == 0 {
-        return Err(input(anyhow!("--top K needs K ≥ 1 and at least one run directory of `vsr2d evolve`")));
-    }
-    let mut runs = Vec::new();
-    for dir in dirs {
-        find_runs(dir, 3, &mut runs);
-    }
-    if runs.is_empty() {
-        return Err(input(anyhow!(
-            "no final_population.jsonl under {}: give run directories of a finished `vsr2d evolve`",
-            dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
-        )));
-    }
-    // (score to maximise, fitness, run, scenario)
-    let mut all: Vec<(f64, f64, String, serde_json::Value)> = Vec::new();
-    for run in &runs {
-        let read = |name: &str| {
-            std::fs::read_to_string(run.join(name)).with_context(|| format!("cannot read {}", run.join(name).display()))
-        };
-        let minimise = read("experiment.json")
-            .ok()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-            .is_some_and(|e| e.pointer("/fitness/goal").and_then(|g| g.as_str()) == Some("min"));
-        for (i, line) in read("final_population.jsonl").map_err(input)?.lines().enumerate() {
-            let v: serde_json::Value = serde_json::from_str(line)
-                .with_context(|| format!("{} line {}", run.join("final_population.jsonl").display(), i + 1))
-                .map_err(input)?;
-            let (Some(fitness), Some(scenario)) = (v["fitness"].as_f64(), v.get("scenario").filter(|s| !s.is_null()))
-            else {
-                continue; // an invalid individual
-            };
-            let score = if minimise { -fitness } else { fitness };
-            all.push((score, fitness, run.display().to_string(), scenario.clone()));
-        }
-    }
-    // Stable: ties keep run order, then population order.
-    all.sort_by(|a, b| b.0.total_cmp(&a.0));
-    all.into_iter()
-        .take(k)
-        .enumerate()
-        .map(|(i, (_, fitness, run, scenario))| {
-            let scenario = Scenario::from_json(&scenario.to_string())
-                .with_context(|| format!("individual #{} of {run}", i + 1))
-                .map_err(input)?;
-            Ok((format!("#{} fitness {fitness:.4} · {run}", i + 1), scenario))
-        })
-        .collect()
-}
-
-/// Run directories (holding `final_population.jsonl`) at or below `dir`, at most `depth` levels down,
-/// in name order.
-fn find_runs(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-    if dir.join("final_population.jsonl").is_file() {
-        out.push(dir.to_owned());
-        return;
-    }
-    if depth == 0 {
-        return;
-    }
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut subdirs: Vec<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_dir()).collect();
-    subdirs.sort();
-    for sub in subdirs {
-        find_runs(&sub, depth - 1, out);
-    }
+fn run_failure(e: run_media::RunPictureError) -> Failure {
+    super::classified(e.is_input(), e)
 }
 
 #[cfg(feature = "video")]

@@ -17,6 +17,7 @@
 //! let metrics = movie.finish_runs()?;
 //! ```
 
+pub mod board;
 pub mod showcase;
 
 use std::path::Path;

@@ -22,6 +22,7 @@ mod readme;
 mod render_e2e;
 mod render_golden;
 mod robustness;
+mod run_pictures;
 mod study;
 mod tasks;
 mod terrains;

@@ -436,7 +436,14 @@ fn cli_renders_the_top_individuals_of_evolution_runs() {
     let write_run = |name: &str, goal: &str, lines: &[(Option<f64>, &str)]| {
         let run = dir.path().join("study").join(name);
         fs::create_dir_all(&run).unwrap();
-        fs::write(run.join("experiment.json"), format!(r#"{{"fitness": {{"goal": "{goal}"}}}}"#)).unwrap();
+        // A run directory as `vsr2d evolve` leaves it (the parts `--top` reads): the experiment, the
+        // log's header and the final population.
+        let experiment =
+            format!(r#"{{"representation": {{"type": "phases", "body": "worm"}}, "fitness": {{"goal": "{goal}"}}}}"#);
+        fs::write(run.join("experiment.json"), &experiment).unwrap();
+        let header = serde_json::json!({"header": {"vsr2d": "0.1.0", "generator": "splitmix64", "experiment_hash": "0",
+            "genome_size": 0, "experiment": serde_json::from_str::<serde_json::Value>(&experiment).unwrap()}});
+        fs::write(run.join("log.jsonl"), format!("{header}\n")).unwrap();
         let text: String = lines
             .iter()
             .enumerate()
