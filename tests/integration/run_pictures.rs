@@ -165,7 +165,7 @@ fn render_front_draws_the_front_members_in_order() {
         "-q",
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(image::open(&png).unwrap().dimensions(), (640, 360));
+    assert_eq!(image::open(&png).unwrap().to_rgb8().dimensions(), (640, 360));
     let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let names: Vec<&str> = printed["runs"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
     assert_eq!(names.len(), lines(&dir.join("front.jsonl")));
