@@ -238,7 +238,19 @@ fn the_guide_pages_run_as_written() {
         assert!(!commands.is_empty(), "{page} has commands");
         run_as_written(dir.path(), &path, &commands);
     }
-    for file in ["biped.mp4", "two-material.gif", "carrying.png", "worm-strip.png", "worm-springs.mp4", "top3.png"] {
+    for file in [
+        "biped.mp4",
+        "two-material.gif",
+        "carrying.png",
+        "worm-strip.png",
+        "worm-springs.mp4",
+        "top3.png",
+        "archive-grid.png",
+        "archive-grid.mp4",
+        "map-elites-run/archive.png",
+        "front-grid.png",
+        "nsga2-run/front.png",
+    ] {
         assert!(dir.path().join(file).is_file(), "docs/rendering.md: {file} was not written");
     }
     for file in ["pom-report/index.html", "fig1-report/J.csv", "align-report/index.html", "cantilever-quick/index.html"]

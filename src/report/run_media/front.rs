@@ -115,7 +115,7 @@ fn axis_range(values: impl Iterator<Item = f64>) -> ((f64, f64), Option<f64>) {
 /// `front.png`: the first two objectives of every generation's members (faded: early light, late
 /// dark) and the final front (red, connected along the front); each axis is an objective and its goal.
 pub fn scatter(view: &FrontView) -> Result<RgbImage, PlotError> {
-    let pairs = |v: &[f64]| (v[0], v.get(1).copied().unwrap_or(0.0));
+    let pairs = |v: &[f64]| (v.first().copied().unwrap_or(0.0), v.get(1).copied().unwrap_or(0.0));
     let everyone: Vec<(f64, f64)> = view
         .generations
         .iter()
@@ -252,6 +252,11 @@ pub fn front_row(run: &RunDirectory) -> Result<Vec<RunCell>, RunPictureError> {
                 .map(|(o, v)| format!("{} {} ({})", o.metric, sig(*v, 4), goal_name(o.goal)))
                 .collect();
             let heading = format!("#{line} of {n} along the front\n{}", values.join("\n"));
+            // The heading says it all: the robot's own label (the experiment's name) is left out.
+            let mut scenario = scenario;
+            if let Some(robot) = scenario.robots.first_mut() {
+                robot.label = Some(String::new());
+            }
             Ok(RunCell {
                 name: format!("front #{line}: {}", values_text(&view.objectives, &member.objectives)),
                 heading: Some(heading),
@@ -275,7 +280,11 @@ pub fn best_label(run: &RunDirectory) -> String {
         _ => Some(m),
     });
     match best {
-        Some(m) => format!("the front's best {}: {}", objectives[0].metric, values_text(objectives, &m.objectives)),
+        Some(m) => {
+            let rest = values_text(objectives.get(1..).unwrap_or(&[]), m.objectives.get(1..).unwrap_or(&[]));
+            let metric = objectives.first().map_or("objective 1", |o| o.metric.as_str());
+            format!("the front's best in {metric} ({}), {rest}", sig(first(m), 4))
+        }
         None => "best of the front: -".into(),
     }
 }
