@@ -26,7 +26,7 @@ rep = vsr2d.Representation(
 )
 
 
-def main(generations=12):
+def main(generations=20):
     start = time.perf_counter()
     lo, hi = rep.init_box  # (-1, 1) for MLP weights
     es = cma.CMAEvolutionStrategy(
@@ -49,4 +49,4 @@ def main(generations=12):
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 12)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20)

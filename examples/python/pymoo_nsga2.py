@@ -45,12 +45,12 @@ class SpeedAndEffort(Problem):
         out["F"] = np.array([[-o[0], o[1]] if o is not None else WORST for o in objectives])
 
 
-def main(generations=10):
+def main(generations=25):
     start = time.perf_counter()
     fronts = []  # the non-dominated set after each generation
     res = minimize(
         SpeedAndEffort(),
-        NSGA2(pop_size=24),
+        NSGA2(pop_size=40),
         ("n_gen", generations),
         seed=1,
         callback=lambda algorithm: fronts.append(algorithm.opt.get("F")),
@@ -66,4 +66,4 @@ def main(generations=10):
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 10)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 25)

@@ -1,10 +1,13 @@
 """MAP-Elites from pyribs (`pip install ribs`) over evolved bodies: CMA-ME, pyribs' covariance matrix
 adaptation MAP-Elites (a GridArchive, two EvolutionStrategyEmitters, a Scheduler).
 
-The problem is fixtures/experiments/map-elites-quick.json, the one vsr2d's own `map_elites` runs:
-`vsr2d.Representation.from_experiment` gives its decoder (`gmm_body`: a 5×5 body from Gaussian
-mixtures of four materials, 80 genes) and its descriptors (x_distance and center_avg_y, the
-archive's axes); `vsr2d.evaluate_many` simulates each batch in parallel in Rust.
+The bodies are those of fixtures/experiments/map-elites-quick.json: `vsr2d.Representation.
+from_experiment` gives its decoder (`gmm_body`: a 5×5 body from Gaussian mixtures of the hard, soft,
+active and counter-phased materials, 80 genes) and its fitness (relative_x_velocity, body lengths/s).
+The archive's axes are two numbers of each result, read by `Representation.descriptors`: how high the
+robot's centre stays (center_avg_y, m: tall or flat bodies) and how much it actuates
+(control_effort: the actuated materials' share of the body). `vsr2d.evaluate_many` simulates each
+batch in parallel in Rust.
 
 Run: python examples/python/pyribs_map_elites.py [ITERATIONS]
 """
@@ -25,7 +28,12 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 experiment = json.loads((ROOT / "fixtures" / "experiments" / "map-elites-quick.json").read_text())
 experiment["scenario"]["world"]["duration"] = 5  # short runs: the example's minute on 2 cores
 rep = vsr2d.Representation.from_experiment(experiment)
-axes = experiment["algorithm"]["descriptors"]
+# The archive: 10 × 10 bins over what 120 random bodies span (5 s runs).
+axes = [
+    {"metric": "center_avg_y", "min": 4.0, "max": 9.0, "bins": 10},
+    {"metric": "control_effort", "min": 0.0, "max": 0.5, "bins": 10},
+]
+names = [a["metric"] for a in axes]
 # Below every robot that moves: a body that makes no robot (all cells under the threshold) gets less,
 # so it never enters the archive (pyribs needs a finite objective for every solution).
 FLOOR = -1.0
@@ -43,13 +51,13 @@ def evaluate(genomes):
     objectives = np.full(len(genomes), FLOOR - 1.0)
     measures = np.array([[a["min"] for a in axes]] * len(genomes), dtype=float)
     for i, result in zip(index, vsr2d.evaluate_many(scenarios)):
-        fitness, descriptors = rep.fitness(result), rep.descriptors(result)
+        fitness, descriptors = rep.fitness(result), rep.descriptors(result, names)
         if fitness is not None and descriptors is not None:
             objectives[i], measures[i] = fitness, descriptors
     return objectives, measures
 
 
-def main(iterations=10):
+def main(iterations=12):
     start = time.perf_counter()
     archive = GridArchive(
         solution_dim=rep.size,
@@ -61,11 +69,9 @@ def main(iterations=10):
         qd_score_offset=FLOOR,
         seed=1,
     )
-    lo, hi = rep.init_box
+    lo, hi = rep.init_box  # (0, 1): where gmm_body genomes start (genes outside are fine too)
     emitters = [
-        EvolutionStrategyEmitter(
-            archive, x0=np.full(rep.size, (lo + hi) / 2), sigma0=0.2, bounds=[(lo, hi)] * rep.size, batch_size=18, seed=s
-        )
+        EvolutionStrategyEmitter(archive, x0=np.full(rep.size, (lo + hi) / 2), sigma0=0.2, batch_size=18, seed=s)
         for s in range(2)
     ]
     scheduler = Scheduler(archive, emitters)
@@ -81,11 +87,11 @@ def main(iterations=10):
     print(f"{evaluations} evaluations in {time.perf_counter() - start:.1f} s")
     print(f"archive: {s.num_elites} of {archive.cells} bins filled, QD score {s.qd_score:.3f}, best {s.obj_max:.4f} BL/s")
     best = archive.best_elite
-    print(f"best elite: descriptors {np.round(best['measures'], 3).tolist()}, body:")
+    print(f"best elite: {names[0]} {best['measures'][0]:.3f}, {names[1]} {best['measures'][1]:.3f}, body:")
     for row in rep.decode(best["solution"])["robots"][0]["body"]:
         print("   ", row)
     return archive
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 10)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 12)

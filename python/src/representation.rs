@@ -64,7 +64,12 @@ pub fn record(py: Python<'_>, obj: &Bound<'_, PyAny>, path: &str) -> PyResult<Va
     let bad = |m: String| invalid(py, path.into(), m);
     let value: Value = if obj.is_instance_of::<PyString>() {
         let text: String = obj.extract()?;
-        serde_json::from_str(&text).map_err(|e| bad(format!("`{path}` is a string that is not JSON: {e}")))?
+        serde_json::from_str(&text).map_err(|e| {
+            bad(format!(
+                "`{path}` is a string that is not JSON ({e}): give what vsr2d.evaluate_many returns for the \
+                 scenario, a result dict or its JSON text"
+            ))
+        })?
     } else if obj.is_instance_of::<PyDict>() {
         guard::check_nesting(obj).map_err(|e| bad(format!("`{path}`: {}", e.value(py))))?;
         depythonize(obj).map_err(|e| bad(format!("`{path}` cannot be read as JSON: {e}")))?
