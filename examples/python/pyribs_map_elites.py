@@ -4,10 +4,10 @@ adaptation MAP-Elites (a GridArchive, two EvolutionStrategyEmitters, a Scheduler
 The bodies are those of fixtures/experiments/map-elites-quick.json: `vsr2d.Representation.
 from_experiment` gives its decoder (`gmm_body`: a 5×5 body from Gaussian mixtures of the hard, soft,
 active and counter-phased materials, 80 genes) and its fitness (relative_x_velocity, body lengths/s).
-The archive's axes are two numbers of each result, read by `Representation.descriptors`: how high the
-robot's centre stays (center_avg_y, m: tall or flat bodies) and how much it actuates
-(control_effort: the actuated materials' share of the body). `vsr2d.evaluate_many` simulates each
-batch in parallel in Rust.
+The archive's axes are two descriptors of each result, read by `Representation.descriptors` (JSON
+pointers into the result, see docs/tasks.md): the body's size (`morphology/voxels`) and the fraction of
+the run it keeps a voxel on the ground (`ground_contact`: crawling or hopping). `vsr2d.evaluate_many`
+simulates each batch in parallel in Rust.
 
 Run: python examples/python/pyribs_map_elites.py [ITERATIONS]
 """
@@ -28,10 +28,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 experiment = json.loads((ROOT / "fixtures" / "experiments" / "map-elites-quick.json").read_text())
 experiment["scenario"]["world"]["duration"] = 5  # short runs: the example's minute on 2 cores
 rep = vsr2d.Representation.from_experiment(experiment)
-# The archive: 10 × 10 bins over what 120 random bodies span (5 s runs).
+# The archive: 10 × 10 bins over the body's size (voxels, a morphology descriptor) and how much of the
+# run it keeps a voxel on the ground (ground_contact, a behaviour descriptor: crawling or hopping).
 axes = [
-    {"metric": "center_avg_y", "min": 4.0, "max": 9.0, "bins": 10},
-    {"metric": "control_effort", "min": 0.0, "max": 0.5, "bins": 10},
+    {"metric": "/robots/0/morphology/voxels", "min": 0.5, "max": 25.5, "bins": 10},
+    {"metric": "/robots/0/ground_contact", "min": 0.0, "max": 1.0, "bins": 10},
 ]
 names = [a["metric"] for a in axes]
 # Below every robot that moves: a body that makes no robot (all cells under the threshold) gets less,
@@ -87,7 +88,8 @@ def main(iterations=12):
     print(f"{evaluations} evaluations in {time.perf_counter() - start:.1f} s")
     print(f"archive: {s.num_elites} of {archive.cells} bins filled, QD score {s.qd_score:.3f}, best {s.obj_max:.4f} BL/s")
     best = archive.best_elite
-    print(f"best elite: {names[0]} {best['measures'][0]:.3f}, {names[1]} {best['measures'][1]:.3f}, body:")
+    voxels, contact = best["measures"]
+    print(f"best elite: {voxels:.0f} voxels, ground contact {contact:.3f}, {best['objective']:.4f} BL/s, body:")
     for row in rep.decode(best["solution"])["robots"][0]["body"]:
         print("   ", row)
     return archive

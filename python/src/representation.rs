@@ -9,7 +9,10 @@ use pyo3::types::{PyDict, PyString};
 use pythonize::{depythonize, pythonize};
 use serde_json::{Map, Value};
 
-use vsr2d::evolve::experiment::metric_pointer;
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+use vsr2d::evolve::experiment::{check_pointer, metric_pointer};
 use vsr2d::evolve::{AlgorithmSpec, EvolveError, Experiment, MapError, Mapper, RepresentationSpec};
 use vsr2d::scenario::TaskSpec;
 
@@ -135,18 +138,20 @@ fn kind(v: &Value) -> &'static str {
 pub struct Representation {
     experiment: Experiment,
     mapper: Mapper,
+    /// Pointers already checked against the result's schema.
+    checked: Mutex<HashSet<String>>,
 }
 
 impl Representation {
     pub fn of(experiment: Experiment, mapper: Mapper) -> Representation {
-        Representation { experiment, mapper }
+        Representation { experiment, mapper, checked: Mutex::default() }
     }
 
     fn parse(py: Python<'_>, text: &str) -> PyResult<Representation> {
         let experiment = Experiment::from_json(text).map_err(|e| experiment_error(py, e))?;
         let mapper = Mapper::new(&experiment.representation, &experiment.name, experiment.scenario.as_ref())
             .map_err(|e| experiment_error(py, e))?;
-        Ok(Representation { experiment, mapper })
+        Ok(Representation::of(experiment, mapper))
     }
 
     /// The task of every decoded scenario (the `slots` template's, or `scenario.task`).
@@ -157,6 +162,28 @@ impl Representation {
         }
     }
 
+    /// The voxel robots of every decoded scenario.
+    fn robots(&self) -> usize {
+        match &self.experiment.representation {
+            RepresentationSpec::Slots(s) => s.template.robots.len(),
+            _ => 1,
+        }
+    }
+
+    /// The JSON pointer of `metric`, checked against the result's schema as an experiment's metrics are.
+    fn pointer(&self, py: Python<'_>, path: &str, metric: &str) -> PyResult<String> {
+        let task = self.task();
+        let pointer = metric_pointer(metric, self.experiment.fitness.robot, &task)
+            .map_err(|m| invalid(py, path.into(), format!("`{path}`: {m}")))?;
+        let mut checked = self.checked.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !checked.contains(&pointer) {
+            check_pointer(&pointer, &task, self.robots().max(1))
+                .map_err(|m| invalid(py, path.into(), format!("`{path}`: {m}")))?;
+            checked.insert(pointer.clone());
+        }
+        Ok(pointer)
+    }
+
     /// The numbers at `metrics` in `result` (None for an error record or a null value).
     fn numbers(
         &self,
@@ -164,16 +191,15 @@ impl Representation {
         result: &Bound<'_, PyAny>,
         metrics: &[(String, String)],
     ) -> PyResult<Option<Vec<f64>>> {
+        let pointers: Vec<String> =
+            metrics.iter().map(|(path, metric)| self.pointer(py, path, metric)).collect::<PyResult<_>>()?;
         let value = record(py, result, "result")?;
         if value.get("error").is_some() {
             return Ok(None);
         }
-        let task = self.task();
         let mut out = Vec::with_capacity(metrics.len());
-        for (path, metric) in metrics {
-            let pointer = metric_pointer(metric, self.experiment.fitness.robot, &task)
-                .map_err(|m| invalid(py, path.clone(), format!("`{path}`: {m}")))?;
-            match value.pointer(&pointer) {
+        for ((path, _), pointer) in metrics.iter().zip(&pointers) {
+            match value.pointer(pointer) {
                 None => {
                     return Err(invalid(
                         py,

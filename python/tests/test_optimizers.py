@@ -180,10 +180,15 @@ def test_bad_genomes_and_names_raise_value_errors():
     with pytest.raises(vsr2d.ScenarioError, match="not a metric of the `locomotion` task") as e:
         rep.descriptors(result, ["x_velocty"])
     assert e.value.path == "names[0]"
-    with pytest.raises(ValueError, match="nothing at /robots/0/nope"):
-        rep.descriptors(result, ["/robots/0/nope"])
-    with pytest.raises(ValueError, match="not a number"):
+    # Pointers are checked against the result's schema, as an experiment's metrics are.
+    with pytest.raises(vsr2d.ScenarioError, match='no "nope" at /robots/0') as e:
+        rep.descriptors(result, ["x_velocity", "/robots/0/nope"])
+    assert e.value.path == "names[1]"
+    with pytest.raises(ValueError, match="label"):
         rep.descriptors(result, ["/robots/0/label"])
+    with pytest.raises(ValueError, match="jumping"):
+        rep.descriptors(result, ["/jumping/max_height"])
+    assert rep.descriptors(result, ["/robots/0/morphology/voxels", "/robots/0/morphology/elongation"]) == [6, 0.5]
     for bad in [0.5, None, [], {}]:
         with pytest.raises(ValueError, match="result"):
             rep.descriptors(bad, ["x_velocity"])
@@ -234,11 +239,11 @@ def test_tell_refuses_what_is_not_a_result_and_keeps_the_generation_asked(what, 
 
 def test_evolve_with_a_map_of_numbers_fails_and_loses_nothing(tmp_path):
     experiment = quick("nsga2", generations=1, duration=2.0)
+    path = cli_evolve(experiment, tmp_path / "cli", tmp_path)
     with pytest.raises(ValueError, match=r"results\[0\]` is a float"):
-        vsr2d.evolve(experiment, tmp_path / "run", map=lambda scenarios: [0.5] * len(scenarios))
+        vsr2d.evolve(path, tmp_path / "run", map=lambda scenarios: [0.5] * len(scenarios))
     with pytest.raises(ValueError, match=r"results\[0\]"):
-        vsr2d.evolve(experiment, tmp_path / "run", map=lambda scenarios: "not a list")
-    log = vsr2d.evolve(experiment, tmp_path / "run", jobs=2)
+        vsr2d.evolve(path, tmp_path / "run", map=lambda scenarios: "not a list")
+    log = vsr2d.evolve(path, tmp_path / "run", jobs=2)
     assert [g["gen"] for g in log] == [0, 1] and log[0]["invalid"] == 0
-    cli_evolve(experiment, tmp_path / "cli", tmp_path)
     assert run_files(tmp_path / "run") == run_files(tmp_path / "cli")
