@@ -4,7 +4,8 @@
 # the one `cargo test` built), and the HTML viewer's browser tests (python/tests/test_viewer.py: Playwright
 # driving Debian's /usr/bin/chromium, which scripts/install-system-deps.sh installs; Playwright's own browser
 # download is never used), and the cluster tests (python/tests/test_cluster.py), which start a real local
-# Ray cluster with `ray start` and stop it. Installs a Python with venv and pip from Debian if there is none.
+# Ray cluster with `ray start` and stop it, and the optimizer examples with the real pycma, pyribs and pymoo
+# (python/tests/test_examples.py). Installs a Python with venv and pip from Debian if there is none.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,7 +19,10 @@ fi
 venv=target/py-venv
 rm -rf "$venv"
 python3 -m venv "$venv"
-"$venv/bin/pip" install -q --disable-pip-version-check "maturin>=1.5,<2" "numpy>=1.21" "pytest>=7" "gymnasium>=0.29" "playwright>=1.40" "ray>=2.9"
+# The optimizers the examples of examples/python/ drive (python/tests/test_examples.py runs them): pycma,
+# pyribs and pymoo, pinned to the major (for pyribs, 0.x: the minor) versions the examples are written for.
+"$venv/bin/pip" install -q --disable-pip-version-check "maturin>=1.5,<2" "numpy>=1.21" "pytest>=7" "gymnasium>=0.29" "playwright>=1.40" "ray>=2.9" \
+    "cma>=4,<5" "ribs>=0.12,<0.13" "pymoo>=0.6.1,<0.7"
 # The portable wheel (scripts/build-wheel.sh) with the dev profile (opt-level 3, no LTO; the test
 # profile inherits it, so the wheel reuses the dependencies `cargo test` compiled) instead of the
 # whole-program-optimised `dist` (for shipping); scripts/test-wheel.sh then installs the same wheel

@@ -5,6 +5,7 @@
 
 mod fixtures;
 mod guard;
+mod representation;
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -407,18 +408,30 @@ fn evolve_error(e: vsr2d::evolve::EvolveError) -> PyErr {
     }
 }
 
-/// An evolutionary run of the built-in genetic algorithm, driven one generation at a time so that
-/// anything can evaluate its scenarios (`vsr2d.evolve(..., map=...)`, a Ray cluster, a
-/// `concurrent.futures` executor). `Evolution(experiment, out_dir)` starts the run in `out_dir`, or
-/// resumes its checkpoint; `ask()` returns the scenarios to simulate (JSON strings, the cache's
-/// canonical text); `tell(results)` takes one result per scenario, in order, as `evaluate_many`
-/// returns them (a result dict, or `{"error": message}` for a failed run), and records the
-/// generation. The run directory is the same, byte for byte, as `vsr2d evolve` writes, whoever
-/// evaluated.
+/// An evolutionary run of any built-in algorithm (the experiment's `"algorithm"`: `ga`, `cma_es`,
+/// `nsga2`, `map_elites`), driven one generation at a time so that anything can evaluate its scenarios
+/// (`vsr2d.evolve(..., map=...)`, a Ray cluster, a `concurrent.futures` executor).
+/// `Evolution(experiment, out_dir)` starts the run in `out_dir`, or resumes its checkpoint; `ask()`
+/// returns the scenarios to simulate (JSON strings, the cache's canonical text); `tell(results)` takes
+/// one result per scenario, in order, as `evaluate_many` returns them (a result dict, or
+/// `{"error": message}` for a failed run), and records the generation. The run directory is the same,
+/// byte for byte, as `vsr2d evolve` writes, whoever evaluated.
 #[pyclass(module = "vsr2d._vsr2d")]
 struct Evolution {
-    inner: vsr2d::evolve::Evolution,
+    /// In a mutex so the class is `Sync` as pyo3 requires (an optimizer is only `Send`); the methods
+    /// that change it take `&mut self`, so it is never contended.
+    inner: Mutex<vsr2d::evolve::Evolution>,
     out_dir: PathBuf,
+}
+
+impl Evolution {
+    fn run(&self) -> std::sync::MutexGuard<'_, vsr2d::evolve::Evolution> {
+        self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn run_mut(&mut self) -> &mut vsr2d::evolve::Evolution {
+        self.inner.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
 #[pymethods]
@@ -427,36 +440,38 @@ impl Evolution {
     #[pyo3(signature = (experiment, out_dir, *, allow_large = false))]
     fn new(py: Python<'_>, experiment: &Bound<'_, PyAny>, out_dir: PathBuf, allow_large: bool) -> PyResult<Self> {
         let text = json_text(experiment)?;
-        let parsed = Experiment::from_json(&text).map_err(|e| invalid(py, String::new(), e.to_string()))?;
+        let parsed = Experiment::from_json(&text).map_err(|e| representation::experiment_error(py, e))?;
         vsr2d::evolve::limits::check_limits(&parsed, &guard::limits(allow_large))
             .map_err(|e| invalid(py, String::new(), e.to_string()))?;
         std::fs::create_dir_all(&out_dir)?;
         let inner = vsr2d::evolve::Evolution::open(parsed, &text, &out_dir).map_err(evolve_error)?;
-        Ok(Evolution { inner, out_dir })
+        Ok(Evolution { inner: Mutex::new(inner), out_dir })
     }
 
     /// The next generation's scenarios to simulate (JSON strings), in order: the distinct ones the
     /// fitness cache does not hold. Asking again before `tell` gives the same list.
     fn ask(&mut self) -> PyResult<Vec<String>> {
-        Ok(self.inner.ask().map_err(evolve_error)?.iter().map(|a| a.json.clone()).collect())
+        Ok(self.run_mut().ask().map_err(evolve_error)?.iter().map(|a| a.json.clone()).collect())
     }
 
     /// Records the asked generation from `results` (one per asked scenario, in order: dicts or JSON
     /// strings as `evaluate_many` returns them); returns the generation's summary
-    /// (`generation`, `n_gen`, `best`, `evaluations`, `cache_hits`).
+    /// (`generation`, `n_gen`, `best`, `evaluations`, `cache_hits`). Every record is checked first: a
+    /// result (a dict with `robots`) or an error record (`{"error": message}`); anything else raises
+    /// ValueError naming its index, records nothing and leaves the generation asked.
     fn tell<'py>(&mut self, py: Python<'py>, results: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+        if results.is_instance_of::<PyString>() || results.is_instance_of::<PyDict>() {
+            return Err(PyValueError::new_err(
+                "tell takes a list of records, one per asked scenario (what evaluate_many returns for ask())",
+            ));
+        }
         let records: Vec<serde_json::Value> = results
-            .try_iter()?
-            .map(|item| {
-                let item = item?;
-                if item.is_instance_of::<PyString>() {
-                    let text: String = item.extract()?;
-                    return serde_json::from_str(&text).map_err(|e| PyValueError::new_err(format!("a result: {e}")));
-                }
-                Ok(depythonize(&item)?)
-            })
+            .try_iter()
+            .map_err(|_| PyValueError::new_err("tell takes a list of records, one per asked scenario"))?
+            .enumerate()
+            .map(|(i, item)| representation::record(py, &item?, &format!("results[{i}]")))
             .collect::<PyResult<_>>()?;
-        let done = self.inner.tell(records).map_err(evolve_error)?;
+        let done = self.run_mut().tell(records).map_err(evolve_error)?;
         let d = PyDict::new(py);
         d.set_item("generation", done.generation)?;
         d.set_item("n_gen", done.n_gen)?;
@@ -469,19 +484,19 @@ impl Evolution {
     /// The last recorded generation (None before generation 0 is recorded).
     #[getter]
     fn generation(&self) -> Option<u32> {
-        self.inner.generation()
+        self.run().generation()
     }
 
     /// The experiment's number of generations.
     #[getter]
     fn n_gen(&self) -> u32 {
-        self.inner.experiment().algorithm().generations()
+        self.run().experiment().algorithm().generations()
     }
 
     /// Whether the last generation is recorded (`final_population.jsonl` is written).
     #[getter]
     fn finished(&self) -> bool {
-        self.inner.finished()
+        self.run().finished()
     }
 
     #[getter]
@@ -489,20 +504,39 @@ impl Evolution {
         self.out_dir.clone()
     }
 
-    /// The log so far: one dict per recorded generation (`gen`, `best`, `median`, `worst`,
-    /// `diversity`, `evaluations`, `cache_hits`, `best_genome`, ...), as in `log.jsonl`.
+    /// The log so far: one dict per recorded generation, as `log.jsonl` holds it and the typed reader
+    /// of the run directory reads it: the run's counts (`gen`, `evaluations`, `simulations`,
+    /// `cache_hits`, `invalid`), `best`, `median`, `worst`, `coverage`, `qd_score`, `hypervolume` and
+    /// `objectives` (None where the algorithm does not log them), and the algorithm's own fields
+    /// (`best_genome`, `diversity`, `sigma`, `front_size`, ...).
     fn log<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
-        let log = std::fs::read_to_string(self.out_dir.join("log.jsonl"))?;
-        let mut generations = Vec::new();
-        for line in log.lines() {
-            let value: serde_json::Value =
-                serde_json::from_str(line).map_err(|e| PyRuntimeError::new_err(format!("log.jsonl: {e}")))?;
-            // The first line is the header (the resolved experiment the caller gave).
-            if value.get("header").is_none() {
-                generations.push(pythonize(py, &value)?);
-            }
-        }
-        Ok(generations)
+        let (_, generations) = vsr2d::evolve::reader::read_log(&self.out_dir.join(vsr2d::evolve::reader::LOG))
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        generations.iter().map(|g| to_py(py, g)).collect()
+    }
+
+    /// The experiment's algorithm: `ga`, `cma_es`, `nsga2` or `map_elites`.
+    #[getter]
+    fn algorithm(&self) -> &'static str {
+        self.run().experiment().algorithm().name()
+    }
+
+    /// The run's representation (a `vsr2d.Representation`: decode a genome, read descriptors).
+    #[getter]
+    fn representation(&self) -> representation::Representation {
+        let run = self.run();
+        representation::Representation::of(run.experiment().clone(), run.mapper().clone())
+    }
+
+    /// The genomes of the generation asked and not yet told, in the algorithm's order, as a 2-D numpy
+    /// array (genomes × genes); None when nothing is asked. Each scenario of `ask()` is the decoding of
+    /// one or more of them (the rest are in the fitness cache).
+    fn asked_genomes<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
+        let run = self.run();
+        let Some(genomes) = run.asked_genomes() else { return Ok(None) };
+        let cols = run.mapper().genome_size();
+        let flat: Vec<f64> = genomes.iter().flatten().copied().collect();
+        Ok(Some(PyArray1::from_vec(py, flat).reshape([genomes.len(), cols])?))
     }
 }
 
@@ -794,6 +828,7 @@ fn _vsr2d(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(view, m)?)?;
     m.add_function(wrap_pyfunction!(render_frame, m)?)?;
     m.add_class::<Evolution>()?;
+    m.add_class::<representation::Representation>()?;
     m.add_function(wrap_pyfunction!(write_video, m)?)?;
     m.add_function(wrap_pyfunction!(fixtures::task_scenario, m)?)?;
     Ok(())

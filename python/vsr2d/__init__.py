@@ -8,9 +8,13 @@ Everything here is the Rust library through thin bindings; scenarios are the sam
 - ``render(scenarios, "out.mp4" | "out.gif" | "out.png")``, ``render_frame(snapshot)``,
   ``write_video(frames, "out.gif")``.
 - ``view(scenario_or_recording, "run.html")``: one self-contained interactive HTML replay (docs/viewer.md).
-- ``evolve(experiment, out_dir, map=...)``: the built-in genetic algorithm; returns the log. ``map``
-  evaluates each generation's scenarios anywhere (``vsr2d.ray.RayEvaluator`` for a Ray cluster, any
-  ``concurrent.futures`` executor's ``map``); ``Evolution`` is the same run as ask/tell.
+- ``evolve(experiment, out_dir, map=...)``: a built-in algorithm (the experiment's ``"algorithm"``:
+  ``ga``, ``cma_es``, ``nsga2``, ``map_elites``); returns the log. ``map`` evaluates each generation's
+  scenarios anywhere (``vsr2d.ray.RayEvaluator`` for a Ray cluster, any ``concurrent.futures``
+  executor's ``map``); ``Evolution`` is the same run as ask/tell.
+- ``Representation(spec)``: the genome → scenario decoders of ``vsr2d evolve`` and the descriptors of a
+  result, for any optimizer (pycma, pyribs, pymoo, EvoTorch, ...): ``size``, ``init_box``,
+  ``decode(genome)``, ``descriptors(result, names)``.
 - ``vsr2d.gym.Locomotion``, ``vsr2d.gym.Task``: Gymnasium environments (need ``pip install gymnasium``),
   registered as ``vsr2d/Locomotion-v0``, ``vsr2d/Jumping-v0``, ... when Gymnasium is installed.
 """
@@ -19,6 +23,7 @@ import importlib.util
 
 from ._vsr2d import (
     Evolution,
+    Representation,
     ScenarioError,
     Simulation,
     __version__,
@@ -33,6 +38,7 @@ from ._vsr2d import (
 
 __all__ = [
     "Evolution",
+    "Representation",
     "ScenarioError",
     "Simulation",
     "__version__",
