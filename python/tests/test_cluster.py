@@ -32,7 +32,7 @@ def binary():
 
 
 # Not the run's record: wall-clock seconds, and the command line's pictures for people.
-NOT_COMPARED = {"timing.jsonl", "fitness.png", "best.mp4"}
+NOT_COMPARED = {"timing.jsonl", "fitness.png", "archive.png", "front.png", "best.mp4"}
 
 
 def run_files(directory):
@@ -213,6 +213,24 @@ def test_evolve_on_ray_writes_the_cli_run_byte_for_byte(cluster, cli_run, tmp_pa
         assert len(ev.workers) == 1  # one actor for the node's two CPUs
         vsr2d.evolve(EXPERIMENT, tmp_path / "run", map=ev)
     assert run_files(tmp_path / "run") == cli_run
+
+
+@pytest.mark.parametrize("name", ["cma-es", "nsga2", "map-elites"])
+def test_every_algorithm_on_ray_writes_the_cli_run_byte_for_byte(cluster, tmp_path, name):
+    from vsr2d.ray import RayEvaluator
+
+    experiment = json.loads((ROOT / "fixtures" / "experiments" / f"{name}-quick.json").read_text())
+    experiment["algorithm"]["generations"] = 2
+    path = tmp_path / "experiment.json"
+    path.write_text(json.dumps(experiment))
+    subprocess.run(
+        [binary(), "evolve", str(path), "-o", str(tmp_path / "cli"), "--jobs", "2", "--no-media"],
+        check=True,
+        capture_output=True,
+    )
+    with RayEvaluator(chunk_size=4) as ev:
+        vsr2d.evolve(path, tmp_path / "ray", map=ev)
+    assert run_files(tmp_path / "ray") == run_files(tmp_path / "cli")
 
 
 def test_a_killed_actor_loses_no_result(cluster):
