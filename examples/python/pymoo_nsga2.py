@@ -4,8 +4,9 @@
 
 The objectives are those of fixtures/experiments/nsga2-quick.json (x_velocity, maximised;
 control_effort, the mean squared actuation, minimised), read from each result by
-`Representation.objectives`. The genome is the worm's MLP controller (`mlp_weights`, 104 weights):
-its actuation's size is evolved, so effort trades off with speed.
+`Representation.objectives`. The genome is the worm's MLP controller (`mlp_weights`, 104 weights)
+instead of nsga2-quick's biped phases: its actuation's size is evolved, so effort trades off with
+speed.
 
 Run: python examples/python/pymoo_nsga2.py [GENERATIONS]
 """

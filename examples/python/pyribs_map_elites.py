@@ -4,9 +4,9 @@ adaptation MAP-Elites (a GridArchive, two EvolutionStrategyEmitters, a Scheduler
 The bodies are those of fixtures/experiments/map-elites-quick.json: `vsr2d.Representation.
 from_experiment` gives its decoder (`gmm_body`: a 5×5 body from Gaussian mixtures of the hard, soft,
 active and counter-phased materials, 80 genes) and its fitness (relative_x_velocity, body lengths/s).
-The archive's axes are two descriptors of each result, read by `Representation.descriptors` (JSON
-pointers into the result, see docs/tasks.md): the body's size (`morphology/voxels`) and the fraction of
-the run it keeps a voxel on the ground (`ground_contact`: crawling or hopping). `vsr2d.evaluate_many`
+The archive's axes are two descriptors of each result, read by `Representation.descriptors` (by name,
+as an experiment's descriptors; see docs/tasks.md): the body's size (`voxels`, a morphology descriptor)
+and the fraction of the run it keeps a voxel on the ground (`ground_contact`: crawling or hopping). `vsr2d.evaluate_many`
 simulates each batch in parallel in Rust.
 
 Run: python examples/python/pyribs_map_elites.py [ITERATIONS]
@@ -31,8 +31,8 @@ rep = vsr2d.Representation.from_experiment(experiment)
 # The archive: 10 × 10 bins over the body's size (voxels, a morphology descriptor) and how much of the
 # run it keeps a voxel on the ground (ground_contact, a behaviour descriptor: crawling or hopping).
 axes = [
-    {"metric": "/robots/0/morphology/voxels", "min": 0.5, "max": 25.5, "bins": 10},
-    {"metric": "/robots/0/ground_contact", "min": 0.0, "max": 1.0, "bins": 10},
+    {"metric": "voxels", "min": 0.5, "max": 25.5, "bins": 10},
+    {"metric": "ground_contact", "min": 0.0, "max": 1.0, "bins": 10},
 ]
 names = [a["metric"] for a in axes]
 # Below every robot that moves: a body that makes no robot (all cells under the threshold) gets less,
