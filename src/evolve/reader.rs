@@ -62,7 +62,8 @@ pub struct Generation {
     /// MAP-Elites: Σ (fitness − offset) over the elites.
     #[serde(default)]
     pub qd_score: Option<f64>,
-    /// NSGA-II: the hypervolume of the first front (objectives normalised, see docs/evolution.md).
+    /// NSGA-II: the hypervolume of the first front, in the objectives' own units, against the worst value
+    /// of each objective in generation 0 (see docs/evolution.md).
     #[serde(default)]
     pub hypervolume: Option<f64>,
     /// NSGA-II: every member's objectives, in population order (the front picture's scatter).
