@@ -288,8 +288,8 @@ impl Representation {
     /// The experiment it belongs to, every default written out (the log header's `experiment`).
     #[getter]
     fn experiment<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let value: Value = serde_json::from_str(&self.experiment.resolved_json())
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let value: Value =
+            serde_json::from_str(&self.experiment.resolved_json()).map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(pythonize(py, &value)?)
     }
 
@@ -396,11 +396,7 @@ impl Representation {
 
     fn __repr__(&self) -> String {
         let [lo, hi] = self.mapper.spec.init_box();
-        format!(
-            "Representation({}, size={}, init_box=({lo}, {hi}))",
-            self.kind().unwrap_or_default(),
-            self.size()
-        )
+        format!("Representation({}, size={}, init_box=({lo}, {hi}))", self.kind().unwrap_or_default(), self.size())
     }
 
     /// Pickles as its resolved experiment (for process pools and clusters).
