@@ -1,4 +1,5 @@
-//! `vsr2d study body|evodevo|sensing|distributed`: the paper's three studies and the distributed one, each configuration run over several
+//! `vsr2d study body|evodevo|sensing|distributed|qd|energy`: the paper's three studies, the distributed one and
+//! two of other optimizers (GA vs MAP-Elites; NSGA-II on speed against effort), each configuration run over several
 //! seeds as ordinary `vsr2d evolve` run directories under `DIR/<config>/run-<k>/`, then the report
 //! `DIR/index.html`. Rerunning the command resumes unfinished runs and reuses finished ones; `--config`,
 //! `--run` and `--shard` select runs for cluster jobs, and `--report-only` gathers them.
@@ -27,6 +28,10 @@ pub enum StudyArg {
     Sensing,
     /// Central MLP vs homogeneous and heterogeneous distributed controllers on worm and biped.
     Distributed,
+    /// Quality-diversity: the GA vs MAP-Elites on 5×5 gmm_body bodies (best fitness, coverage, body diversity).
+    Qd,
+    /// NSGA-II on the biped's speed against its control effort (fronts, hypervolume, a video of a front).
+    Energy,
 }
 
 #[derive(Args)]
@@ -94,6 +99,8 @@ pub fn run(args: StudyArgs) -> Result<(), Failure> {
         StudyArg::Evodevo => StudyKind::Evodevo,
         StudyArg::Sensing => StudyKind::Sensing,
         StudyArg::Distributed => StudyKind::Distributed,
+        StudyArg::Qd => StudyKind::Qd,
+        StudyArg::Energy => StudyKind::Energy,
     };
     if let Some(d) = args.duration {
         if !(d.is_finite() && d > 0.0 && d <= vsr2d::scenario::MAX_DURATION) {
@@ -285,7 +292,7 @@ fn execute(
             let line = format!(
                 "{} run-{k} (seed {k}): best {} after {} generations{} ({:.1} s)",
                 config.name,
-                summary.best.map_or("none".into(), |b| format!("{b:.4} BL/s")),
+                summary.best.map_or("none".into(), |b| format!("{b:.4} ({})", config.experiment.fitness_name())),
                 summary.generation,
                 match summary.resumed_from {
                     Some(g) if g >= config.experiment.algorithm().generations() => ", finished earlier".to_string(),
@@ -304,10 +311,10 @@ fn execute(
 /// The results table as plain text.
 fn table_text(stats: &vsr2d::report::study::StudyStats) -> String {
     let f = |v: Option<f64>| v.map_or("–".to_string(), |x| format!("{x:.4}"));
-    let mut out = format!("study {} ({})\n", stats.study, stats.preset);
+    let mut out = format!("study {} ({}); {} per run and generation\n", stats.study, stats.preset, stats.score);
     out.push_str(&format!(
         "{:<22} {:>4} {:>17} {:>17} {:>7}  improved\n",
-        "configuration", "runs", "gen-0 best med±σ", "final best med±σ", "ratio"
+        "configuration", "runs", "gen-0 med±σ", "final med±σ", "ratio"
     ));
     for c in &stats.configs {
         out.push_str(&format!(
@@ -320,10 +327,11 @@ fn table_text(stats: &vsr2d::report::study::StudyStats) -> String {
             if c.improved { "yes" } else { "NO" }
         ));
     }
-    for row in &stats.comparisons {
+    for row in stats.comparisons.iter().chain(stats.qd.iter().flat_map(|q| &q.comparisons)) {
         if let Some(t) = &row.test {
             out.push_str(&format!(
-                "{} vs {}: U = {}, p = {} ({}), A12 = {:.3}, r = {:+.3}\n",
+                "{}{} vs {}: U = {}, p = {} ({}), A12 = {:.3}, r = {:+.3}\n",
+                row.measure.as_deref().map_or(String::new(), |m| format!("{m}: ")),
                 row.a,
                 row.b,
                 t.u,

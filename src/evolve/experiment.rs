@@ -308,6 +308,11 @@ impl Experiment {
     }
 
     /// The optimizer this experiment runs.
+    /// The metric an individual's fitness is: `fitness.metric`, or the first objective's.
+    pub fn fitness_name(&self) -> &str {
+        self.fitness.objectives.first().map_or(&self.fitness.metric, |o| &o.metric)
+    }
+
     pub fn algorithm(&self) -> AlgorithmSpec {
         match (&self.algorithm, &self.ea) {
             (Some(a), _) => a.clone(),

@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::algorithm::AlgorithmSpec;
 use super::cache::fnv128;
 use super::represent::{BodySpec, RepresentationSpec};
 use super::run::{run, GenerationDone, RunOptions, RunSummary};
@@ -21,18 +22,30 @@ const SENSING_WORM: &str = include_str!("../../fixtures/experiments/sensing-worm
 const NONSENSING_WORM: &str = include_str!("../../fixtures/experiments/nonsensing-worm.json");
 const HOMOGENEOUS_WORM: &str = include_str!("../../fixtures/experiments/distributed-homogeneous-worm.json");
 const HETEROGENEOUS_WORM: &str = include_str!("../../fixtures/experiments/distributed-heterogeneous-worm.json");
+const QD_MAP_ELITES: &str = include_str!("../../fixtures/experiments/qd-map-elites.json");
+const ENERGY_NSGA2: &str = include_str!("../../fixtures/experiments/energy-nsga2.json");
 
-/// The three studies of the paper's section 3, and the distributed-controller study.
+/// The three studies of the paper's section 3, the distributed-controller study, and two studies of
+/// other optimizers: quality-diversity (GA vs MAP-Elites) and speed against energy (NSGA-II).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StudyKind {
     Body,
     Evodevo,
     Sensing,
     Distributed,
+    Qd,
+    Energy,
 }
 
 impl StudyKind {
-    pub const ALL: [StudyKind; 4] = [StudyKind::Body, StudyKind::Evodevo, StudyKind::Sensing, StudyKind::Distributed];
+    pub const ALL: [StudyKind; 6] = [
+        StudyKind::Body,
+        StudyKind::Evodevo,
+        StudyKind::Sensing,
+        StudyKind::Distributed,
+        StudyKind::Qd,
+        StudyKind::Energy,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -40,6 +53,63 @@ impl StudyKind {
             StudyKind::Evodevo => "evodevo",
             StudyKind::Sensing => "sensing",
             StudyKind::Distributed => "distributed",
+            StudyKind::Qd => "qd",
+            StudyKind::Energy => "energy",
+        }
+    }
+}
+
+/// What a study compares its runs by, generation after generation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Score {
+    /// The best fitness of the generation (every configuration has the same fitness: relative
+    /// x-velocity, BL/s).
+    BestFitness,
+    /// The hypervolume of the generation's objective vectors (a multi-objective run), in the product of
+    /// the objectives' own units, over `reference` (the objectives' worst values, in the experiment's
+    /// order): one fixed point for every run and generation, so that the values compare.
+    Hypervolume { reference: Vec<f64> },
+}
+
+impl Score {
+    /// For people: what the score is, with its unit.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Score::BestFitness => "best fitness",
+            Score::Hypervolume { .. } => "hypervolume",
+        }
+    }
+
+    /// The unit after a value (`BL/s`), or nothing.
+    pub fn unit(&self) -> &'static str {
+        match self {
+            Score::BestFitness => "BL/s",
+            Score::Hypervolume { .. } => "",
+        }
+    }
+
+    /// `value` with its unit, to four decimals.
+    pub fn text(&self, value: f64) -> String {
+        match self {
+            Score::BestFitness => format!("{value:.4} BL/s"),
+            Score::Hypervolume { .. } => format!("hypervolume {value:.4}"),
+        }
+    }
+
+    /// The score of one logged generation (NaN: nothing valid to score).
+    fn of(&self, generation: &super::reader::Generation, objectives: &[super::Objective]) -> f64 {
+        match self {
+            Score::BestFitness => generation.best.unwrap_or(f64::NAN),
+            Score::Hypervolume { reference } => {
+                let Some(population) = &generation.objectives else { return f64::NAN };
+                // Maximised form: a minimised objective's values (and reference) change sign.
+                let sign: Vec<f64> =
+                    objectives.iter().map(|o| if o.goal == super::Goal::Min { -1.0 } else { 1.0 }).collect();
+                let points: Vec<Vec<f64>> =
+                    population.iter().flatten().map(|v| v.iter().zip(&sign).map(|(x, s)| x * s).collect()).collect();
+                let reference: Vec<f64> = reference.iter().zip(&sign).map(|(r, s)| r * s).collect();
+                super::algorithm::nsga2::hypervolume(&points, &reference)
+            }
         }
     }
 }
@@ -99,6 +169,8 @@ pub struct Study {
     pub configs: Vec<StudyConfig>,
     /// (a, b): configuration a compared with configuration b.
     pub comparisons: Vec<(usize, usize)>,
+    /// What the runs are compared by.
+    pub score: Score,
     /// Runs per configuration (seeds 0 … runs − 1).
     pub runs: u32,
     pub preset: Preset,
@@ -118,6 +190,11 @@ fn with_body(mut e: Experiment, body: &str, name: &str) -> Experiment {
         }
         _ => unreachable!("the sensing and distributed fixtures have a fixed body"),
     }
+    e
+}
+
+fn renamed(mut e: Experiment, name: &str) -> Experiment {
+    e.name = name.to_string();
     e
 }
 
@@ -196,6 +273,34 @@ impl Study {
                     comparisons,
                 )
             }
+            StudyKind::Qd => (
+                "Quality and diversity: GA vs MAP-Elites on 5×5 bodies (after Mouret and Clune 2015)",
+                "MAP-Elites \"illuminates\" the search space: it returns the best body of every region of the \
+                 descriptor space (here: voxel count × elongation), where an objective-driven search converges on a \
+                 few similar bodies, and its best is often as good as the objective-driven search's (Mouret and \
+                 Clune 2015, arXiv:1504.04909)",
+                vec!["5×5 gmm_body bodies: GA vs MAP-Elites".to_string()],
+                vec![
+                    config("qd-ga", "GA", 0, renamed(parse(BODY_5X5), "qd-ga")),
+                    config("qd-map-elites", "MAP-Elites", 0, parse(QD_MAP_ELITES)),
+                ],
+                vec![(1, 0)],
+            ),
+            StudyKind::Energy => (
+                "Speed against control effort: NSGA-II (after Deb et al. 2002; 2D-VSR-Sim paper §2.5)",
+                "locomotion can be cast as a multi-objective task, speed against the energy the controller spends \
+                 (2D-VSR-Sim paper §2.5): a front of non-dominated robots shows how much speed each unit of control \
+                 effort buys",
+                vec!["biped, phases with evolved amplitudes".to_string()],
+                vec![config("energy-nsga2", "NSGA-II (x-velocity ↑, control effort ↓)", 0, parse(ENERGY_NSGA2))],
+                vec![],
+            ),
+        };
+        // x-velocity 0 m/s and control effort 1 (its largest value) bound every useful robot.
+        let score = if kind == StudyKind::Energy {
+            Score::Hypervolume { reference: vec![0.0, 1.0] }
+        } else {
+            Score::BestFitness
         };
         let mut configs = configs;
         for c in &mut configs {
@@ -209,6 +314,7 @@ impl Study {
             panels,
             configs,
             comparisons,
+            score,
             runs,
             preset: preset.clone(),
         })
@@ -297,7 +403,8 @@ impl Study {
         }
         let (_, generations) = super::reader::read_log(&log_path)
             .map_err(|e| EvolveError::Json { path: log_path.display().to_string(), message: e.to_string() })?;
-        let best: Vec<f64> = generations.iter().map(|g| g.best.unwrap_or(f64::NAN)).collect();
+        let objectives = &experiment.fitness.objectives;
+        let best: Vec<f64> = generations.iter().map(|g| self.score.of(g, objectives)).collect();
         let n_gen = experiment.algorithm().generations();
         let finished = best.len() == n_gen as usize + 1 && dir.join(super::reader::FINAL_POPULATION).is_file();
         if !finished {
@@ -307,9 +414,36 @@ impl Study {
     }
 }
 
-/// Applies the preset to a configuration's experiment.
+/// Applies the preset to a configuration's experiment: n_pop sets every algorithm's batch size.
 fn apply(e: &mut Experiment, preset: &Preset) {
-    // The studies' experiments are GA runs (a parsed GA experiment always has its `ea` block).
+    match e.algorithm.as_mut() {
+        Some(AlgorithmSpec::MapElites(p)) => {
+            if let Some(n) = preset.n_pop() {
+                (p.initial, p.batch) = (n, n);
+            }
+            if let Some(g) = preset.n_gen() {
+                p.generations = g;
+            }
+        }
+        Some(AlgorithmSpec::Nsga2(p)) => {
+            if let Some(n) = preset.n_pop() {
+                p.population = n;
+            }
+            if let Some(g) = preset.n_gen() {
+                p.generations = g;
+            }
+        }
+        Some(AlgorithmSpec::CmaEs(p)) => {
+            if let Some(n) = preset.n_pop() {
+                p.population = Some(n);
+            }
+            if let Some(g) = preset.n_gen() {
+                p.generations = g;
+            }
+        }
+        // A parsed GA experiment always has its `ea` block (below).
+        Some(AlgorithmSpec::Ga(_)) | None => {}
+    }
     if let Some(ea) = e.ea.as_mut() {
         if let Some(n) = preset.n_pop() {
             ea.n_pop = n;
@@ -348,7 +482,8 @@ pub struct RunResult {
     pub config: usize,
     pub k: u32,
     pub seed: u64,
-    /// The best fitness after each generation 0 … n_gen (NaN: every individual invalid).
+    /// The study's [`Score`] after each generation 0 … n_gen: the best fitness, or the hypervolume
+    /// (NaN: every individual invalid).
     pub best: Vec<f64>,
     pub dir: PathBuf,
 }
@@ -415,6 +550,29 @@ mod tests {
         let RepresentationSpec::PhasesDevo(p) = &devo.representation else { panic!() };
         assert_eq!(p.t_final, 20.0);
         assert_eq!(evodevo.experiment(1, 1).seed, 1);
-        assert!(Study::new(StudyKind::Body, &Preset { n_pop: Some(1), ..quick }, 2).is_err());
+        assert!(Study::new(StudyKind::Body, &Preset { n_pop: Some(1), ..quick.clone() }, 2).is_err());
+    }
+
+    #[test]
+    fn the_optimizer_studies_apply_the_preset_to_every_algorithm() {
+        let quick = Preset { quick: true, ..Preset::default() };
+        let qd = Study::new(StudyKind::Qd, &quick, 2).unwrap();
+        assert_eq!(
+            qd.configs.iter().map(|c| c.experiment.algorithm().name()).collect::<Vec<_>>(),
+            ["ga", "map_elites"]
+        );
+        // The same budget: 20 per generation (MAP-Elites' first batch too), 10 generations, 20 s.
+        for c in &qd.configs {
+            let a = c.experiment.algorithm();
+            assert_eq!((a.batch_size(0), a.generations()), (20, 10), "{}", c.name);
+            assert_eq!(c.experiment.scenario.as_ref().unwrap().world.duration, 20.0);
+        }
+        let AlgorithmSpec::MapElites(p) = qd.configs[1].experiment.algorithm() else { panic!() };
+        assert_eq!((p.initial, p.batch), (20, 20));
+        assert_eq!(qd.score, Score::BestFitness);
+        let energy = Study::new(StudyKind::Energy, &Preset { n_pop: Some(12), ..quick }, 2).unwrap();
+        let AlgorithmSpec::Nsga2(p) = energy.configs[0].experiment.algorithm() else { panic!() };
+        assert_eq!((p.population, p.generations), (12, 10));
+        assert_eq!(energy.score, Score::Hypervolume { reference: vec![0.0, 1.0] });
     }
 }

@@ -205,3 +205,129 @@ fn bad_study_input_exits_2_before_running() {
     refused(&["study", "body", "--quick", "-o", file.join("sub").to_str().unwrap()], &["file"]);
     assert!(!Path::new(d).join("body-5x5").exists(), "nothing ran");
 }
+
+/// The hypervolume of (maximised x, minimised y) points over (x_ref, y_ref), by summing the
+/// rectangles of the points sorted by x (a second computation, independent of the library's sweep).
+fn hypervolume_2d(points: &[(f64, f64)], (x_ref, y_ref): (f64, f64)) -> f64 {
+    let mut p: Vec<(f64, f64)> = points.iter().copied().filter(|(x, y)| *x > x_ref && *y < y_ref).collect();
+    p.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let (mut area, mut lowest_y) = (0.0, y_ref);
+    for (x, y) in p {
+        if y < lowest_y {
+            area += (x - x_ref) * (lowest_y - y);
+            lowest_y = y;
+        }
+    }
+    area
+}
+
+#[test]
+fn the_qd_study_measures_the_final_bodies_of_both_algorithms_on_the_archive_grid() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("qd");
+    let out = vsr2d(&[
+        "study",
+        "qd",
+        "--quick",
+        "--pop",
+        "8",
+        "--generations",
+        "2",
+        "--duration",
+        "3",
+        "--no-video",
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stats: Value = serde_json::from_str(&read(&dir, "stats.json")).unwrap();
+    let qd = &stats["qd"];
+    assert_eq!(qd["bins"], 80, "voxels 10 bins × elongation 8 bins");
+    let runs = qd["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 4, "2 runs of each configuration");
+    for run in runs {
+        let (config, k) = (run["config"].as_str().unwrap(), run["k"].as_u64().unwrap());
+        let run_dir = dir.join(config).join(format!("run-{k}"));
+        let coverage = run["coverage"].as_f64().unwrap();
+        let diversity = run["diversity"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&diversity), "{config} {k}: diversity {diversity}");
+        if config == "qd-map-elites" {
+            // The archive the run wrote (bins of the simulated result's morphology) has one line per
+            // filled bin: the report, which recomputes the descriptors from each body, agrees.
+            let lines = read(&run_dir, "archive.jsonl").lines().count();
+            assert_eq!(coverage, lines as f64 / 80.0, "{config} {k}");
+            assert_eq!(run["bodies"], lines);
+        } else {
+            // The GA ends with its population of 8: at most 8 bins, at least 1.
+            assert_eq!(run["bodies"], 8);
+            assert!((1.0 / 80.0..=8.0 / 80.0).contains(&coverage), "{coverage}");
+        }
+    }
+    let measures: Vec<&str> =
+        qd["comparisons"].as_array().unwrap().iter().map(|c| c["measure"].as_str().unwrap()).collect();
+    assert_eq!(measures, ["coverage", "diversity"]);
+    for name in ["qd_bodies.png", "qd_heatmaps.png", "qd.csv", "qd_comparisons.csv"] {
+        assert!(dir.join(name).is_file(), "{name}");
+    }
+    let bodies = image::open(dir.join("qd_bodies.png")).unwrap();
+    assert!(
+        bodies.width() >= 2 * 960 && bodies.height() == 720,
+        "two boards side by side: {}×{}",
+        bodies.width(),
+        bodies.height()
+    );
+    let page = read(&dir, "index.html");
+    assert!(page.contains("id=\"qd\"") && page.contains("qd_bodies.png"));
+}
+
+#[test]
+fn the_energy_study_scores_runs_by_the_hypervolume_of_their_fronts_over_a_fixed_reference() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("energy");
+    let out = vsr2d(&[
+        "study",
+        "energy",
+        "--quick",
+        "--pop",
+        "8",
+        "--generations",
+        "2",
+        "--duration",
+        "3",
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stats: Value = serde_json::from_str(&read(&dir, "stats.json")).unwrap();
+    assert_eq!(stats["score"], "hypervolume");
+    let energy = &stats["energy"];
+    assert_eq!(energy["reference"], serde_json::json!([0.0, 1.0]));
+    for run in energy["runs"].as_array().unwrap() {
+        let k = run["k"].as_u64().unwrap();
+        // The run's own front.jsonl, read here: its hypervolume over (0 m/s, effort 1) is the score the
+        // report took from the log's last generation.
+        let front: Vec<(f64, f64)> = read(&dir.join(format!("energy-nsga2/run-{k}")), "front.jsonl")
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                (v["objectives"][0].as_f64().unwrap(), v["objectives"][1].as_f64().unwrap())
+            })
+            .collect();
+        let hv = run["hypervolume"].as_f64().unwrap();
+        assert!((hv - hypervolume_2d(&front, (0.0, 1.0))).abs() < 1e-12, "run {k}: {hv} vs {front:?}");
+        assert!(hv > 0.0, "some member moves forward");
+        // The front's fastest member is the fastest of front.jsonl.
+        let fastest = front.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
+        assert_eq!(run["first_best"][0].as_f64().unwrap(), fastest);
+    }
+    for name in ["energy_fronts.png", "energy_fronts.csv"] {
+        assert!(dir.join(name).is_file(), "{name}");
+    }
+    #[cfg(feature = "video")]
+    {
+        let info = vsr2d::output::video::probe(dir.join("energy_front.mp4")).unwrap();
+        assert_eq!((info.width, info.height), (1280, 720));
+        assert!((89..=91).contains(&info.frames), "3 s at 30 fps: {} frames", info.frames);
+    }
+    assert!(read(&dir, "index.html").contains("id=\"fronts\""));
+}

@@ -283,7 +283,7 @@ pub fn heatmap(view: &ArchiveView) -> Result<(RgbImage, HeatmapLayout), PlotErro
     let layout = HeatmapLayout::of(view);
     let total = view.cols() * view.rows();
     let title = format!(
-        "{}: the archive, fitness per bin ({} of {} bins filled{})",
+        "{}: fitness per bin ({} of {} bins filled{})",
         view.name,
         view.cells.len(),
         total,
@@ -427,55 +427,65 @@ pub struct ArchiveGrid {
 /// The grid of the MAP-Elites run in `dir`: refuses a run of another algorithm, a missing
 /// `archive.jsonl` and an empty archive, each naming the file and the fix.
 pub fn archive_grid(run: &RunDirectory, width: u32, height: u32) -> Result<ArchiveGrid, RunPictureError> {
-    let view = ArchiveView::of(run)?;
-    if view.cells.is_empty() {
-        return Err(RunPictureError::Invalid {
-            path: view.path.clone(),
-            message: "has no elites (every individual of the run was invalid): there is nothing to draw; check the \
-                      run's log.jsonl (`invalid`) and its fitness metric"
-                .into(),
-        });
-    }
-    let mut cells = Vec::with_capacity(view.cells.len());
-    for cell in &view.cells {
-        let elite = view.elite(cell);
-        let line = view.elites.iter().position(|e| std::ptr::eq(e, elite)).unwrap_or(0) + 1;
-        if elite.scenario.is_null() {
+    ArchiveView::of(run)?.grid(width, height)
+}
+
+impl ArchiveView {
+    /// The view's shown elites as the cells of a board of `width` × `height` on its descriptor grid;
+    /// refuses an empty view and an elite without a valid scenario.
+    pub fn grid(&self, width: u32, height: u32) -> Result<ArchiveGrid, RunPictureError> {
+        let view = self;
+        if view.cells.is_empty() {
             return Err(RunPictureError::Invalid {
                 path: view.path.clone(),
-                message: format!("line {line}: the elite has no scenario (its genome maps to none)"),
+                message:
+                    "has no elites (every individual of the run was invalid): there is nothing to draw; check the \
+                          run's log.jsonl (`invalid`) and its fitness metric"
+                        .into(),
             });
         }
-        let mut scenario = Scenario::from_json(&elite.scenario.to_string()).map_err(|e| RunPictureError::Invalid {
-            path: view.path.clone(),
-            message: format!("line {line}: the elite's scenario is invalid: {e}"),
-        })?;
-        let label = format!("fitness {}", sig(elite.fitness, 4));
-        if let Some(robot) = scenario.robots.first_mut() {
-            robot.label = Some(label.clone());
+        let mut cells = Vec::with_capacity(view.cells.len());
+        for cell in &view.cells {
+            let elite = view.elite(cell);
+            let line = view.elites.iter().position(|e| std::ptr::eq(e, elite)).unwrap_or(0) + 1;
+            if elite.scenario.is_null() {
+                return Err(RunPictureError::Invalid {
+                    path: view.path.clone(),
+                    message: format!("line {line}: the elite has no scenario (its genome maps to none)"),
+                });
+            }
+            let mut scenario =
+                Scenario::from_json(&elite.scenario.to_string()).map_err(|e| RunPictureError::Invalid {
+                    path: view.path.clone(),
+                    message: format!("line {line}: the elite's scenario is invalid: {e}"),
+                })?;
+            let label = format!("fitness {}", sig(elite.fitness, 4));
+            if let Some(robot) = scenario.robots.first_mut() {
+                robot.label = Some(label.clone());
+            }
+            let bin = elite.bin.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", ");
+            cells.push(RunCell { name: format!("bin ({bin}) {label}"), heading: None, scenario });
         }
-        let bin = elite.bin.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", ");
-        cells.push(RunCell { name: format!("bin ({bin}) {label}"), heading: None, scenario });
+        let x_axis = Some(BoardAxis { title: view.x.title(), edges: view.x.edge_labels() });
+        let y_axis = view.y.as_ref().map(|y| BoardAxis { title: y.title(), edges: y.edge_labels() });
+        let board = BoardSpec {
+            width,
+            height,
+            cols: view.cols() as u32,
+            rows: view.rows() as u32,
+            title: Some(format!(
+                "{}: {} elites of {} bins{}",
+                view.name,
+                view.cells.len(),
+                view.cols() * view.rows(),
+                view.collapsed_note()
+            )),
+            x_axis,
+            y_axis,
+            bins: view.cells.iter().map(|c| (c.col as u32, c.row as u32)).collect(),
+        };
+        Ok(ArchiveGrid { cells, board })
     }
-    let x_axis = Some(BoardAxis { title: view.x.title(), edges: view.x.edge_labels() });
-    let y_axis = view.y.as_ref().map(|y| BoardAxis { title: y.title(), edges: y.edge_labels() });
-    let board = BoardSpec {
-        width,
-        height,
-        cols: view.cols() as u32,
-        rows: view.rows() as u32,
-        title: Some(format!(
-            "{}: {} elites of {} bins{}",
-            view.name,
-            view.cells.len(),
-            view.cols() * view.rows(),
-            view.collapsed_note()
-        )),
-        x_axis,
-        y_axis,
-        bins: view.cells.iter().map(|c| (c.col as u32, c.row as u32)).collect(),
-    };
-    Ok(ArchiveGrid { cells, board })
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use crate::scenario::Scenario;
 /// The scatter's file name in the run directory.
 pub const FRONT_PNG: &str = "front.png";
 
-fn goal_name(goal: Goal) -> &'static str {
+pub(crate) fn goal_name(goal: Goal) -> &'static str {
     match goal {
         Goal::Max => "max",
         Goal::Min => "min",
@@ -97,7 +97,7 @@ impl FrontView {
 
 /// An axis range around `values`, padded 6 %; a constant (within rounding) gets ±10 % of its size
 /// (at least ±0.05) and is reported, so a degenerate objective still gives a readable axis.
-fn axis_range(values: impl Iterator<Item = f64>) -> ((f64, f64), Option<f64>) {
+pub(crate) fn axis_range(values: impl Iterator<Item = f64>) -> ((f64, f64), Option<f64>) {
     let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(v), h.max(v)));
     if !(lo.is_finite() && hi.is_finite()) {
         return ((0.0, 1.0), None);

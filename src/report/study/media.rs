@@ -37,6 +37,8 @@ pub enum MediaError {
     Compose,
     #[error("cannot make the viewer page: {0}")]
     Viewer(String),
+    #[error("cannot lay out {what}: {source}")]
+    Board { what: String, source: crate::movie::board::BoardError },
 }
 
 /// The filmstrip's times: t = 10, 11, 12, 13, 14 s (spec §9) when the run lasts 15 s or more, else five
@@ -95,6 +97,40 @@ pub fn filmstrip_camera(
     Filmstrip::compose_rows(&refs, FILMSTRIP_COLUMNS).ok_or(MediaError::Compose)
 }
 
+/// The frame at `at` seconds of `cells` placed on `board` (cells in the board's order), e.g. an
+/// archive's elites on its descriptor grid.
+pub fn board_still(
+    what: &str,
+    cells: Vec<crate::report::run_media::RunCell>,
+    board: crate::movie::board::BoardSpec,
+    at: f64,
+) -> Result<Pixmap, MediaError> {
+    let movie_error = |source| MediaError::Movie { what: what.to_string(), source };
+    let board = crate::movie::board::Board::new(board)
+        .map_err(|source| MediaError::Board { what: what.to_string(), source })?;
+    // No overlay text: cells this small show the robots, the board's axes say where they are.
+    let options = board.cell_options(&RenderOptions { text: false, ..RenderOptions::default() });
+    // Simulate only as far as the frame (plus one frame).
+    let duration = at + 1.0 / f64::from(FPS);
+    let sources = cells
+        .into_iter()
+        .map(|c| c.source(&options, Some(duration)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(movie_error)?;
+    let (width, height) = board.movie_size();
+    let settings = MovieSettings {
+        width,
+        height,
+        fps: FPS,
+        layout: Some(board.movie_layout()),
+        options,
+        ..MovieSettings::default()
+    };
+    let mut movie = Movie::new(sources, &settings).map_err(movie_error)?;
+    let frame = movie.still(frame_index_at(at, FPS)).map_err(movie_error)?;
+    Ok(board.composed(frame))
+}
+
 /// What became of the video.
 #[derive(Debug, Clone, PartialEq)]
 pub enum VideoOutcome {
@@ -133,16 +169,30 @@ pub fn grid_video(path: &Path, cells: &[(String, Scenario)]) -> Result<VideoOutc
     grid_video_camera(path, cells, false, VIDEO_SECONDS)
 }
 
+/// Writes the grid video of run cells (each with its heading, e.g. a front member's objectives) to
+/// `path`, at most [`VIDEO_SECONDS`] long.
+pub fn run_cells_video(path: &Path, cells: Vec<crate::report::run_media::RunCell>) -> Result<VideoOutcome, MediaError> {
+    let options = RenderOptions { signals: true, ..RenderOptions::default() };
+    let seconds = cells.iter().map(|c| c.scenario.world.duration.min(VIDEO_SECONDS)).fold(0.0, f64::max);
+    let sources = cells
+        .into_iter()
+        .map(|c| {
+            let d = c.scenario.world.duration.min(VIDEO_SECONDS);
+            c.source(&options, Some(d))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|source| MediaError::Movie { what: "the grid video".into(), source })?;
+    encode_grid(path, sources, options, false, seconds)
+}
+
 /// [`grid_video`], with one camera per cell framing all of its scenario's bodies when `shared_camera`,
 /// at most `max_seconds` simulated seconds long (a demonstration shows its whole run).
-#[cfg(feature = "video")]
 pub fn grid_video_camera(
     path: &Path,
     cells: &[(String, Scenario)],
     shared_camera: bool,
     max_seconds: f64,
 ) -> Result<VideoOutcome, MediaError> {
-    use crate::output::FrameSink;
     let what = || "the grid video".to_string();
     // Distributed controllers show their signals (other controllers have none to draw).
     let options = RenderOptions { signals: true, ..RenderOptions::default() };
@@ -157,6 +207,20 @@ pub fn grid_video_camera(
                 .map_err(|source| MediaError::Movie { what: what(), source })?,
         );
     }
+    encode_grid(path, sources, options, shared_camera, seconds)
+}
+
+/// Encodes the grid movie of `sources` into the mp4 `path`.
+#[cfg(feature = "video")]
+fn encode_grid(
+    path: &Path,
+    sources: Vec<MovieSource>,
+    options: RenderOptions,
+    shared_camera: bool,
+    seconds: f64,
+) -> Result<VideoOutcome, MediaError> {
+    use crate::output::FrameSink;
+    let what = || "the grid video".to_string();
     let settings =
         MovieSettings { width: VIDEO_W, height: VIDEO_H, fps: FPS, options, shared_camera, ..MovieSettings::default() };
     let mut movie = Movie::new(sources, &settings).map_err(|source| MediaError::Movie { what: what(), source })?;
@@ -170,11 +234,12 @@ pub fn grid_video_camera(
 
 /// Without the `video` feature there is no encoder.
 #[cfg(not(feature = "video"))]
-pub fn grid_video_camera(
+fn encode_grid(
     _path: &Path,
-    _cells: &[(String, Scenario)],
+    _sources: Vec<MovieSource>,
+    _options: RenderOptions,
     _shared_camera: bool,
-    _max_seconds: f64,
+    _seconds: f64,
 ) -> Result<VideoOutcome, MediaError> {
     Ok(VideoOutcome::Skipped(
         "no video: this vsr2d was built without the `video` feature (rebuild with default features and the FFmpeg \

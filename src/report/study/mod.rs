@@ -5,10 +5,14 @@
 //! through [`ReportDir`]: `index.html` appears last, and a failed report leaves the previous one intact.
 //!
 //! - `plots`: the curves;
-//! - `media`: the filmstrip and the video.
+//! - `media`: the filmstrip and the video;
+//! - `qd`: the quality-diversity study's coverage, body diversity and bodies on the descriptor grid;
+//! - `energy`: the energy study's Pareto fronts and the video of a front.
 
+pub mod energy;
 pub mod media;
 pub mod plots;
+pub mod qd;
 
 use std::path::{Path, PathBuf};
 
@@ -54,6 +58,8 @@ pub enum StudyReportError {
     Template(#[from] minijinja::Error),
     #[error("no finished run to report on")]
     Empty,
+    #[error(transparent)]
+    Runs(#[from] crate::report::run_media::RunPictureError),
 }
 
 /// One configuration's results over its finished runs.
@@ -83,9 +89,13 @@ pub struct ConfigSummary {
     pub curve_sd: Vec<f64>,
 }
 
-/// One comparison of two configurations' final best fitness.
+/// One comparison of two configurations' final score (or, with a `measure`, of another per-run
+/// measure).
 #[derive(Debug, Clone, Serialize)]
 pub struct ComparisonRow {
+    /// What is compared when it is not the study's score (`coverage`, `diversity`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measure: Option<String>,
     pub a: String,
     pub b: String,
     pub test: Option<MannWhitney>,
@@ -96,6 +106,8 @@ pub struct ComparisonRow {
 pub struct StudyStats {
     pub study: String,
     pub preset: String,
+    /// What the runs are compared by, per generation: "best fitness" or "hypervolume".
+    pub score: &'static str,
     pub runs_per_config: u32,
     pub configs: Vec<ConfigSummary>,
     pub comparisons: Vec<ComparisonRow>,
@@ -104,6 +116,12 @@ pub struct StudyStats {
     pub missing: Vec<String>,
     pub effect_size: &'static str,
     pub p_value: &'static str,
+    /// The quality-diversity study's measures of the final bodies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qd: Option<qd::QdStats>,
+    /// The energy study's fronts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub energy: Option<energy::EnergyStats>,
 }
 
 /// What to report on.
@@ -180,6 +198,7 @@ pub fn summarise(input: &ReportInput<'_>) -> StudyStats {
         .comparisons
         .iter()
         .map(|&(a, b)| ComparisonRow {
+            measure: None,
             a: configs[a].name.clone(),
             b: configs[b].name.clone(),
             test: mann_whitney(&finite(&configs[a].last), &finite(&configs[b].last)),
@@ -189,6 +208,7 @@ pub fn summarise(input: &ReportInput<'_>) -> StudyStats {
     StudyStats {
         study: study.kind.name().into(),
         preset: preset_text(study),
+        score: study.score.name(),
         runs_per_config: study.runs,
         configs,
         comparisons,
@@ -196,6 +216,8 @@ pub fn summarise(input: &ReportInput<'_>) -> StudyStats {
         missing: input.missing.clone(),
         effect_size: EFFECT,
         p_value: P_VALUE,
+        qd: None,
+        energy: None,
     }
 }
 
@@ -347,24 +369,26 @@ pub fn write(dir: &Path, input: &ReportInput<'_>) -> Result<StudyReport, StudyRe
         out.write(name, csv.finish().as_bytes())?;
         files.push(name.to_string());
     }
-    out.write_json(STATS_JSON, &stats)?;
-    files.push(STATS_JSON.to_string());
 
     // Pictures.
-    let chart = plots::curves(&study.title, &study.panels, &stats.configs)?;
+    let score_axis = match study.score.unit() {
+        "" => study.score.name().to_string(),
+        unit => format!("{} ({unit})", study.score.name()),
+    };
+    let chart = plots::curves(&study.title, &score_axis, &study.panels, &stats.configs)?;
     out.write_png(CURVES_PNG, &image::DynamicImage::ImageRgb8(chart))?;
     files.push(CURVES_PNG.to_string());
     let best = overall_best(input.results).ok_or(StudyReportError::Empty)?;
     let best_scenario = load_scenario(&best.best_scenario())?;
     let times = media::filmstrip_times(best_scenario.world.duration);
-    let best_label = format!("{} run {} · {:.4} BL/s", study.configs[best.config].label, best.k, best.last());
+    let best_label = format!("{} run {} · {}", study.configs[best.config].label, best.k, study.score.text(best.last()));
     let strip = media::filmstrip(&best_label, &best_scenario, &times)?;
     out.write_png(FILMSTRIP_PNG, &image::DynamicImage::ImageRgba8(pixmap_to_rgba_image(&strip)))?;
     files.push(FILMSTRIP_PNG.to_string());
     let per_config = best_per_config(study, input.results);
     let mut cells = Vec::new();
     for r in &per_config {
-        let label = format!("{} · run {} · {:.4} BL/s", study.configs[r.config].label, r.k, r.last());
+        let label = format!("{} · run {} · {}", study.configs[r.config].label, r.k, study.score.text(r.last()));
         cells.push((label, load_scenario(&r.best_scenario())?));
     }
     let viewer = media::grid_viewer(&format!("{}: the best robot of each configuration", study.title), &cells)?;
@@ -381,11 +405,26 @@ pub fn write(dir: &Path, input: &ReportInput<'_>) -> Result<StudyReport, StudyRe
         VideoOutcome::Skipped(format!("{VIDEO_MP4} not written (--no-video)"))
     };
 
-    let html = page(input, &stats, &times, &best_label, &per_config, &video, &files, dir)?;
+    let mut stats = stats;
+    stats.qd = qd::write_section(&out, study, input.results, &per_config, &mut files)?;
+    let front_video = match energy::write_section(&out, study, input.results, input.video, &mut files)? {
+        Some((energy, outcome)) => {
+            stats.energy = Some(energy);
+            Some(outcome)
+        }
+        None => None,
+    };
+    out.write_json(STATS_JSON, &stats)?;
+    files.push(STATS_JSON.to_string());
+
+    let html = page(input, &stats, &times, &best_label, &per_config, &video, front_video.as_ref(), &files, dir)?;
     let index = out.finish(&html)?;
     if !matches!(video, VideoOutcome::Written { .. }) {
         // A video of an earlier report would not match this one.
         let _ = std::fs::remove_file(dir.join(VIDEO_MP4));
+    }
+    if !matches!(front_video, Some(VideoOutcome::Written { .. })) {
+        let _ = std::fs::remove_file(dir.join(energy::FRONT_MP4));
     }
     Ok(StudyReport { index, stats, video, files })
 }
@@ -398,6 +437,7 @@ fn page(
     best_label: &str,
     per_config: &[&RunResult],
     video: &VideoOutcome,
+    front_video: Option<&VideoOutcome>,
     files: &[String],
     dir: &Path,
 ) -> Result<String, minijinja::Error> {
@@ -437,11 +477,12 @@ fn page(
         })
         .collect();
     let all_improved = stats.configs.iter().all(|c| c.improved && c.n > 0);
+    let score = study.score.name();
     let verdict = if all_improved {
-        "median best fitness at the last generation > median at generation 0 for every configuration".to_string()
+        format!("median {score} at the last generation > median at generation 0 for every configuration")
     } else {
         let not: Vec<String> = stats.configs.iter().filter(|c| !c.improved).map(|c| c.label.clone()).collect();
-        format!("no improvement of the median best fitness over generation 0 for: {}", not.join(", "))
+        format!("no improvement of the median {score} over generation 0 for: {}", not.join(", "))
     };
     let video_ctx = match video {
         VideoOutcome::Written { frames, width, height, seconds } => minijinja::context! {
@@ -453,12 +494,80 @@ fn page(
     let video_cells: Vec<String> =
         per_config.iter().map(|r| format!("{} run {}", study.configs[r.config].name, r.k)).collect();
     let root = dir.display().to_string();
+    let test_row = |measure: &str, row: &ComparisonRow| -> Vec<String> {
+        let mut cells = vec![measure.to_string(), format!("{} vs {}", label_of(&row.a), label_of(&row.b))];
+        match &row.test {
+            Some(t) => cells.extend([
+                format!("{} / {}", t.n_a, t.n_b),
+                short(t.u),
+                short(t.u_a),
+                p_text(t),
+                format!("{:.3}", t.a12),
+                format!("{:+.3}", t.r),
+            ]),
+            None => cells.push("no runs".into()),
+        }
+        cells
+    };
+    let qd_ctx = stats.qd.as_ref().map(|q| {
+        let label = |name: &str| label_of(name);
+        minijinja::context! {
+            grid => q.grid,
+            bins => q.bins,
+            distance => q.distance,
+            configs => q.configs.iter().map(|c| vec![label(&c.name), num(c.coverage_median), num(c.diversity_median)]).collect::<Vec<_>>(),
+            runs => q.runs.iter().map(|r| vec![label(&r.config), r.k.to_string(), r.bodies.to_string(), sig(r.coverage, 3), sig(r.diversity, 3)]).collect::<Vec<_>>(),
+            comparisons => q.comparisons.iter().map(|row| test_row(row.measure.as_deref().unwrap_or(""), row)).collect::<Vec<_>>(),
+            shown => per_config.iter().map(|r| format!("{} run {}", study.configs[r.config].label, r.k)).collect::<Vec<_>>().join(" | "),
+            at => short(qd::bodies_time(study)),
+            bodies => files.iter().any(|f| f == qd::BODIES_PNG).then_some(qd::BODIES_PNG),
+            heatmaps => files.iter().any(|f| f == qd::HEATMAPS_PNG).then_some(qd::HEATMAPS_PNG),
+        }
+    });
+    let energy_ctx = stats.energy.as_ref().map(|e| {
+        let values = |v: &[f64]| if v.is_empty() { "–".to_string() } else { energy::values_text(&e.objectives, v) };
+        let video = match front_video {
+            Some(VideoOutcome::Written { frames, width, height, seconds }) => minijinja::context! {
+                file => energy::FRONT_MP4,
+                text => format!("H.264, {width}×{height}, {} fps, {frames} frames ({} s)", media::FPS, short(*seconds)),
+            },
+            Some(VideoOutcome::Skipped(why)) => minijinja::context! { file => (), text => why },
+            None => minijinja::context! { file => (), text => "" },
+        };
+        minijinja::context! {
+            objectives => crate::report::run_media::front::objectives_text(&e.objectives),
+            reference => values(&e.reference),
+            runs => e.runs.iter().map(|r| vec![r.k.to_string(), r.front_size.to_string(), sig(r.hypervolume, 4), values(&r.first_best), values(&r.last_best)]).collect::<Vec<_>>(),
+            fronts => energy::FRONTS_PNG,
+            best_dir => e.best_run.as_ref().map(|(c, k)| format!("{root}/{c}/run-{k}")),
+            max_members => energy::VIDEO_MEMBERS,
+            video => video,
+        }
+    });
+    let fitness_text = match &study.score {
+        crate::evolve::study::Score::BestFitness => format!(
+            "Fitness: relative x-velocity (body lengths per second, BL/s), maximised; algorithms: {}.",
+            algorithms_text(study)
+        ),
+        crate::evolve::study::Score::Hypervolume { .. } => format!(
+            "Objectives: {}; algorithm: {}. Runs are compared by the hypervolume of each generation's objective \
+             vectors over one fixed reference point, the same for every run and generation.",
+            crate::report::run_media::front::objectives_text(&study.configs[0].experiment.fitness.objectives),
+            algorithms_text(study)
+        ),
+    };
     crate::report::template::render(
         "study.html",
         TEMPLATE,
         minijinja::context! {
             study => study.kind.name(),
             title => study.title,
+            score => study.score.name(),
+            unit => match study.score.unit() { "" => String::new(), u => format!(" ({u})") },
+            fitness_text => fitness_text,
+            qd => qd_ctx,
+            energy => energy_ctx,
+            test_header => ["measure", "comparison", "runs", "U = min(U_a, U_b)", "U_a", "p (two-sided)", "A12", "r"],
             claim => study.claim,
             preset => stats.preset,
             quick => study.preset.quick,
@@ -484,6 +593,23 @@ fn page(
             version => env!("CARGO_PKG_VERSION"),
         },
     )
+}
+
+/// The configurations' algorithms with their references, once each.
+fn algorithms_text(study: &Study) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for c in &study.configs {
+        let name = match c.experiment.algorithm() {
+            crate::evolve::AlgorithmSpec::Ga(_) => "the paper's μ + λ genetic algorithm (spec evolution.md)",
+            crate::evolve::AlgorithmSpec::CmaEs(_) => "CMA-ES (Hansen 2016)",
+            crate::evolve::AlgorithmSpec::Nsga2(_) => "NSGA-II (Deb et al. 2002)",
+            crate::evolve::AlgorithmSpec::MapElites(_) => "MAP-Elites (Mouret and Clune 2015)",
+        };
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names.join(", ")
 }
 
 #[cfg(test)]

@@ -15,8 +15,9 @@ use crate::report::format::{compact, tick};
 pub const HEIGHT: u32 = 480;
 pub const PANEL_WIDTH: u32 = 620;
 
-/// The curves of `configs`, one panel per entry of `panels` (a configuration's `panel` picks its own).
-pub fn curves(title: &str, panels: &[String], configs: &[ConfigSummary]) -> Result<RgbImage, PlotError> {
+/// The curves of `configs`, one panel per entry of `panels` (a configuration's `panel` picks its own);
+/// `score` is the y axis's title ("best fitness (BL/s)").
+pub fn curves(title: &str, score: &str, panels: &[String], configs: &[ConfigSummary]) -> Result<RgbImage, PlotError> {
     let n = panels.len().max(1);
     let width = if n == 1 { 900 } else { PANEL_WIDTH * n as u32 };
     crate::report::chart::render("fitness curves", (width, HEIGHT + 40), |root| {
@@ -51,7 +52,7 @@ pub fn curves(title: &str, panels: &[String], configs: &[ConfigSummary]) -> Resu
                 .configure_mesh()
                 .report_look()
                 .x_desc("generation")
-                .y_desc("best fitness (BL/s)")
+                .y_desc(score)
                 .x_labels(8)
                 .y_labels(8)
                 .x_label_formatter(&|v| compact(*v))
