@@ -74,7 +74,7 @@ enum Command {
     Compare(cli::compare::CompareArgs),
     /// Evolve robots with the paper's μ+λ genetic algorithm (checkpointed; rerun to resume).
     Evolve(cli::evolve::EvolveArgs),
-    /// The paper's three studies (body, evodevo, sensing) over several seeds, with a report.
+    /// The paper's three studies (body, evodevo, sensing), the distributed one and the optimizer studies (qd, energy) over several seeds, with a report.
     Study(cli::study::StudyArgs),
     /// Planes of Motion kinematics of 3-D voxel lattices: J, q(t), x(t) and the gait checks as CSV.
     Pom(cli::pom::PomArgs),

@@ -98,7 +98,7 @@ pub fn values_text(objectives: &[Objective], values: &[f64]) -> String {
 }
 
 /// `energy_fronts.png`: every run's generation-0 members (grey) and final front (one colour per run,
-/// connected along the front), and the reference point.
+/// connected along the front, with its hypervolume over the reference point the title names).
 pub fn fronts_plot(title: &str, stats: &EnergyStats, fronts: &[RunFront]) -> Result<RgbImage, PlotError> {
     let pair = |v: &[f64]| (v.first().copied().unwrap_or(f64::NAN), v.get(1).copied().unwrap_or(f64::NAN));
     let finite = |p: &(f64, f64)| p.0.is_finite() && p.1.is_finite();
@@ -111,8 +111,9 @@ pub fn fronts_plot(title: &str, stats: &EnergyStats, fronts: &[RunFront]) -> Res
         .iter()
         .map(|f| (f.k, f.view.front.iter().map(|m| pair(&m.objectives)).filter(finite).collect()))
         .collect();
-    let reference = pair(&stats.reference);
-    let all = || gen0.iter().chain(lines.iter().flat_map(|(_, l)| l)).chain(std::iter::once(&reference));
+    // The reference point (effort 1) lies far above every robot: the axes frame the robots, the title
+    // names the point.
+    let all = || gen0.iter().chain(lines.iter().flat_map(|(_, l)| l));
     let ((x0, x1), _) = axis_range(all().map(|p| p.0));
     let ((y0, y1), _) = axis_range(all().map(|p| p.1));
     let axis = |k: usize| {
@@ -161,10 +162,6 @@ pub fn fronts_plot(title: &str, stats: &EnergyStats, fronts: &[RunFront]) -> Res
                         + Circle::new((12, 0), 5, color.stroke_width(2))
                 });
         }
-        chart
-            .draw_series(std::iter::once(Cross::new(reference, 7, BLACK.stroke_width(2))))?
-            .label("reference point of the hypervolume")
-            .legend(|(x, y)| Cross::new((x + 12, y), 6, BLACK.stroke_width(2)));
         draw_legend!(chart, SeriesLabelPosition::UpperRight);
         Ok(())
     })
@@ -226,7 +223,11 @@ pub fn write_section(
     }
     out.write(FRONTS_CSV, csv.finish().as_bytes())?;
     files.push(FRONTS_CSV.to_string());
-    let title = format!("{}: final fronts", study.configs[0].label);
+    let title = format!(
+        "{}: final fronts; hypervolume over {}",
+        study.configs[0].name,
+        values_text(&stats.objectives, &stats.reference)
+    );
     out.write_png(FRONTS_PNG, &image::DynamicImage::ImageRgb8(fronts_plot(&title, &stats, &fronts)?))?;
     files.push(FRONTS_PNG.to_string());
     let outcome = match (&stats.best_run, video) {
