@@ -201,6 +201,9 @@ fn simulate(
     every: u64,
     detail: Option<SnapshotDetail>,
 ) -> Result<(), Failure> {
+    if let Some(record) = record {
+        vsr2d::output::check_distinct(&[("--record", record)], &[("SCENARIO", path)]).map_err(input)?;
+    }
     let mut scenario = load_scenario(path, duration)?;
     if let Some(extra) = detail {
         let d = &mut scenario.world.snapshot;

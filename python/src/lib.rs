@@ -227,6 +227,7 @@ fn render<'py>(
         )));
     }
     vsr2d::output::check_output_writable(&out).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    check_out_is_no_input(&out, &items, "scenarios")?;
     let (width, height) = size;
     guard::check_frame(width, height)?;
     let settings = MovieSettings { width, height, fps, layout, ..MovieSettings::default() };
@@ -300,6 +301,7 @@ fn view<'py>(
         .map(|l| l.parse::<GridLayout>().map_err(|e| PyValueError::new_err(format!("layout {l:?}: {e}"))))
         .transpose()?;
     vsr2d::output::check_output_writable(&out).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    check_out_is_no_input(&out, &items, "runs")?;
     let settings = vsr2d::view::ViewSettings {
         movie: MovieSettings { width: size.0, height: size.1, fps, layout, ..MovieSettings::default() },
         title: out.file_stem().map_or_else(|| "vsr2d".into(), |s| s.to_string_lossy().into_owned()),
@@ -325,6 +327,17 @@ fn view<'py>(
         serde_json::to_value(&page.stats).map_err(|e| e.to_string())
     })?;
     Ok(pythonize(py, &stats.map_err(PyValueError::new_err)?)?)
+}
+
+/// Refuses an `out` that names one of the files given in `items` (paths among them; links followed).
+fn check_out_is_no_input(out: &std::path::Path, items: &[Bound<'_, PyAny>], what: &str) -> PyResult<()> {
+    let named: Vec<(String, PathBuf)> = items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, item)| item.extract::<PathBuf>().ok().map(|p| (format!("{what}[{i}]"), p)))
+        .collect();
+    let inputs: Vec<(&str, &std::path::Path)> = named.iter().map(|(w, p)| (w.as_str(), p.as_path())).collect();
+    vsr2d::output::check_distinct(&[("out", out)], &inputs).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// Writes frames (numpy uint8 arrays of shape (H, W, 3) or (H, W, 4), all the same size, e.g. from

@@ -239,3 +239,23 @@ def test_ctrl_c_interrupts_a_long_evolve_within_seconds(tmp_path):
         vsr2d.evolve(slow, tmp_path / "run", jobs=2)
     timer.cancel()
     assert time.monotonic() - start < 20, "the interrupt was honoured inside the generation's evaluations"
+
+
+def test_an_output_that_names_an_input_is_refused_and_the_input_kept(tmp_path):
+    scenario = tmp_path / "worm.json"
+    scenario.write_text(json.dumps(WORM))
+    link = tmp_path / "link.json"
+    link.symlink_to(scenario)
+    # A scenario file named like a picture: render's output format is chosen by the extension.
+    picture = tmp_path / "worm.png"
+    picture.write_text(json.dumps(WORM))
+    (tmp_path / "sub").mkdir()
+    for call in (
+        lambda: vsr2d.view(str(scenario), str(scenario)),
+        lambda: vsr2d.view([WORM, str(scenario)], str(link)),
+        lambda: vsr2d.render(str(picture), str(tmp_path / "sub" / ".." / "worm.png")),
+    ):
+        with pytest.raises(ValueError, match="replace that input"):
+            call()
+        assert json.loads(scenario.read_text()) == WORM
+        assert json.loads(picture.read_text()) == WORM

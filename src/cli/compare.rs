@@ -36,6 +36,8 @@ fn open(path: &Path) -> Result<RgbaImage, Failure> {
 pub fn run(args: CompareArgs) -> Result<(), Failure> {
     if let Some(path) = &args.diff {
         vsr2d::output::check_output_writable(path).map_err(input)?;
+        vsr2d::output::check_distinct(&[("--diff", path)], &[("EXPECTED", &args.expected), ("ACTUAL", &args.actual)])
+            .map_err(input)?;
     }
     let (expected, actual) = (open(&args.expected)?, open(&args.actual)?);
     let c = compare(&expected, &actual, args.tolerance);

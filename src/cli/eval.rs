@@ -46,6 +46,7 @@ fn shard_arg(text: &str) -> Result<(usize, usize), String> {
 pub fn run(args: EvalArgs) -> Result<(), Failure> {
     // An output that cannot be written is bad input, found before any job runs.
     vsr2d::output::check_output_writable(&args.output).map_err(input)?;
+    vsr2d::output::check_distinct(&[("-o", &args.output)], &[("INPUT", &args.input)]).map_err(input)?;
     let options = BatchOptions {
         input: args.input,
         output: args.output.clone(),

@@ -244,6 +244,18 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
         tune: args.tune.clone(),
         threads: args.threads,
     };
+    // No output may replace an input or another output (`-o same.mp4 --html same.mp4`).
+    let mut outputs: Vec<(&str, &Path)> = video_path.iter().map(|p| ("-o", p.as_path())).collect();
+    outputs.extend(args.png.iter().map(|p| ("--png", p.as_path())));
+    outputs.extend(args.filmstrip.iter().map(|p| ("--filmstrip", p.as_path())));
+    outputs.extend(args.html.iter().map(|p| ("--html", p.as_path())));
+    let inputs: Vec<(&str, &Path)> = args
+        .scenarios
+        .iter()
+        .map(|p| ("SCENARIO", p.as_path()))
+        .chain(args.from.iter().map(|p| ("--from", p.as_path())))
+        .collect();
+    vsr2d::output::check_distinct(&outputs, &inputs).map_err(input)?;
     match (&video_path, video_format) {
         #[cfg(feature = "video")]
         (Some(path), Some(VideoFormat::Mp4)) => {

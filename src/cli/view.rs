@@ -123,6 +123,19 @@ pub fn summary(path: &Path, page: &Page, seconds: f64) -> String {
 pub fn run(args: ViewArgs) -> Result<(), Failure> {
     let started = Instant::now();
     check_output_writable(&args.output).map_err(input)?;
+    let inputs: Vec<(&str, &std::path::Path)> = args.inputs.iter().map(|p| ("INPUT", p.as_path())).collect();
+    vsr2d::output::check_distinct(&[("-o", &args.output)], &inputs).map_err(input)?;
+    // The page is HTML whatever its name: `-o x.mp4` would write a page named like a video.
+    if let Some(ext) = args.output.extension().and_then(|e| e.to_str()) {
+        if !["html", "htm"].contains(&ext.to_ascii_lowercase().as_str()) {
+            return Err(input(anyhow!(
+                "-o {} would be an HTML page named .{ext}: give a name ending in .html (for a video, use `vsr2d \
+                 render -o {}`)",
+                args.output.display(),
+                args.output.display()
+            )));
+        }
+    }
     if args.fps == 0 {
         return Err(input(anyhow!("--fps 0 is invalid; give a positive number of frames per second (e.g. 30)")));
     }

@@ -100,6 +100,84 @@ pub enum OutputError {
         #[source]
         source: io::Error,
     },
+    #[error(
+        "{output} `{path}` is the file {input} reads{via}: writing it would replace that input; give the output \
+         another path"
+    )]
+    NamesAnInput { output: String, input: String, path: PathBuf, via: String },
+    #[error("{first} and {second} both name `{path}`{via}: one output would replace the other; give them different paths")]
+    NamedTwice { first: String, second: String, path: PathBuf, via: String },
+}
+
+/// The file `path` names, links followed and `.`/`..` removed, whether or not it exists yet (then its
+/// directory is resolved); `None` for `-` (stdin or stdout) and for a path whose directory is missing.
+fn resolved(path: &Path) -> Option<PathBuf> {
+    if path.as_os_str() == "-" {
+        return None;
+    }
+    if let Ok(p) = fs::canonicalize(path) {
+        return Some(p);
+    }
+    let name = path.file_name()?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    fs::canonicalize(dir).ok().map(|d| d.join(name))
+}
+
+/// Refuses, before anything runs, an output that names one of the inputs or another output (after
+/// resolving links and relative parts: `./a.json`, `../x/a.json` and a link to `a.json` are all
+/// `a.json`). `outputs` and `inputs` pair each path with the option or argument that gave it, for the
+/// message (`-o`, `--html`, `SCENARIO`). A character device or FIFO (`/dev/null`, a pipe) may be named
+/// more than once.
+pub fn check_distinct(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Result<(), OutputError> {
+    let via = |given: &Path, at: &Path| {
+        if given == at {
+            String::new()
+        } else {
+            format!(" (resolved: `{}`)", at.display())
+        }
+    };
+    let is_stream = |p: &Path| {
+        fs::metadata(p).is_ok_and(|m| {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::FileTypeExt;
+                m.file_type().is_char_device() || m.file_type().is_fifo()
+            }
+            #[cfg(not(unix))]
+            {
+                !m.is_file()
+            }
+        })
+    };
+    let inputs: Vec<(&str, PathBuf)> = inputs.iter().filter_map(|(what, p)| Some((*what, resolved(p)?))).collect();
+    let mut seen: Vec<(&str, PathBuf)> = Vec::new();
+    for (what, given) in outputs {
+        let Some(at) = resolved(given) else { continue };
+        if is_stream(&at) {
+            continue;
+        }
+        if let Some((input, _)) = inputs.iter().find(|(_, p)| *p == at) {
+            return Err(OutputError::NamesAnInput {
+                output: what.to_string(),
+                input: input.to_string(),
+                path: given.to_path_buf(),
+                via: via(given, &at),
+            });
+        }
+        if let Some((first, _)) = seen.iter().find(|(_, p)| *p == at) {
+            return Err(OutputError::NamedTwice {
+                first: first.to_string(),
+                second: what.to_string(),
+                path: given.to_path_buf(),
+                via: via(given, &at),
+            });
+        }
+        seen.push((what, at));
+    }
+    Ok(())
 }
 
 /// Errors of the frame sinks. Each message names the file involved and what to do about it.

@@ -212,3 +212,49 @@ fn a_render_of_many_bodies_over_the_cost_limit_is_refused_before_any_work() {
     let out = vsr2d(&["render", path.to_str().unwrap(), "--size", "640x360", "--png", png.to_str().unwrap(), "-q"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// No output may replace an input or another output, however it is spelled (relative parts, a link):
+/// each command refuses before writing anything, and the input keeps its bytes.
+#[test]
+fn an_output_that_names_an_input_or_another_output_is_refused_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("worm.json");
+    std::fs::write(&scenario, WORM).unwrap();
+    let s = scenario.to_str().unwrap();
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let roundabout = format!("{}/../worm.json", sub.display());
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(&scenario, &link).unwrap();
+    let l = link.to_str().unwrap();
+    let recording = dir.path().join("rec.jsonl");
+    let out = vsr2d(&["simulate", s, "--record", recording.to_str().unwrap()]);
+    assert!(out.status.success());
+    let r = recording.to_str().unwrap();
+    let recorded = std::fs::read(&recording).unwrap();
+    let same = dir.path().join("same.mp4");
+    let m = same.to_str().unwrap();
+    for (args, needles) in [
+        (vec!["view", s, "-o", s], vec!["-o", "INPUT", "replace that input"]),
+        (vec!["view", r, "-o", r], vec!["-o", "INPUT"]),
+        (vec!["view", s, "-o", l], vec!["resolved"]),
+        (vec!["render", s, "--html", &roundabout], vec!["--html", "SCENARIO"]),
+        (vec!["render", "--from", r, "--png", r], vec!["--png", "--from"]),
+        (vec!["render", s, "-o", m, "--html", m], vec!["-o", "--html", "both name"]),
+        (vec!["simulate", s, "--record", l], vec!["--record", "SCENARIO"]),
+        (vec!["eval", r, "-o", r], vec!["-o", "INPUT"]),
+        (vec!["compare", s, s, "--diff", s], vec!["--diff", "EXPECTED"]),
+    ] {
+        let out = vsr2d(&args);
+        assert_refused(&out, &needles);
+        assert_eq!(std::fs::read_to_string(&scenario).unwrap(), WORM, "{args:?} changed the scenario");
+        assert_eq!(std::fs::read(&recording).unwrap(), recorded, "{args:?} changed the recording");
+        assert!(!same.exists(), "{args:?}");
+    }
+    // A page is HTML: `view -o x.mp4` would be a page named like a video.
+    let out = vsr2d(&["view", s, "-o", m]);
+    assert_refused(&out, &[".html", "vsr2d render"]);
+    // /dev/null may take several outputs.
+    let out = vsr2d(&["render", s, "--duration", "0.1", "--png", "/dev/null", "--filmstrip", "/dev/null", "--quiet"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
