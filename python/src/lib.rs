@@ -589,16 +589,36 @@ fn observation<'py>(py: Python<'py>, sim: &SteppedSimulation) -> PyResult<Bound<
     }
 }
 
-/// Per-voxel actions: a 2-D numpy array or nested sequences, flattened row by row.
-fn voxel_values(obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
+/// Per-voxel actions: a 2-D numpy array or nested sequences of `shape` (voxels × outputs), flattened
+/// row by row. Any other shape is refused, a transposed one too (read in memory order it would run).
+fn voxel_values(obj: &Bound<'_, PyAny>, shape: (usize, usize)) -> PyResult<Vec<f64>> {
+    let refuse = |got: String| {
+        let (voxels, outputs) = shape;
+        let hint = if got == format!("({outputs}, {voxels})") { "; transposed? pass actions.T" } else { "" };
+        PyValueError::new_err(format!(
+            "driven per voxel, actions must have shape ({voxels}, {outputs}): one row per voxel, its actuation \
+             then the signals it sends; got {got}{hint}"
+        ))
+    };
     if let Ok(array) = obj.cast::<PyArray2<f64>>() {
         if let Ok(readonly) = array.try_readonly() {
-            return Ok(readonly.as_array().iter().copied().collect());
+            let view = readonly.as_array();
+            if view.dim() != shape {
+                return Err(refuse(format!("({}, {})", view.dim().0, view.dim().1)));
+            }
+            return Ok(view.iter().copied().collect());
         }
     }
-    let rows: Vec<Vec<f64>> = obj.extract().map_err(|_| {
-        PyValueError::new_err("driven per voxel, actions must be a 2-D array (voxels × outputs) of numbers")
-    })?;
+    let rows: Vec<Vec<f64>> = obj.extract().map_err(|_| refuse("no 2-D array of numbers".into()))?;
+    let cols: Vec<usize> = rows.iter().map(Vec::len).collect();
+    if rows.len() != shape.0 || cols.iter().any(|&c| c != shape.1) {
+        let width = if cols.windows(2).all(|w| w[0] == w[1]) {
+            cols.first().map_or("0".to_string(), usize::to_string)
+        } else {
+            "rows of different lengths".to_string()
+        };
+        return Err(refuse(format!("({}, {width})", rows.len())));
+    }
     Ok(rows.into_iter().flatten().collect())
 }
 
@@ -666,8 +686,12 @@ impl Simulation {
         actions: &Bound<'py, PyAny>,
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
         let mut inner = self.lock();
-        let per_voxel = inner.sim.voxel_action_shape().is_some();
-        let actions = if per_voxel { voxel_values(actions)? } else { values(actions)? };
+        let shape = inner.sim.voxel_action_shape();
+        let per_voxel = shape.is_some();
+        let actions = match shape {
+            Some(shape) => voxel_values(actions, shape)?,
+            None => values(actions)?,
+        };
         let sim = &mut inner.sim;
         let result = py.detach(|| if per_voxel { sim.step_voxels(&actions) } else { sim.step(&actions) });
         let unstable = match result {

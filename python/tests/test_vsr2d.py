@@ -237,6 +237,18 @@ def test_task_env_rewards_add_up_to_the_tasks_metric():
     # A task without metrics of its own needs the number named.
     with pytest.raises(ValueError, match="no default reward"):
         Task(load(ROOT / "fixtures" / "scenarios" / "cells-connect.json", duration=1.0))
+    # A reward pointer that names nothing, or no number, is refused when the env is made, with the path.
+    jumping = load(ROOT / "fixtures" / "scenarios" / "jumping.json", duration=1.0)
+    for pointer, message in [
+        ("/jumping/no_such_metric", "has no 'no_such_metric' at /jumping"),
+        ("/robots/-1/x_velocity", "without sign or leading zeros"),
+        ("/robots/01/x_velocity", "without sign or leading zeros"),
+        ("/robots/0/label", "not a number"),
+        ("robots/0/x_velocity", "must be a JSON pointer"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            Task(jumping, reward=pointer)
+    assert Task(jumping, reward="/robots/0/x_velocity").reward == "/robots/0/x_velocity"
 
 
 def test_per_voxel_policy_reproduces_the_distributed_controller():
@@ -274,8 +286,16 @@ def test_per_voxel_setting_and_actions_are_checked():
     sim = vsr2d.Simulation(constant(0.0, ["###"]), per_voxel={"signals": 2, "directional": False})
     # Every sensor's reading per voxel (8) + 4 × 2 signals in; actuation + 2 signals out.
     assert sim.voxel_observation_shape == (3, 16) and sim.voxel_action_shape == (3, 3)
-    with pytest.raises(ValueError, match="per voxel action"):
+    with pytest.raises(ValueError, match=r"shape \(3, 3\).*got \(3, 2\)"):
         sim.step(np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="got \\(3, 2\\)"):
+        sim.step([[0.0, 0.0]] * 3)
+    # The transposed shape holds as many numbers; read in memory order it would run, wrongly.
+    sim4 = vsr2d.Simulation(constant(0.0, ["####"]), per_voxel={"signals": 2, "directional": False})
+    with pytest.raises(ValueError, match=r"got \(3, 4\); transposed\? pass actions.T"):
+        sim4.step(np.zeros((3, 4)))
+    with pytest.raises(ValueError, match="rows of different lengths"):
+        sim.step([[0.0, 0.0, 0.0], [0.0], [0.0, 0.0, 0.0]])
     obs, _ = sim.step(np.array([[0.0, 1.0, -1.0], [0.0, 0.5, 0.5], [0.0, 0.0, 0.0]]))
     # The middle voxel hears its W neighbour (voxel 0) and its E neighbour (voxel 2).
     assert obs[1, 8:].tolist() == [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, -1.0]

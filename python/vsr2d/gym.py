@@ -100,11 +100,35 @@ DEFAULT_REWARD = {
 
 
 def _number(result, pointer):
-    """The number at a JSON pointer (``/jumping/max_height``) of a result dict; 0.0 for null."""
+    """The number at a JSON pointer (``/jumping/max_height``, RFC 6901) of a result dict; 0.0 for null.
+
+    A pointer that names nothing, or a string, is a ``ValueError`` naming the pointer and what is
+    there: array indices are written without sign or leading zeros (``-1`` is not Python's "last").
+    """
+    if not isinstance(pointer, str) or not pointer.startswith("/"):
+        raise ValueError(f"reward {pointer!r} must be a JSON pointer such as '/robots/0/x_velocity'")
     value = result
-    for part in pointer.strip("/").split("/"):
-        value = value[int(part)] if isinstance(value, list) else value[part]
-    return 0.0 if value is None else float(value)
+    at = ""
+    for part in pointer[1:].split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(value, list):
+            if not (part.isdigit() and (part == "0" or not part.startswith("0")) and int(part) < len(value)):
+                raise ValueError(
+                    f"reward {pointer!r}: {part!r} after {at or '/'} must be an index of its {len(value)} "
+                    "element(s), written without sign or leading zeros (0, 1, ...)"
+                )
+            value = value[int(part)]
+        elif isinstance(value, dict) and part in value:
+            value = value[part]
+        else:
+            keys = ", ".join(sorted(value)) if isinstance(value, dict) else "nothing: it is a number"
+            raise ValueError(f"reward {pointer!r}: the result has no {part!r} at {at or '/'} (there: {keys})")
+        at += "/" + part
+    if value is None:
+        return 0.0
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"reward {pointer!r} names {type(value).__name__} {value!r}, not a number")
+    return float(value)
 
 
 class Task(_OneRobot):

@@ -105,7 +105,9 @@ pub enum OutputError {
          another path"
     )]
     NamesAnInput { output: String, input: String, path: PathBuf, via: String },
-    #[error("{first} and {second} both name `{path}`{via}: one output would replace the other; give them different paths")]
+    #[error(
+        "{first} and {second} both name `{path}`{via}: one output would replace the other; give them different paths"
+    )]
     NamedTwice { first: String, second: String, path: PathBuf, via: String },
 }
 

@@ -38,7 +38,7 @@ const STATIC_FRICTION: f64 = 0.2;
 /// Measured with `examples/cantilever_probe` (δ static 30 Hz / 4 Hz, first peak 30 Hz, m):
 /// 3 → 0.142558 / 7.050629 / 1.30214, 4 → 0.140246 / 7.048850 / 1.29840, 6 → 0.140130 / 7.047538 / 1.30586,
 /// 8 → 0.140448 / 7.047040 / 1.31204, 20 → 0.140949 / 7.045998 / 1.32397.
-/// 3 → 6 moves the stiff beam 1.73 %; 4 → 8 moves it 0.14 % (4 Hz 0.03 %, peak 1.04 %). See README, "Solver".
+/// 3 → 6 moves the stiff beam 1.73 %; 4 → 8 moves it 0.14 % (4 Hz 0.03 %, peak 1.04 %). See docs/model.md, "Solver".
 pub const DEFAULT_SOLVER_ITERATIONS: usize = 4;
 
 /// `legacy-1.0` solves each step as dyn4j 3.3.0 did: one solver pass over the whole dt (no substeps) of

@@ -28,6 +28,38 @@ fn readme() -> String {
     pages.iter().map(|p| std::fs::read_to_string(root.join(p)).unwrap()).collect::<Vec<_>>().join("\n")
 }
 
+/// The anchors of a Markdown page: its headings' GitHub slugs (lower case; letters, digits, `-`
+/// and `_` kept, spaces to `-`, the rest dropped; repeats numbered `-1`, `-2`) and explicit `id="…"`.
+fn anchors(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut in_code = false;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            in_code = !in_code;
+        }
+        if in_code {
+            continue;
+        }
+        if let Some(heading) = line.trim_start_matches('#').strip_prefix(' ').filter(|_| line.starts_with('#')) {
+            let mut slug = String::new();
+            for c in heading.trim().to_lowercase().chars() {
+                if c.is_alphanumeric() || c == '-' || c == '_' {
+                    slug.push(c);
+                } else if c == ' ' {
+                    slug.push('-');
+                }
+            }
+            let repeats = out.iter().filter(|a| **a == slug || a.starts_with(&format!("{slug}-"))).count();
+            out.push(if repeats == 0 { slug.clone() } else { format!("{slug}-{repeats}") });
+            out.push(slug);
+        }
+        for part in line.split("id=\"").skip(1) {
+            out.extend(part.split('"').next().map(str::to_string));
+        }
+    }
+    out
+}
+
 #[test]
 fn every_link_of_the_readme_and_the_guide_resolves() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -38,16 +70,33 @@ fn every_link_of_the_readme_and_the_guide_resolves() {
             .map(|e| e.unwrap().path())
             .filter(|p| p.extension().is_some_and(|e| e == "md")),
     );
+    let mut broken = Vec::new();
     for page in pages {
         let text = std::fs::read_to_string(&page).unwrap();
-        for link in text.split("](").skip(1).filter_map(|rest| rest.split([')', '#', ' ']).next()) {
+        for link in text.split("](").skip(1).filter_map(|rest| rest.split([')', ' ']).next()) {
             if link.is_empty() || link.starts_with("http") || link.starts_with("mailto:") {
                 continue;
             }
-            let target = page.parent().unwrap().join(link);
-            assert!(target.exists(), "{}: link {link} does not resolve", page.display());
+            let (file, anchor) = link.split_once('#').unwrap_or((link, ""));
+            let target = if file.is_empty() { page.clone() } else { page.parent().unwrap().join(file) };
+            if !target.exists() {
+                broken.push(format!("{}: link {link} does not resolve", page.display()));
+                continue;
+            }
+            // A named section must exist in the page linked to (Markdown pages only).
+            if !anchor.is_empty() && target.extension().is_some_and(|e| e == "md") {
+                let sections = anchors(&std::fs::read_to_string(&target).unwrap());
+                if !sections.iter().any(|a| a == anchor) {
+                    broken.push(format!(
+                        "{}: link {link}: {} has no section #{anchor}",
+                        page.display(),
+                        target.display()
+                    ));
+                }
+            }
         }
     }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
 }
 
 fn x_velocity(path: &Path, duration: f64) -> f64 {
