@@ -210,12 +210,19 @@ fn simulate(
         (d.springs, d.ropes, d.welds, d.controller) =
             (d.springs | extra.springs, d.ropes | extra.ropes, d.welds | extra.welds, d.controller | extra.controller);
     }
+    let steps = scenario.steps();
     let simulation = scenario.build().with_context(|| format!("scenario {}", path.display())).map_err(input)?;
     // Open the recording before simulating, so an unwritable path fails at once.
     let mut recorder = record.map(|p| JsonlRecorder::create(p, every)).transpose().map_err(input)?;
     let mut listeners: Vec<&mut dyn SnapshotListener> = Vec::new();
     if let Some(r) = recorder.as_mut() {
         listeners.push(r);
+    }
+    // A long run shows its progress and an estimate on a terminal (never in pipes or logs: there the
+    // run takes the listener-free path).
+    let mut progress = std::io::IsTerminal::is_terminal(&std::io::stderr()).then(|| cli::StepProgress::new(steps));
+    if let Some(p) = progress.as_mut() {
+        listeners.push(p);
     }
     let output = vsr2d::batch::simulate(simulation, &mut listeners).map_err(|e| match e {
         e @ vsr2d::task::RunError::NotOneRun => {
@@ -224,6 +231,7 @@ fn simulate(
         e => anyhow::anyhow!(e).into(),
     })?;
     drop(listeners);
+    drop(progress);
     if let Some(r) = recorder.take_if(|r| r.closed()) {
         // `--record /dev/stdout | head`: the recording's reader went away and the run stopped there.
         // Its metrics are those of a partial run: end quietly (a broken pipe, exit 0) without them.

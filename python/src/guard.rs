@@ -25,10 +25,12 @@ pub const MAX_JOBS: usize = 1024;
 /// [`MAX_VALUES`] values, with a `ValueError`, before it is converted.
 pub fn check_nesting(obj: &Bound<'_, PyAny>) -> PyResult<()> {
     let mut values = 0usize;
-    walk(obj, 0, &mut values)
+    walk(obj, 0, &mut values, "")
 }
 
-fn walk(obj: &Bound<'_, PyAny>, depth: usize, values: &mut usize) -> PyResult<()> {
+/// Walks `obj` (at `path`, e.g. `robots[0].body`), refusing values beyond the limits and anything JSON
+/// has no value for, with its path and the fix.
+fn walk(obj: &Bound<'_, PyAny>, depth: usize, values: &mut usize, path: &str) -> PyResult<()> {
     *values += 1;
     if *values > MAX_VALUES {
         return Err(PyValueError::new_err(format!(
@@ -37,7 +39,7 @@ fn walk(obj: &Bound<'_, PyAny>, depth: usize, values: &mut usize) -> PyResult<()
     }
     let nested = obj.is_instance_of::<PyDict>() || obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>();
     if !nested {
-        return Ok(());
+        return leaf(obj, path);
     }
     if depth >= MAX_DEPTH {
         return Err(PyValueError::new_err(format!(
@@ -45,15 +47,37 @@ fn walk(obj: &Bound<'_, PyAny>, depth: usize, values: &mut usize) -> PyResult<()
         )));
     }
     if let Ok(d) = obj.cast::<PyDict>() {
-        for (_, v) in d.iter() {
-            walk(&v, depth + 1, values)?;
+        for (k, v) in d.iter() {
+            let key = k.str().map(|s| s.to_string()).unwrap_or_default();
+            let at = if path.is_empty() { key } else { format!("{path}.{key}") };
+            walk(&v, depth + 1, values, &at)?;
         }
     } else {
-        for item in obj.try_iter()? {
-            walk(&item?, depth + 1, values)?;
+        for (i, item) in obj.try_iter()?.enumerate() {
+            walk(&item?, depth + 1, values, &format!("{path}[{i}]"))?;
         }
     }
     Ok(())
+}
+
+/// Refuses a numpy array where JSON has a list, naming where it is and the fix: the habit of EvoGym
+/// users, whose bodies are integer arrays. Other values are left to the conversion to JSON.
+fn leaf(obj: &Bound<'_, PyAny>, path: &str) -> PyResult<()> {
+    let ty = obj.get_type();
+    let is_array = ty.name().is_ok_and(|n| n == "ndarray") && ty.module().is_ok_and(|m| m == "numpy");
+    if !is_array {
+        return Ok(());
+    }
+    let at = if path.is_empty() { "the input".to_string() } else { format!("`{path}`") };
+    let body = if path.ends_with("body") {
+        "; a body is a list of strings, rows top first, one character per cell (`#` a voxel, `.` empty, or a key \
+         of the robot's `materials`), e.g. [\"###\", \"#.#\"]"
+    } else {
+        ""
+    };
+    Err(PyValueError::new_err(format!(
+        "{at} is a numpy array, which JSON has no value for: give a list (`.tolist()`){body}"
+    )))
 }
 
 /// Refuses `jobs` above [`MAX_JOBS`] or 0 given explicitly.

@@ -456,7 +456,7 @@ impl Evolution {
         let parsed = Experiment::from_json(&text).map_err(|e| representation::experiment_error(py, e))?;
         vsr2d::evolve::limits::check_limits(&parsed, &guard::limits(allow_large))
             .map_err(|e| invalid(py, String::new(), e.to_string()))?;
-        std::fs::create_dir_all(&out_dir)?;
+        // Evolution::open claims (and creates) the directory, refusing a file there with its path.
         let inner = vsr2d::evolve::Evolution::open(parsed, &text, &out_dir).map_err(evolve_error)?;
         Ok(Evolution { inner: Mutex::new(inner), out_dir })
     }

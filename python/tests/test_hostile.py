@@ -259,3 +259,21 @@ def test_an_output_that_names_an_input_is_refused_and_the_input_kept(tmp_path):
             call()
         assert json.loads(scenario.read_text()) == WORM
         assert json.loads(picture.read_text()) == WORM
+
+
+def test_a_numpy_array_where_a_list_belongs_is_refused_with_its_path_and_the_fix():
+    np = pytest.importorskip("numpy")
+    scenario = {"robots": [{"body": np.array([[1, 1, 1], [1, 0, 1]])}], "world": {"duration": 0.1}}
+    with pytest.raises(ValueError, match=r"`robots\[0\]\.body` is a numpy array.*tolist.*rows top first"):
+        vsr2d.evaluate(scenario)
+
+
+def test_a_run_directory_that_is_a_file_is_refused_with_its_path(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("mine")
+    with pytest.raises(ValueError, match=f"{afile}.*it is a file"):
+        vsr2d.Evolution(EXPERIMENT, str(afile))
+    assert afile.read_text() == "mine"
+    # A new directory is created by the run.
+    run = vsr2d.Evolution(EXPERIMENT, str(tmp_path / "new" / "run"))
+    assert run.generation is None and (tmp_path / "new" / "run" / "experiment.json").is_file()

@@ -155,3 +155,34 @@ pub fn check_dir_creatable(dir: &Path) -> Result<(), vsr2d::output::OutputError>
     }
     vsr2d::output::check_dir_writable(probe)
 }
+
+/// The progress of one simulation on stderr (`vsr2d simulate` on a terminal): steps done, elapsed
+/// time and an estimate; cleared when dropped.
+pub struct StepProgress(indicatif::ProgressBar);
+
+impl StepProgress {
+    pub fn new(steps: u64) -> StepProgress {
+        let bar = indicatif::ProgressBar::new(steps);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("[{elapsed_precise}] {bar:30} {pos}/{len} steps, eta {eta}")
+                .expect("the template is valid"),
+        );
+        StepProgress(bar)
+    }
+}
+
+impl vsr2d::snapshot::SnapshotListener for StepProgress {
+    fn on_snapshot(
+        &mut self,
+        snapshot: &std::sync::Arc<vsr2d::snapshot::Snapshot>,
+    ) -> Result<vsr2d::snapshot::Flow, vsr2d::snapshot::ListenerError> {
+        self.0.set_position(snapshot.step);
+        Ok(vsr2d::snapshot::Flow::Continue)
+    }
+}
+
+impl Drop for StepProgress {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+    }
+}

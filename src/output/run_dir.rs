@@ -104,6 +104,9 @@ fn inspect(dir: &Path, owner: &Owner) -> Result<bool, RunDirError> {
         match name.as_str() {
             MARKER => has_marker = true,
             LOCK => {}
+            // Another process writing the marker now (two shards starting together), or one killed
+            // while writing it: its temporary says nothing about who owns the directory.
+            _ if name.starts_with(&format!(".{MARKER}.")) && atomic::temporary_pid(&name).is_some() => {}
             _ => others.push(name),
         }
     }
@@ -226,6 +229,25 @@ mod tests {
 
     fn owner<'a>(id: &'a str) -> Owner<'a> {
         Owner { kind: "evolve", id, adopt: &|_| false }
+    }
+
+    /// Two shards of a study start together into a new directory: one sees the other's temporary
+    /// marker (written, then renamed into place) and must not take it for a foreign file.
+    #[test]
+    fn the_markers_temporary_of_another_process_is_not_a_foreign_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("study");
+        fs::create_dir(&dir).unwrap();
+        fs::write(dir.join(format!(".{MARKER}.~4194301~Ab12.tmp")), "{").unwrap();
+        let study = Owner { kind: "study", id: "s", adopt: &|_| false };
+        let held = claim(&dir, &study, Access::Shared).expect("a marker being written is no foreign file");
+        drop(held);
+        // Anything else still is.
+        let other = tmp.path().join("other");
+        fs::create_dir(&other).unwrap();
+        fs::write(other.join(format!(".{MARKER}.~4194301~Ab12.tmp")), "{").unwrap();
+        fs::write(other.join("notes.txt"), "mine").unwrap();
+        assert!(matches!(claim(&other, &study, Access::Shared), Err(RunDirError::Foreign { .. })));
     }
 
     #[test]

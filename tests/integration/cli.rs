@@ -258,3 +258,26 @@ fn an_output_that_names_an_input_or_another_output_is_refused_untouched() {
     let out = vsr2d(&["render", s, "--duration", "0.1", "--png", "/dev/null", "--filmstrip", "/dev/null", "--quiet"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// On a terminal `simulate` shows its progress in steps, and its metrics are the same bits as in a
+/// pipe (where no progress listener runs).
+#[test]
+fn simulate_shows_progress_on_a_terminal_and_gives_the_same_metrics() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("worm.json");
+    std::fs::write(&scenario, WORM.replace("\"duration\": 1", "\"duration\": 30")).unwrap();
+    let piped = vsr2d(&["simulate", scenario.to_str().unwrap()]);
+    assert!(piped.status.success());
+    // `script` runs the command on a pseudo-terminal (stdout and stderr both on it).
+    let command = format!("{} simulate {}", env!("CARGO_BIN_EXE_vsr2d"), scenario.display());
+    let Ok(out) = Command::new("script").args(["-qec", &command, "/dev/null"]).output() else {
+        panic!("`script` (Debian's essential bsdutils) is needed");
+    };
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
+    assert!(text.contains("/1800 steps"), "no progress drawn: {text}");
+    let metrics = &text[text.find("{\n").expect("the metrics")..];
+    let metrics: serde_json::Value = serde_json::from_str(metrics.trim_end()).unwrap();
+    let expected: serde_json::Value = serde_json::from_slice(&piped.stdout).unwrap();
+    assert_eq!(metrics, expected);
+}
