@@ -219,6 +219,7 @@ BAD_RECORDS = {
     "an integer too large for JSON": {"robots": [{"x_velocity": 10**400}]},
     "an object JSON cannot hold": {"robots": [{"x_velocity": object()}]},
     "a robot that is a number": {"robots": [1.0]},
+    "a result without the fitness metric": {"robots": [{"label": "worm", "y_velocity": 0.1}]},
 }
 
 

@@ -393,6 +393,13 @@ impl Evolution {
             self.pending = Some(pending);
             return Err(EvolveError::Tell { reason });
         }
+        // Every record is checked before anything is recorded: a bad tell leaves the generation asked.
+        for (i, (a, r)) in pending.asked.iter().zip(&records).enumerate() {
+            if let Err(reason) = self.check_shape(&a.scenario, r) {
+                self.pending = Some(pending);
+                return Err(EvolveError::Tell { reason: format!("results[{i}] {reason}") });
+            }
+        }
         let eval_s = pending.asked_at.elapsed().as_secs_f64();
         let results: Vec<Evaluation> =
             pending.asked.iter().zip(&records).map(|(a, r)| self.evaluation(&a.scenario, r)).collect();
@@ -452,6 +459,43 @@ impl Evolution {
             self.write_final_population()?;
         }
         Ok(done)
+    }
+
+    /// Whether `record` has the shape of a result of `scenario` for this experiment: an error record,
+    /// or an object with a value (a number, or null for an invalid one) at every pointer the algorithm
+    /// reads. A record without one is no result of this scenario (a result of another task, a made-up
+    /// dict): refused rather than recorded as an invalid individual.
+    fn check_shape(&self, scenario: &Scenario, record: &Value) -> Result<(), String> {
+        let Some(object) = record.as_object() else {
+            return Err(
+                "is not a result (a JSON object): give what evaluate_many returns for the asked scenario".into()
+            );
+        };
+        if object.contains_key("error") {
+            return Ok(());
+        }
+        let fitness = &self.experiment.fitness;
+        let metrics: Vec<&str> = if fitness.objectives.is_empty() {
+            vec![fitness.metric.as_str()]
+        } else {
+            fitness.objectives.iter().map(|o| o.metric.as_str()).collect()
+        };
+        if let super::algorithm::AlgorithmSpec::MapElites(m) = self.experiment.algorithm() {
+            let descriptors: Vec<String> = m.descriptors.iter().map(|d| d.metric.clone()).collect();
+            for d in descriptors {
+                let pointer = metric_pointer(&d, fitness.robot, &scenario.task)?;
+                if record.pointer(&pointer).is_none() {
+                    return Err(missing(&pointer));
+                }
+            }
+        }
+        for metric in metrics {
+            let pointer = metric_pointer(metric, fitness.robot, &scenario.task)?;
+            if record.pointer(&pointer).is_none() {
+                return Err(missing(&pointer));
+            }
+        }
+        Ok(())
     }
 
     /// An asked scenario's evaluation from its record: the numbers the algorithm reads (the fitness
@@ -674,4 +718,12 @@ fn pretty(scenario: &Scenario) -> String {
     let mut s = serde_json::to_string_pretty(scenario).expect("scenarios serialise");
     s.push('\n');
     s
+}
+
+/// Why a record is no result of the asked scenario.
+fn missing(pointer: &str) -> String {
+    format!(
+        "has no value at {pointer}: it is not a result of the asked scenario; give what evaluate_many returns for it \
+         (a result, or an error record {{\"error\": message}} for a run that failed)"
+    )
 }
