@@ -251,15 +251,7 @@ impl Goal {
 
 /// serde names Rust types ("internally tagged enum RepresentationSpec"); say what the JSON needs.
 fn friendlier(message: &str) -> String {
-    const TAGGED: &str = "internally tagged enum ";
-    let mut m = match message.find(TAGGED) {
-        Some(start) => {
-            let rest = &message[start + TAGGED.len()..];
-            let end = rest.find(|c: char| !c.is_alphanumeric() && c != '_').unwrap_or(rest.len());
-            format!("{}an object with a \"type\" field{}", &message[..start], &rest[end..])
-        }
-        None => message.to_string(),
-    };
+    let mut m = crate::scenario::without_rust_type_names(message);
     if m.contains("unknown field") {
         m.push_str(" (remove it or fix its spelling; see docs/evolution.md or `vsr2d evolve --schema`)");
     }

@@ -325,16 +325,40 @@ pub const MAX_GRID_CELLS: usize = 1_000_000;
 
 /// serde names the Rust type it expected ("expected internally tagged enum TerrainSpec"); say what the
 /// JSON must look like instead.
-fn without_rust_type_names(message: &str) -> String {
+pub(crate) fn without_rust_type_names(message: &str) -> String {
     const TAGGED: &str = "internally tagged enum ";
-    match message.find(TAGGED) {
+    let message = match message.find(TAGGED) {
         Some(start) => {
             let rest = &message[start + TAGGED.len()..];
             let end = rest.find(|c: char| !c.is_alphanumeric() && c != '_').unwrap_or(rest.len());
             format!("{}an object with a \"type\" field{}", &message[..start], &rest[end..])
         }
         None => message.to_string(),
+    };
+    // "expected f64" names a Rust type: say the JSON's.
+    let mut message = message;
+    for (rust, json) in [
+        ("expected f64", "expected a number"),
+        ("expected f32", "expected a number"),
+        ("expected u64", "expected a whole number ≥ 0"),
+        ("expected u32", "expected a whole number ≥ 0"),
+        ("expected u16", "expected a whole number ≥ 0"),
+        ("expected u8", "expected a whole number ≥ 0"),
+        ("expected usize", "expected a whole number ≥ 0"),
+        ("expected i64", "expected a whole number"),
+        ("expected i32", "expected a whole number"),
+        ("expected a sequence", "expected a list"),
+        ("expected a map", "expected an object"),
+    ] {
+        // Whole words only: "expected u32" must not match inside "expected u320".
+        if let Some(i) = message.find(rust) {
+            let after = message[i + rust.len()..].chars().next();
+            if !after.is_some_and(|c| c.is_alphanumeric()) {
+                message.replace_range(i..i + rust.len(), json);
+            }
+        }
     }
+    message
 }
 
 /// Rewords what serde_json reports as a syntax error for text that is valid JSON of the wrong shape.

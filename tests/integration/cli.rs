@@ -281,3 +281,16 @@ fn simulate_shows_progress_on_a_terminal_and_gives_the_same_metrics() {
     let expected: serde_json::Value = serde_json::from_slice(&piped.stdout).unwrap();
     assert_eq!(metrics, expected);
 }
+
+/// A value of the wrong JSON type is named in JSON's words, not Rust's (`expected f64`).
+#[test]
+fn a_wrong_type_is_named_in_jsons_words() {
+    let out = simulate_json(r##"{"world": {"duration": "1"}, "robots": [{"body": ["#"]}]}"##, &[]);
+    assert_refused(&out, &["`world.duration`", r##"string "1", expected a number"##]);
+    let out = simulate_json(r##"{"world": {"solver_iterations": 2.5}, "robots": [{"body": ["#"]}]}"##, &[]);
+    assert_refused(&out, &["`world.solver_iterations`", "expected a whole number ≥ 0"]);
+    let out = simulate_json(r##"{"robots": {"body": ["#"]}}"##, &[]);
+    assert_refused(&out, &["`robots`", "expected a list"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("f64") && !stderr.contains("sequence"), "{stderr}");
+}
