@@ -117,7 +117,7 @@ pub fn lock<'a, T>(mutex: &'a Mutex<T>) -> MutexGuard<'a, T> {
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
 /// Runs `work` on a worker thread with the GIL released, checking for signals every 50 ms: on Ctrl-C it
-/// sets the `cancel` flag `work` polls, waits for it to stop (within a few hundred simulation steps)
+/// sets the `cancel` flag `work` polls, waits for it to stop (within one engine step for a simulation)
 /// and raises `KeyboardInterrupt`.
 pub fn interruptible<T: Send>(py: Python<'_>, work: impl FnOnce(&AtomicBool) -> T + Send) -> PyResult<T> {
     let cancel = AtomicBool::new(false);

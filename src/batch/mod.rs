@@ -116,8 +116,9 @@ pub fn evaluate(scenario: &Scenario) -> Result<RunResult, EvalError> {
 }
 
 /// [`evaluate`] after checking the scenario's cost against `limits`, stopping with
-/// [`EvalError::Timeout`] once `budget` of wall-clock time has passed (checked every
-/// [`crate::task::CHECK_EVERY`] steps). What `vsr2d eval` runs for each job.
+/// [`EvalError::Timeout`] once `budget` of wall-clock time has passed (checked before every step and
+/// between its engine steps: [`crate::task::Simulation::evaluate_while`]). What `vsr2d eval` runs for
+/// each job.
 pub fn evaluate_within(scenario: &Scenario, limits: &Limits, budget: Option<Duration>) -> Result<RunResult, EvalError> {
     scenario.check_limits(limits)?;
     let Some(budget) = budget else { return evaluate(scenario) };
@@ -144,8 +145,8 @@ pub fn evaluate_record(scenario: &Scenario) -> serde_json::Value {
     evaluate_record_while(scenario, &|| true)
 }
 
-/// [`evaluate_record`] that asks `keep_going()` now and then (every [`crate::task::CHECK_EVERY`] steps)
-/// and gives up with an error record when it says no (a cancelled batch); a run that is not stopped
+/// [`evaluate_record`] that asks `keep_going()` before every step and between its engine steps, and
+/// gives up with an error record when it says no (a cancelled batch); a run that is not stopped
 /// gives the same bits.
 pub fn evaluate_record_while(scenario: &Scenario, keep_going: &(dyn Fn() -> bool + Sync)) -> serde_json::Value {
     let run = || -> Result<RunResult, EvalError> {

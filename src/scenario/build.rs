@@ -146,6 +146,9 @@ impl Scenario {
         let mut placed: Vec<Vec<[f64; 4]>> = Vec::new();
         let mut labels = Vec::new();
         let mut task_objects = Vec::new();
+        // Whether robot i's origin was asked for (its `position`, or the task's placement), not the
+        // default rule: only such an origin can put it in the ground.
+        let mut chosen = Vec::new();
         for (i, spec) in self.robots.iter().enumerate() {
             let body = self.body(i)?;
             let l = body.side();
@@ -176,6 +179,7 @@ impl Scenario {
                 let placement = self.task_placement(&footprint)?;
                 if let (Some(o), None) = (placement.robot_origin, spec.position) {
                     origin = o;
+                    chosen.push(i);
                 }
                 task_objects = placement.objects;
             }
@@ -216,6 +220,33 @@ impl Scenario {
                         crate::geom::compact(square[1]),
                     ),
                 });
+            }
+            if let (Some(t), true) = (&terrain, spec.position.is_some() || chosen.contains(&i)) {
+                // A voxel that starts in the ground is shot out of it or stays stuck there, and the
+                // task's heights and airtime come out negative (issue 52). The default rule places
+                // bodies over the ground, legacy-1.0's as the original did, so only a chosen origin is
+                // checked. The ends are left out: a body may stand against a riser or a gap's rim.
+                let sunk = squares.iter().find_map(|sq| {
+                    let inset = 1e-9 * (sq[2] - sq[0]);
+                    let ground = t.max_height(sq[0] + inset, sq[2] - inset);
+                    (sq[1] < ground - 1e-9).then_some((*sq, ground))
+                });
+                if let Some((sq, ground)) = sunk {
+                    let raise = ((ground - sq[1]) * 1000.0).ceil() / 1000.0;
+                    return Err(ScenarioError::Position {
+                        robot: i,
+                        position: [origin.x, origin.y],
+                        requirement: format!(
+                            "its voxel at [{}, {}] m starts in the ground (the surface under it is at y = {} m); \
+                             place the body {} m higher or more (y ≥ {} m for its grid corner), or drop `position`",
+                            crate::geom::compact(sq[0]),
+                            crate::geom::compact(sq[1]),
+                            crate::geom::compact(ground),
+                            crate::geom::compact(raise),
+                            crate::geom::compact(origin.y + raise),
+                        ),
+                    });
+                }
             }
             if let Some(roof) = terrain.as_ref().and_then(|t| t.ceiling_min(origin.x, origin.x + bw)) {
                 let top = squares.iter().map(|s| s[3]).fold(f64::NEG_INFINITY, f64::max);
@@ -289,6 +320,29 @@ impl Scenario {
         // The task's objects come last: their ids are the first of them plus their index.
         let task_first = world.body_count();
         for o in &task_objects {
+            // As for the scenario's objects (issue 52): a task's box or wall inside a robot at t = 0.
+            if let Some((j, _)) =
+                placed.iter().enumerate().find(|(_, squares)| squares.iter().any(|sq| o.overlaps(*sq)))
+            {
+                let what = o.label.as_deref().unwrap_or("object");
+                let (path, fix) = if self.robots[j].position.is_some() {
+                    (format!("robots[{j}].position"), format!("move robot {j}"))
+                } else {
+                    let field = self.task.object_size_field();
+                    (format!("task.{field}"), format!("give a smaller `{field}`, or a `position` to robot {j}"))
+                };
+                return Err(ScenarioError::Json {
+                    path,
+                    message: format!(
+                        "the `{}` task's {what} (centred at [{}, {}] m, {} × {} m) overlaps robot {j} at t = 0; {fix}",
+                        self.task.name(),
+                        crate::geom::compact(o.position[0]),
+                        crate::geom::compact(o.position[1]),
+                        crate::geom::compact(o.size[0]),
+                        crate::geom::compact(o.size[1]),
+                    ),
+                });
+            }
             let label = o.label.clone().unwrap_or_default();
             world.add_object(label.clone(), o);
             labels.push(label);
@@ -393,5 +447,51 @@ mod tests {
             .expect("interlocking bodies are fine");
         // Side by side, touching: fine.
         build(r###"{"body": ["##"], "position": [0, 0]}, {"body": ["##"], "position": [6, 0]}"###).expect("touching");
+    }
+
+    fn build_task(robots: &str, task: &str) -> Result<crate::task::Simulation, ScenarioError> {
+        Scenario::from_json(&format!(r#"{{"robots": [{robots}], "task": {task}}}"#))?.build()
+    }
+
+    /// A task's box where another robot stands is refused as the same box among `objects` is (issue 52).
+    #[test]
+    fn a_task_object_inside_a_robot_is_refused_naming_what_to_move() {
+        // Robot 0 (3 m voxels) at the default x = 11 m, y = 1 m; the carrying box (6 × 1.5 m) rests
+        // 3 cm above its top: x in [9.5, 15.5], y in [4.03, 5.53]. Robot 1 stands there.
+        let carrying = r#"{"type": "carrying"}"#;
+        let e = build_task(r###"{"body": ["#"]}, {"body": ["#"], "position": [10, 4]}"###, carrying)
+            .err()
+            .expect("overlap refused");
+        assert_eq!(e.path(), "robots[1].position", "{e}");
+        assert!(e.to_string().contains("overlaps robot 1") && e.to_string().contains("box"), "{e}");
+        // The same box as a scenario object is refused too.
+        let as_object = Scenario::from_json(
+            r###"{"robots": [{"body": ["#"]}, {"body": ["#"], "position": [10, 4]}],
+                  "objects": [{"size": [6, 1.5], "position": [12.5, 4.78]}]}"###,
+        )
+        .unwrap()
+        .build()
+        .err()
+        .expect("refused");
+        assert_eq!(as_object.path(), "objects[0].position");
+        // A box 40 m wide over a taller robot 1 standing at its default place: shrink the box.
+        let wide = r#"{"type": "carrying", "box_size": [40, 1]}"#;
+        let e = build_task(r###"{"body": ["#", "#"]}, {"body": ["#", "#", "#"]}"###, wide).err().expect("refused");
+        assert_eq!(e.path(), "task.box_size", "{e}");
+        // Clear of it, it is fine.
+        build_task(r###"{"body": ["#"]}, {"body": ["#"], "position": [30, 0]}"###, carrying).expect("clear");
+    }
+
+    /// A robot given a `position` in the ground is refused, in every task (issue 52: a jumping robot
+    /// placed 5 m down ran, reporting negative heights).
+    #[test]
+    fn a_robot_placed_in_the_ground_is_refused_in_every_task() {
+        for task in [r#"{"type": "locomotion"}"#, r#"{"type": "jumping"}"#, r#"{"type": "shape"}"#] {
+            let e = build_task(r###"{"body": ["##"], "position": [20, -5]}"###, task).err().expect("in the ground");
+            assert_eq!(e.path(), "robots[0].position", "{task}: {e}");
+            assert!(e.to_string().contains("in the ground") && e.to_string().contains("5 m higher"), "{e}");
+        }
+        // Standing on the ground (y = 0) is fine.
+        build_task(r###"{"body": ["##"], "position": [20, 0]}"###, r#"{"type": "jumping"}"#).expect("on the ground");
     }
 }

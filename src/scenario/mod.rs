@@ -215,6 +215,15 @@ impl TaskSpec {
         }
     }
 
+    /// The field that sizes the objects the task places (what to shrink when one is in a robot's way).
+    pub fn object_size_field(&self) -> &'static str {
+        match self {
+            TaskSpec::Balancing(_) => "platform_size",
+            TaskSpec::Climbing(_) => "width",
+            _ => "box_size",
+        }
+    }
+
     /// The key of the task's own metrics in a run's result and the names of those metrics that are one
     /// number each (what a fitness may name); no key for tasks without metrics of their own.
     pub fn metric_names(&self) -> (Option<&'static str>, Vec<String>) {

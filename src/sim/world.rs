@@ -499,6 +499,18 @@ impl World {
     /// One step: control, actuation, physics, time advance, snapshot (spec §7). Returns what the
     /// listeners ask for next.
     pub fn step(&mut self, listeners: &mut [&mut dyn SnapshotListener]) -> Result<Flow, SimError> {
+        Ok(self.step_while(listeners, &mut || true)?.unwrap_or(Flow::Continue))
+    }
+
+    /// [`World::step`] that asks `keep_going()` before each of its engine steps after the first
+    /// (`world.force_substeps`), so that a deadline or a cancel flag is honoured within one engine step
+    /// even when a step is long; `None` when it said no. A world stopped that way is half-way through a
+    /// step: only dropping it makes sense. Asking changes no bit of a run that goes on.
+    pub fn step_while(
+        &mut self,
+        listeners: &mut [&mut dyn SnapshotListener],
+        keep_going: &mut dyn FnMut() -> bool,
+    ) -> Result<Option<Flow>, SimError> {
         let t = self.time();
         let dt = self.settings.dt;
         if !self.cells.is_empty() {
@@ -512,6 +524,9 @@ impl World {
         let h = self.settings.physics_dt();
         for sub in 0..k {
             if sub > 0 {
+                if !keep_going() {
+                    return Ok(None);
+                }
                 for body in &mut self.bodies {
                     body.get_mut().read_state(&self.physics);
                 }
@@ -525,9 +540,9 @@ impl World {
         }
         self.check_stability()?;
         if listeners.is_empty() {
-            return Ok(Flow::Continue);
+            return Ok(Some(Flow::Continue));
         }
-        self.emit(listeners)
+        self.emit(listeners).map(Some)
     }
 
     /// One engine step of length `h` from time `t`: the forces of this substep (actuation, loads, pressure,

@@ -233,9 +233,11 @@ impl Simulation {
         }
     }
 
-    /// [`Simulation::evaluate`] that asks `keep_going(step)` every [`CHECK_EVERY`] steps and stops when
-    /// it says no (a wall-clock budget, a cancel flag); the result of a run that is not stopped is the
-    /// same bits.
+    /// [`Simulation::evaluate`] that asks `keep_going(step)` before every step and between the engine
+    /// steps of one ([`World::step_while`](crate::sim::World::step_while)), and stops when it says no (a
+    /// wall-clock budget, a cancel flag): a deadline is honoured within one engine step, whose work the
+    /// resource limits bound, not after dozens of slow steps (issue 52). `keep_going` must be cheap (a
+    /// clock read, an atomic load). The result of a run that is not stopped is the same bits.
     pub fn evaluate_while(mut self, mut keep_going: impl FnMut(u64) -> bool) -> Result<Evaluation, RunError> {
         if let Task::ForceDeflection(fd) = &self.task {
             return Ok(Evaluation::Done(RunResult::of_task(TaskMetrics::ForceDeflection(fd.run()?))));
@@ -248,13 +250,18 @@ impl Simulation {
             monitor.begin(&self.world);
         }
         for step in 0..self.steps {
-            if step % CHECK_EVERY == 0 && !keep_going(step) {
+            if !keep_going(step) {
                 return Ok(Evaluation::Stopped { step, steps: self.steps });
             }
-            if snapshots {
-                self.world.step(&mut [&mut monitor])?;
+            let stepped = if snapshots {
+                self.world.step_while(&mut [&mut monitor], &mut || keep_going(step))?
             } else {
-                self.world.step(&mut [])?;
+                self.world.step_while(&mut [], &mut || keep_going(step))?
+            };
+            if stepped.is_none() {
+                return Ok(Evaluation::Stopped { step, steps: self.steps });
+            }
+            if !snapshots {
                 monitor.observe_world(&mut self.world);
             }
         }
@@ -267,9 +274,6 @@ impl ForceDeflectionRun {
         force_deflection::run(&self.cell, &self.params, self.dt, self.stepping, &self.spec)
     }
 }
-
-/// How often [`Simulation::evaluate_while`] asks whether to go on, in steps.
-pub const CHECK_EVERY: u64 = 64;
 
 /// The end of [`Simulation::evaluate_while`].
 #[derive(Debug, Clone, PartialEq)]
@@ -401,5 +405,37 @@ impl SnapshotListener for Monitor {
             f.on_snapshot(s)?;
         }
         Ok(Flow::Continue)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Evaluation;
+    use crate::scenario::Scenario;
+
+    fn worm(force_substeps: usize) -> super::Simulation {
+        let json = format!(
+            r#####"{{"world": {{"duration": 10, "force_substeps": {force_substeps}}}, "robots": [{{"body": ["####"]}}]}}"#####
+        );
+        Scenario::from_json(&json).expect("valid").build().expect("builds")
+    }
+
+    /// A deadline is honoured at the next step, and inside a step between its engine steps (issue 52:
+    /// a job whose steps are slow stopped only every 64 steps, long after its budget).
+    #[test]
+    fn evaluate_while_asks_before_every_step_and_between_engine_steps() {
+        assert_eq!(worm(1).evaluate_while(|step| step < 3).unwrap(), Evaluation::Stopped { step: 3, steps: 600 });
+        // Four engine steps per step: asked before step 0 and before its 2nd, 3rd and 4th engine step.
+        let mut asked = 0;
+        let stopped = worm(4)
+            .evaluate_while(|_| {
+                asked += 1;
+                asked < 3
+            })
+            .unwrap();
+        assert_eq!((stopped, asked), (Evaluation::Stopped { step: 0, steps: 600 }, 3));
+        // Asking changes nothing of a run that goes on.
+        let Evaluation::Done(asked) = worm(4).evaluate_while(|_| true).unwrap() else { panic!("stopped") };
+        assert_eq!(format!("{asked:?}"), format!("{:?}", worm(4).evaluate().unwrap()));
     }
 }
