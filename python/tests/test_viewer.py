@@ -62,7 +62,7 @@ def browser():
 class Page:
     """A viewer page open in the browser, with its console errors and requests."""
 
-    def __init__(self, context, path, fragment=""):
+    def __init__(self, context, path, fragment="", timeout=30000):
         self.page = context.new_page()
         self.errors, self.requests = [], []
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
@@ -71,7 +71,12 @@ class Page:
         self.url = pathlib.Path(path).resolve().as_uri()
         self.page.goto(self.url + fragment)
         # The page's CSP forbids eval, which wait_for_function's polling needs: wait for the flag it sets.
-        self.page.wait_for_selector("body[data-ready='1']", state="attached", timeout=30000)
+        try:
+            self.page.wait_for_selector("body[data-ready='1']", state="attached", timeout=timeout)
+        except Exception:
+            # A page that never got ready (a frozen tab) must not linger beside the next test's.
+            self.page.close()
+            raise
 
     def state(self):
         return self.page.evaluate("window.vsr2dViewer.state()")
@@ -182,6 +187,31 @@ def test_fragment_opens_at_that_time(browser, tmp_path):
     assert (st["frame"], st["t"]) == (150, 5.0)
     assert st["overlay"][0][0] == "t = 5.00 s"
     page.close()
+
+
+def test_a_huge_time_opens_at_the_last_frame_and_seek_returns(browser, tmp_path):
+    html = tmp_path / "worm.html"
+    vsr2d("view", SCENARIOS / "worm.json", "--duration", 2, "-o", html, "-q")
+    # The frame of time t was found by stepping k from ceil(t·fps): past 2^53, k − 1 == k and the tab froze.
+    page = Page(browser, html, "#t=1e300", timeout=5000)
+    try:
+        assert page.state()["frame"] == 60
+        # seek() from a timer, then wait for its end: evaluating it directly would hang with a frozen tab.
+        for t, frame in (("1e300", 60), ("-1e300", 0), ("Infinity", 60), ("NaN", 0), ("1e-300", 0), ("1", 30)):
+            page.page.evaluate(
+                "(t) => setTimeout(() => { window.vsr2dViewer.seek(+t); document.body.dataset.sought = t; }, 0)", t
+            )
+            page.page.wait_for_selector(f"body[data-sought='{t}']", state="attached", timeout=5000)
+            assert page.state()["frame"] == frame, t
+        # A fragment changed after load is clamped the same way.
+        page.page.evaluate(
+            "() => { addEventListener('hashchange', () => { document.body.dataset.hashed = '1'; });"
+            " setTimeout(() => { location.hash = '#t=2e300'; }, 0); }"
+        )
+        page.page.wait_for_selector("body[data-hashed='1']", state="attached", timeout=5000)
+        assert page.state()["frame"] == 60
+    finally:
+        page.close()
 
 
 def test_cell_scene_shows_the_recorded_membranes(browser, tmp_path):

@@ -392,7 +392,9 @@ impl Points {
             .map(|j| {
                 (0..masses).find_map(|m| {
                     let at0 = local(m, j, 0);
-                    if !(at0[0].hypot(at0[1]) <= half[m] * std::f64::consts::SQRT_2 + qp) {
+                    // NaN is not inside either.
+                    let inside = at0[0].hypot(at0[1]) <= half[m] * std::f64::consts::SQRT_2 + qp;
+                    if !inside {
                         return None;
                     }
                     (1..frames)
@@ -750,20 +752,55 @@ pub fn build_page_while(
         "cells": grid,
         "channels": blob.channels,
     });
-    // `</` inside the JSON would end its script element.
-    let data = data.to_string().replace("</", "<\\/");
-    let mut env = minijinja::Environment::new();
-    env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
-    env.add_template("viewer.html", TEMPLATE)?;
+    let data = script_json(&data);
     let context = minijinja::context! {
         title => settings.title,
+        // Safe to leave unescaped: `script_json` holds no `<`, `>` or `&`, and base64 only [A-Za-z0-9+/=].
         data => minijinja::Value::from_safe_string(data),
         blob => minijinja::Value::from_safe_string(blob.to_base64()),
     };
-    let html = env.get_template("viewer.html")?.render(context)?;
+    let html = crate::report::template::render("viewer.html", TEMPLATE, context)?;
     stats.page_bytes = html.len();
     Ok(Page { html, stats })
 }
 
+/// `value` as JSON text that can stand inside a `<script>` element whatever its strings hold: `<`, `>` and
+/// `&` become `\u003c`, `\u003e`, `\u0026`, so no `</script`, `<!--` or `<script` (whose "double escaped"
+/// state would swallow the rest of the page) can appear, and U+2028/U+2029 become `\u2028`/`\u2029`
+/// (line ends to JavaScript before ES2019). These characters occur only inside JSON strings, where the
+/// escapes mean the same characters, so `JSON.parse` gives back exactly `value`.
+pub fn script_json(value: &Value) -> String {
+    let text = value.to_string();
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// The page: style, markup and script, with the data filled in.
 const TEMPLATE: &str = include_str!("../../templates/viewer.html");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_json_holds_no_markup_and_parses_back_to_the_same_value() {
+        let hostile =
+            ["<!--<script>", "</script><script>alert(1)</script>", "\"><img src=x>", "\u{2028}\u{2029}", "&amp;"];
+        let value = json!({ "title": hostile, "<key>": { "a&b": "x" } });
+        let text = script_json(&value);
+        for c in ['<', '>', '&', '\u{2028}', '\u{2029}'] {
+            assert!(!text.contains(c), "{c:?} in {text}");
+        }
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), value);
+    }
+}
