@@ -754,7 +754,7 @@ mod tests {
             (
                 robot(r#"{"type": "time_functions", "default": {"type": "sin", "amplitude": null}}"#),
                 "robots[1].controller.default.amplitude",
-                "invalid type: null, expected f64",
+                "invalid type: null, expected a number",
             ),
             (
                 robot(
@@ -762,7 +762,7 @@ mod tests {
                        {"cell": [1, 0], "function": {"type": "constant", "value": "0.5"}}]}"#,
                 ),
                 "robots[1].controller.cells[1].function.value",
-                "invalid type: string \"0.5\", expected f64",
+                "invalid type: string \"0.5\", expected a number",
             ),
             (
                 robot(
@@ -779,11 +779,15 @@ mod tests {
                 "robots[1].controller.sensors.cells[0].features[1].sensor",
                 "unknown variant `pressure`",
             ),
-            (robot(r#"{"type": "mlp", "weights": [0.5, "x"]}"#), "robots[1].controller.weights[1]", "expected f64"),
+            (
+                robot(r#"{"type": "mlp", "weights": [0.5, "x"]}"#),
+                "robots[1].controller.weights[1]",
+                "expected a number",
+            ),
             (
                 robot(r#"{"type": "mlp", "weights": [], "driver": {"type": "sin", "frequency": [1]}}"#),
                 "robots[1].controller.driver.frequency",
-                "expected f64",
+                "expected a number",
             ),
             // The tag itself: an unknown value lists the valid ones.
             (
@@ -814,7 +818,7 @@ mod tests {
             (
                 r##"{"world": {"terrain": {"type": "uneven", "seed": -1}}, "robots": [{"body": ["#"]}]}"##.to_string(),
                 "world.terrain.seed",
-                "invalid value: integer `-1`, expected u64",
+                "invalid value: integer `-1`, expected a whole number ≥ 0",
             ),
             (
                 r##"{"world": {"terrain": {"type": "hills"}}, "robots": [{"body": ["#"]}]}"##.to_string(),
@@ -838,7 +842,7 @@ mod tests {
                 .unwrap_err()
                 .to_string();
         assert!(
-            e.starts_with("`robots[1].controller.default.amplitude`: invalid type: null, expected f64")
+            e.starts_with("`robots[1].controller.default.amplitude`: invalid type: null, expected a number")
                 && e.contains("expected type here"),
             "{e}"
         );
