@@ -190,19 +190,6 @@ pub fn spaced(len: usize, n: usize) -> Vec<usize> {
     picked
 }
 
-#[cfg(test)]
-mod tests {
-    use super::spaced;
-
-    #[test]
-    fn spaced_keeps_both_ends_and_at_most_n() {
-        assert_eq!(spaced(5, 12), [0, 1, 2, 3, 4]);
-        let s = spaced(40, 12);
-        assert_eq!((s.len(), s[0], s[11]), (12, 0, 39));
-        assert!(s.windows(2).all(|w| w[0] < w[1]));
-    }
-}
-
 /// Writes the section's data, the fronts' picture and (when `video`) the video of the best run's
 /// front into `out`; `None` unless the study scores by hypervolume.
 pub fn write_section(
@@ -253,4 +240,17 @@ pub fn write_section(
         }
     };
     Ok(Some((stats, outcome)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spaced;
+
+    #[test]
+    fn spaced_keeps_both_ends_and_at_most_n() {
+        assert_eq!(spaced(5, 12), [0, 1, 2, 3, 4]);
+        let s = spaced(40, 12);
+        assert_eq!((s.len(), s[0], s[11]), (12, 0, 39));
+        assert!(s.windows(2).all(|w| w[0] < w[1]));
+    }
 }

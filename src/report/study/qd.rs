@@ -284,41 +284,6 @@ pub fn heatmaps(views: &[&ArchiveView]) -> Result<image::RgbImage, crate::report
     Ok(out)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn shape(rows_top_first: &[&str]) -> Shape {
-        let h = rows_top_first.len() as u32;
-        let mut voxels = Vec::new();
-        for (r, row) in rows_top_first.iter().enumerate() {
-            for (x, ch) in row.chars().enumerate() {
-                if ch != '.' {
-                    voxels.push(([x as u32 + 3, h - 1 - r as u32 + 2], ch.to_string()));
-                }
-            }
-        }
-        Shape::new(&voxels)
-    }
-
-    #[test]
-    fn body_distance_counts_differing_cells_of_the_common_window() {
-        let worm = shape(&["####"]);
-        let biped = shape(&["####", "#..#"]);
-        // Placed at their lower-left corners: the worm's row is the biped's legs row; window 4 × 2.
-        // Cells differ: legs row (1,0), (2,0) are worm voxels vs empty; top row all 4 are biped only.
-        assert_eq!(body_distance(&worm, &biped), 6.0 / 8.0);
-        assert_eq!(body_distance(&biped, &biped), 0.0);
-        assert_eq!(body_distance(&shape(&["#h"]), &shape(&["#s"])), 0.5, "a material differs in 1 of 2 cells");
-        // Translation does not count.
-        assert_eq!(shape(&["..#", "..#"]), shape(&["#", "#"]));
-        assert_eq!(mean_distance(&[worm.clone(), worm.clone(), worm]), 0.0);
-        let three = [shape(&["#"]), shape(&["##"]), shape(&["#", "#"])];
-        // Pairs: (1 of 2), (1 of 2), (window 2 × 2: 2 of 4 differ... (1,0) vs (0,1)) = 0.5 each.
-        assert!((mean_distance(&three) - 0.5).abs() < 1e-15);
-    }
-}
-
 /// The size of one board of `qd_bodies.png`.
 pub const BOARD_W: u32 = 960;
 pub const BOARD_H: u32 = 720;
@@ -394,4 +359,39 @@ pub fn write_section(
 pub fn bodies_time(study: &Study) -> f64 {
     let duration = study.configs[0].experiment.scenario.as_ref().map_or(60.0, |s| s.world.duration);
     (duration / 2.0).min(10.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(rows_top_first: &[&str]) -> Shape {
+        let h = rows_top_first.len() as u32;
+        let mut voxels = Vec::new();
+        for (r, row) in rows_top_first.iter().enumerate() {
+            for (x, ch) in row.chars().enumerate() {
+                if ch != '.' {
+                    voxels.push(([x as u32 + 3, h - 1 - r as u32 + 2], ch.to_string()));
+                }
+            }
+        }
+        Shape::new(&voxels)
+    }
+
+    #[test]
+    fn body_distance_counts_differing_cells_of_the_common_window() {
+        let worm = shape(&["####"]);
+        let biped = shape(&["####", "#..#"]);
+        // Placed at their lower-left corners: the worm's row is the biped's legs row; window 4 × 2.
+        // Cells differ: legs row (1,0), (2,0) are worm voxels vs empty; top row all 4 are biped only.
+        assert_eq!(body_distance(&worm, &biped), 6.0 / 8.0);
+        assert_eq!(body_distance(&biped, &biped), 0.0);
+        assert_eq!(body_distance(&shape(&["#h"]), &shape(&["#s"])), 0.5, "a material differs in 1 of 2 cells");
+        // Translation does not count.
+        assert_eq!(shape(&["..#", "..#"]), shape(&["#", "#"]));
+        assert_eq!(mean_distance(&[worm.clone(), worm.clone(), worm]), 0.0);
+        let three = [shape(&["#"]), shape(&["##"]), shape(&["#", "#"])];
+        // Pairs: 1 cell of 2, 1 of 2, and in the 2 × 2 window cells (1, 0) and (0, 1): 2 of 4; 0.5 each.
+        assert!((mean_distance(&three) - 0.5).abs() < 1e-15);
+    }
 }
