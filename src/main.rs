@@ -24,7 +24,8 @@ struct Cli {
     #[command(subcommand)]
     command: Command,
     /// Lift the resource limits (per scenario 10 000 voxels, 2e8 voxel steps, 20 000 terrain points,
-    /// 1e5 soft-cell bodies, 2e8 body steps; 1e7 genes per population; 1e5 POM lattice voxels;
+    /// 1e5 soft-cell bodies, 2e8 body steps, 1e4 objects, 2e8 object steps, 1e5 object contact pairs; 1e7 genes
+    /// per population; 1e5 POM lattice voxels;
     /// 5e10 pixels × frames per render; docs/commands.md, "Limits") for a rare big job. The validation ranges still apply.
     #[arg(long, global = true)]
     allow_large: bool,

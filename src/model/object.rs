@@ -184,6 +184,56 @@ impl ObjectSpec {
     }
 }
 
+/// The contact pairs the engine tracks from the first step among `objects` (issue 52): pairs of objects
+/// whose bounding boxes overlap at t = 0, at least one of them moving (fixed pairs are never tested), and
+/// for each moving object the ground segments under it (`ground_x`: the terrain profile's x, sorted;
+/// every segment under a body is a collider pair). Objects that do not overlap keep a contact graph of a
+/// few pairs per object (bodies side by side), so this count is what makes a scene quadratic; counting
+/// stops soon after `cap`.
+pub fn contact_pairs(objects: &[ObjectSpec], ground_x: &[f64], cap: u64) -> u64 {
+    let boxes: Vec<(Vec2, Vec2, bool)> = objects
+        .iter()
+        .map(|o| {
+            let c = o.corners();
+            let lo =
+                c.iter().fold(Vec2::new(f64::INFINITY, f64::INFINITY), |m, p| Vec2::new(m.x.min(p.x), m.y.min(p.y)));
+            let hi = c
+                .iter()
+                .fold(Vec2::new(f64::NEG_INFINITY, f64::NEG_INFINITY), |m, p| Vec2::new(m.x.max(p.x), m.y.max(p.y)));
+            (lo, hi, o.motion != ObjectMotion::Fixed)
+        })
+        .collect();
+    let mut pairs: u64 = 0;
+    for (lo, hi, moving) in &boxes {
+        if *moving && ground_x.len() > 1 {
+            // Segments [x_k, x_k+1] meeting [lo.x, hi.x].
+            let first = ground_x.partition_point(|x| *x <= lo.x).saturating_sub(1);
+            let last = ground_x.partition_point(|x| *x < hi.x).min(ground_x.len() - 1);
+            pairs = pairs.saturating_add(last.saturating_sub(first).max(1) as u64);
+        }
+    }
+    // Sweep along x: each object meets only those starting before it ends.
+    let mut order: Vec<usize> = (0..boxes.len()).collect();
+    order.sort_by(|&a, &b| boxes[a].0.x.total_cmp(&boxes[b].0.x));
+    const EPS: f64 = 1e-9;
+    for (k, &a) in order.iter().enumerate() {
+        if pairs > cap {
+            break;
+        }
+        let (lo, hi, moving) = boxes[a];
+        for &b in &order[k + 1..] {
+            let (lo2, hi2, moving2) = boxes[b];
+            if lo2.x >= hi.x - EPS {
+                break;
+            }
+            if (moving || moving2) && lo2.y < hi.y - EPS && lo.y < hi2.y - EPS {
+                pairs = pairs.saturating_add(1);
+            }
+        }
+    }
+    pairs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -319,6 +319,11 @@ pub struct Cost {
     pub cell_body_steps: u64,
     /// Connectors² × steps: the pair search's worst case.
     pub connector_pair_steps: u64,
+    /// Rigid objects: the scenario's and the task's.
+    pub objects: u64,
+    pub object_steps: u64,
+    /// Contact pairs among the scenario's objects at t = 0 ([`crate::model::object::contact_pairs`]).
+    pub object_contact_pairs: u64,
 }
 
 /// The largest simulated time accepted, s (11.6 days); anything longer is a typo.
@@ -593,8 +598,9 @@ impl Scenario {
             .collect()
     }
 
-    /// The cost of running this scenario (voxels, steps, terrain points, soft-cell bodies and connectors);
-    /// cheap, nothing is built.
+    /// The cost of running this scenario (voxels, steps, terrain points, soft-cell bodies and connectors,
+    /// rigid objects and their contact pairs); cheap, nothing is built but the terrain's profile when
+    /// there are objects.
     pub fn cost(&self) -> Cost {
         let voxels: u64 = self
             .robots
@@ -611,7 +617,24 @@ impl Scenario {
         } else {
             (0, 0)
         };
+        let objects = self.objects.len() as u64 + self.task_objects();
+        // The ground under the objects (built only for them; its size was bounded by validation).
+        let ground_x: Vec<f64> = if self.objects.is_empty() {
+            Vec::new()
+        } else {
+            let legacy = self.world.compat.is_legacy();
+            self.world
+                .terrain
+                .build(legacy)
+                .ok()
+                .flatten()
+                .map_or(Vec::new(), |t| t.profile.iter().map(|p| p.x).collect())
+        };
+        let object_contact_pairs = crate::model::object::contact_pairs(&self.objects, &ground_x, u64::MAX / 2);
         Cost {
+            objects,
+            object_steps: objects.saturating_mul(steps),
+            object_contact_pairs,
             voxels,
             steps,
             voxel_steps: voxels.saturating_mul(steps),
@@ -659,7 +682,37 @@ impl Scenario {
             limits.max_connector_pair_steps,
             "use fewer connectors or shorten the duration",
         )?;
+        check(
+            "objects",
+            "rigid objects (`objects` and the task's)",
+            cost.objects,
+            limits.max_objects,
+            "use fewer objects",
+        )?;
+        check(
+            "world.duration",
+            "object steps (rigid objects × duration / dt)",
+            cost.object_steps,
+            limits.max_object_steps,
+            "shorten the duration, raise dt or use fewer objects",
+        )?;
+        check(
+            "objects",
+            "contact pairs at t = 0 (objects overlapping one another, and the ground segments under moving ones)",
+            cost.object_contact_pairs,
+            limits.max_object_contact_pairs,
+            "move the objects apart so that they do not overlap, use fewer or smaller objects, or a coarser terrain",
+        )?;
         Ok(cost)
+    }
+
+    /// How many objects the task places (its boxes, walls, platform).
+    fn task_objects(&self) -> u64 {
+        match self.task {
+            TaskSpec::Carrying(_) | TaskSpec::Pushing(_) | TaskSpec::Balancing(_) => 1,
+            TaskSpec::Climbing(_) => 2,
+            _ => 0,
+        }
     }
 }
 

@@ -166,3 +166,37 @@ fn trailing_data_after_a_cell_scenario_or_on_a_recording_line_is_refused() {
         assert!(!png.exists());
     }
 }
+
+/// `n` 0.5 m boxes at x = 5 + `step`·i on flat ground, beside a robot far away (1 500 m).
+fn boxes(n: usize, step: f64, duration: f64) -> Value {
+    let objects: Vec<Value> =
+        (0..n).map(|i| json!({"size": [0.5, 0.5], "position": [5.0 + step * i as f64, 0.5]})).collect();
+    json!({"world": {"duration": duration}, "robots": [{"body": ["##"], "position": [1500, 0.5]}], "objects": objects})
+}
+
+#[test]
+fn scenes_of_objects_over_the_limits_are_refused_naming_the_field_and_allow_large_lifts_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    // 500 boxes piled onto one another: every pair overlaps, 500·499/2 = 124 750 pairs, plus one
+    // ground segment each (flat ground is one segment): over the 10⁵ contact pairs.
+    let piled = boxes(500, 0.001, 0.02);
+    let s = Scenario::from_json(&piled.to_string()).unwrap();
+    assert_eq!((s.cost().objects, s.cost().object_contact_pairs), (500, 124_750 + 500));
+    let e = s.check_limits(&Limits::DEFAULT).unwrap_err();
+    assert_eq!(e.path(), "objects");
+    s.check_limits(&Limits::NONE).unwrap();
+    let p = tmp.path().join("piled.json");
+    std::fs::write(&p, piled.to_string()).unwrap();
+    refused(&run(&["simulate", p.to_str().unwrap()]), &["`objects`", "contact pairs", "--allow-large"]);
+    let out = run(&["simulate", p.to_str().unwrap(), "--allow-large"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The same boxes side by side touch nothing: the ground segments under each (one, or two for a
+    // box over a vertex of the ground's profile), no pair among them.
+    let apart = Scenario::from_json(&boxes(500, 1.0, 0.02).to_string()).unwrap();
+    assert!((500..1000).contains(&apart.cost().object_contact_pairs), "{}", apart.cost().object_contact_pairs);
+    apart.check_limits(&Limits::DEFAULT).unwrap();
+    // 100 boxes for 10⁵ s at 1/60 s: 6·10⁸ object steps, over 2·10⁸.
+    let long = Scenario::from_json(&boxes(100, 1.0, 1e5).to_string()).unwrap();
+    assert_eq!(long.cost().object_steps, 600_000_000);
+    assert_eq!(long.check_limits(&Limits::DEFAULT).unwrap_err().path(), "world.duration");
+}
