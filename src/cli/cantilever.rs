@@ -95,7 +95,7 @@ pub fn run(args: CantileverArgs) -> Result<(), Failure> {
         }
     }
     if let Some(f) = args.fs.iter().find(|f| !(f.is_finite() && **f > 0.0 && **f <= 1e4)) {
-        return Err(input(anyhow!("--fs {} is invalid: spring frequencies must be in (0, 10000] Hz", compact(*f))));
+        return Err(input(anyhow!("--fs {} is invalid: spring frequencies must be in [1e-6, 10000] Hz", compact(*f))));
     }
     if let Some(n) = args.solver_iterations.filter(|n| !(1..=100).contains(n)) {
         return Err(input(anyhow!("--solver-iterations {n} is invalid: give 1 to 100")));

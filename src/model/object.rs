@@ -66,6 +66,60 @@ fn default_friction() -> f64 {
 /// The largest object side and coordinate, m: beyond this f32 engine coordinates lose the millimetre.
 pub const MAX_OBJECT_EXTENT: f64 = 10_000.0;
 
+/// The smallest mass, kg, and angular inertia about the centre, kg·m², of an object that moves. The
+/// engine keeps both in single precision and inverts them; measured (issue 52): a box lands like a 1 kg
+/// one down to an inertia of 1e-38 kg·m² (f32's smallest normal number is 1.2e-38), falls through the
+/// ground at 1e-39 and turns non-finite at masses of 1e-40 kg and below. 1e-30 leaves eight orders.
+pub const MIN_OBJECT_MASS: f64 = 1e-30;
+pub const MIN_OBJECT_INERTIA: f64 = 1e-30;
+/// The largest object mass, kg.
+pub const MAX_OBJECT_MASS: f64 = 1e6;
+
+/// Why `mass` (kg) cannot be an object's mass, if it cannot: the requirement, for an error message.
+pub fn mass_problem(mass: f64) -> Option<String> {
+    let ok = mass.is_finite() && (MIN_OBJECT_MASS..=MAX_OBJECT_MASS).contains(&mass);
+    (!ok).then(|| {
+        format!(
+            "{} kg: must be in [{MIN_OBJECT_MASS:e}, {MAX_OBJECT_MASS:e}] kg (the engine inverts masses in single \
+             precision)",
+            crate::geom::compact(mass)
+        )
+    })
+}
+
+/// `x` printed to three significant digits and read back (so that messages show 2.4e-26, not its
+/// nearest double's 17 digits).
+fn three_digits(x: f64) -> f64 {
+    format!("{x:.2e}").parse().unwrap_or(x)
+}
+
+/// Angular inertia of a uniform `size` rectangle of `mass` about its centre, kg·m².
+pub fn box_inertia(mass: f64, size: [f64; 2]) -> f64 {
+    mass * (size[0] * size[0] + size[1] * size[1]) / 12.0
+}
+
+/// Why a moving box of `mass` and `size` is too light for the engine to turn, if it is.
+pub fn inertia_problem(mass: f64, size: [f64; 2]) -> Option<String> {
+    let inertia = box_inertia(mass, size);
+    // The tolerance lets the suggested mass, rounded up to three digits, pass.
+    (inertia < MIN_OBJECT_INERTIA * (1.0 - 1e-9)).then(|| {
+        let needed = MIN_OBJECT_INERTIA / box_inertia(1.0, size);
+        // Up to three significant digits, so that giving it passes.
+        let unit = 10f64.powf(needed.log10().floor() - 2.0);
+        let needed = ((needed / unit) - 1e-6).ceil() * unit;
+        format!(
+            "{} kg on a {} × {} m box is an angular inertia of {} kg·m², below the {MIN_OBJECT_INERTIA:e} the \
+             engine's single-precision inverse needs (lighter boxes fall through the ground); give at least {} kg, \
+             or a larger box",
+            crate::geom::compact(mass),
+            crate::geom::compact(size[0]),
+            crate::geom::compact(size[1]),
+            crate::geom::compact(three_digits(inertia)),
+            crate::geom::compact(three_digits(needed)),
+        )
+    })
+}
+
 impl ObjectSpec {
     /// A dynamic box of `size` centred at `position`.
     pub fn dynamic_box(label: &str, size: [f64; 2], position: Vec2, mass: f64, friction: f64) -> ObjectSpec {
@@ -137,8 +191,14 @@ impl ObjectSpec {
                 format!("{}: give an angle in rad within ±100", crate::geom::compact(self.angle)),
             ));
         }
-        if !(self.mass.is_finite() && self.mass > 0.0 && self.mass <= 1e6) {
-            return Some(("mass".into(), format!("{} kg: must be in (0, 1e6] kg", crate::geom::compact(self.mass))));
+        if let Some(message) = mass_problem(self.mass) {
+            return Some(("mass".into(), message));
+        }
+        // A fixed object never reads its mass; one that moves is turned by the engine.
+        if self.motion != ObjectMotion::Fixed {
+            if let Some(message) = inertia_problem(self.mass, self.size) {
+                return Some(("mass".into(), message));
+            }
         }
         if !(self.friction.is_finite() && (0.0..=10.0).contains(&self.friction)) {
             return Some(("friction".into(), format!("{}: must be in [0, 10]", crate::geom::compact(self.friction))));
@@ -259,5 +319,22 @@ mod tests {
         assert!(o.invalid().is_none());
         assert!(o.overlaps([0.5, 0.0, 3.0, 3.0]));
         assert!(!o.overlaps([1.0, -0.5, 3.0, 3.0]), "touching at an edge is no overlap");
+    }
+
+    #[test]
+    fn a_box_too_light_to_turn_is_refused_and_the_suggested_mass_passes() {
+        let mut o = ObjectSpec::dynamic_box("b", [0.01, 0.02], Vec2::ZERO, 1e-29, 1.0);
+        let (field, message) = o.invalid().expect("an inertia of 4e-34 kg·m² is refused");
+        assert_eq!(field, "mass");
+        assert!(message.contains("give at least 2.4e-26 kg"), "{message}");
+        o.mass = 2.4e-26;
+        assert!(o.invalid().is_none(), "the suggestion passes");
+        // A fixed object never reads its mass.
+        o.mass = 1e-29;
+        o.motion = ObjectMotion::Fixed;
+        assert!(o.invalid().is_none());
+        // Below the mass floor, whatever the size.
+        o.mass = 1e-45;
+        assert!(o.invalid().unwrap().1.contains("must be in [1e-30, 1e6] kg"));
     }
 }

@@ -320,6 +320,15 @@ impl Scenario {
         // The task's objects come last: their ids are the first of them plus their index.
         let task_first = world.body_count();
         for o in &task_objects {
+            // The task's sizes may follow the robot, so its box is checked as placed: a light box on a
+            // small robot can fall below the inertia the engine turns.
+            if let Some((field, message)) = o.invalid() {
+                let field = match field.as_str() {
+                    "mass" => self.task.object_mass_field().to_string(),
+                    f => f.replacen("size", self.task.object_size_field(), 1),
+                };
+                return Err(ScenarioError::Json { path: format!("task.{field}"), message });
+            }
             // As for the scenario's objects (issue 52): a task's box or wall inside a robot at t = 0.
             if let Some((j, _)) =
                 placed.iter().enumerate().find(|(_, squares)| squares.iter().any(|sq| o.overlaps(*sq)))

@@ -3,6 +3,7 @@
 pub use crate::task::force_deflection::{FdLoad, ForceDeflectionSpec};
 
 use super::{Scenario, ScenarioError, TaskSpec};
+use crate::geom::compact;
 use crate::task::force_deflection::{run, FdError, FdResult};
 
 /// Checks the task against the time step `dt`; errors name `task.<field>` and the fix.
@@ -27,25 +28,35 @@ pub fn validate(spec: &ForceDeflectionSpec, dt: f64) -> Result<(), ScenarioError
     }
     let m = spec.max_deflection;
     if !(m.is_finite() && m > 0.0 && m <= 0.9) {
-        return Err(err("max_deflection", format!("{m}: must be in (0, 0.9] (a fraction of D; 0.5 is the spec's)")));
+        return Err(err(
+            "max_deflection",
+            format!("{}: must be in (0, 0.9] (a fraction of D; 0.5 is the spec's)", compact(m)),
+        ));
     }
     for (field, value) in [("settle", spec.settle), ("average", spec.average), ("ramp", spec.ramp)] {
         if !(value.is_finite() && (0.0..=1000.0).contains(&value)) {
-            return Err(err(field, format!("{value}: must be a time in [0, 1000] s")));
+            return Err(err(field, format!("{}: must be a time in [0, 1000] s", compact(value))));
         }
     }
     if spec.average < dt {
-        return Err(err("average", format!("{} s: must last at least one step (dt = {dt} s)", spec.average)));
+        return Err(err(
+            "average",
+            format!("{} s: must last at least one step (dt = {} s)", compact(spec.average), compact(dt)),
+        ));
     }
     if spec.ramp > spec.settle {
         return Err(err(
             "ramp",
-            format!("{} s: the bar moves within `settle` ({} s); use ramp ≤ settle", spec.ramp, spec.settle),
+            format!(
+                "{} s: the bar moves within `settle` ({} s); use ramp ≤ settle",
+                compact(spec.ramp),
+                compact(spec.settle)
+            ),
         ));
     }
     for (i, g) in spec.gravity.iter().enumerate() {
         if !(g.is_finite() && g.abs() <= super::MAX_GRAVITY) {
-            return Err(err(&format!("gravity[{i}]"), format!("{g}: must be in [-1000, 1000] m/s²")));
+            return Err(err(&format!("gravity[{i}]"), format!("{}: must be in [-1000, 1000] m/s²", compact(*g))));
         }
     }
     Ok(())

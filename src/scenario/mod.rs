@@ -224,6 +224,14 @@ impl TaskSpec {
         }
     }
 
+    /// The field that sets the mass of the task's moving object.
+    pub fn object_mass_field(&self) -> &'static str {
+        match self {
+            TaskSpec::Balancing(_) => "platform_mass",
+            _ => "box_mass",
+        }
+    }
+
     /// The key of the task's own metrics in a run's result and the names of those metrics that are one
     /// number each (what a fitness may name); no key for tasks without metrics of their own.
     pub fn metric_names(&self) -> (Option<&'static str>, Vec<String>) {
@@ -348,6 +356,23 @@ pub(crate) fn without_rust_type_names(message: &str) -> String {
             format!("{}an object with a \"type\" field{}", &message[..start], &rest[end..])
         }
         None => message.to_string(),
+    };
+    // An untagged enum's name means nothing to the user: say which forms the value may take.
+    const UNTAGGED: &str = "data did not match any variant of untagged enum ";
+    let message = match message.find(UNTAGGED) {
+        Some(start) => {
+            let rest = &message[start + UNTAGGED.len()..];
+            let end = rest.find(|c: char| !c.is_alphanumeric() && c != '_').unwrap_or(rest.len());
+            let forms = match &rest[..end] {
+                "NearCapSpec" => "a length in m (a number) or \"9R/N\"",
+                "BodySpec" => "a body name (\"worm\", \"biped\", \"tripod\", \"WxH\") or a list of text rows",
+                "FeatureSet" => "a feature-set name or a list of features",
+                "JobId" => "a string or a number",
+                _ => "one of the forms `vsr2d schema` gives",
+            };
+            format!("{}wrong form: expected {forms}{}", &message[..start], &rest[end..])
+        }
+        None => message,
     };
     // "expected f64" names a Rust type: say the JSON's.
     let mut message = message;
@@ -569,7 +594,8 @@ impl Scenario {
                         &format!("cell_types.{}.friction", cell.type_name),
                         format!(
                             "the `fold` task is frictionless and chain `{}` (chains[{k}]) uses this type; set it to 0 (it is {})",
-                            fold.chain, cell.params.friction
+                            fold.chain,
+                            crate::geom::compact(cell.params.friction)
                         ),
                     ));
                 }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Footprint, Placement, TaskSpecError};
 use crate::geom::Vec2;
-use crate::model::object::{ObjectMotion, ObjectSpec};
+use crate::model::object::{mass_problem, ObjectMotion, ObjectSpec};
 use crate::snapshot::Progress;
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
@@ -48,13 +48,8 @@ impl BalancingSpec {
                 }
             }
         }
-        if let Some(m) = self.platform_mass {
-            if !(m.is_finite() && m > 0.0 && m <= 1e6) {
-                return Err(TaskSpecError::new(
-                    "platform_mass",
-                    format!("{} kg: must be in (0, 1e6] kg", crate::geom::compact(m)),
-                ));
-            }
+        if let Some(message) = self.platform_mass.and_then(mass_problem) {
+            return Err(TaskSpecError::new("platform_mass", message));
         }
         if let Some(k) = self.hinge_stiffness {
             if !(k.is_finite() && (0.0..=1e9).contains(&k)) {

@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use crate::geom::Vec2;
 use crate::model::cell::CellParams;
-use crate::model::object::ObjectSpec;
+use crate::model::object::{mass_problem, ObjectSpec};
 use crate::sim::Stepping;
 use crate::sim::{SimError, World};
 use crate::snapshot::{BodyId, Flow, ListenerError, Progress, Snapshot, SnapshotListener};
@@ -92,11 +92,9 @@ fn check_box(size: Option<[f64; 2]>, mass: Option<f64>) -> Result<(), TaskSpecEr
             }
         }
     }
-    match mass {
-        Some(m) if !(m.is_finite() && m > 0.0 && m <= 1e6) => {
-            Err(TaskSpecError::new("box_mass", format!("{} kg: must be in (0, 1e6] kg", crate::geom::compact(m))))
-        }
-        _ => Ok(()),
+    match mass.and_then(mass_problem) {
+        Some(message) => Err(TaskSpecError::new("box_mass", message)),
+        None => Ok(()),
     }
 }
 

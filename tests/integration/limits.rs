@@ -200,3 +200,72 @@ fn scenes_of_objects_over_the_limits_are_refused_naming_the_field_and_allow_larg
     assert_eq!(long.cost().object_steps, 600_000_000);
     assert_eq!(long.check_limits(&Limits::DEFAULT).unwrap_err().path(), "world.duration");
 }
+
+/// Every number of every fixture set to ±1e308, 1e-320 or the string "1": each refusal prints numbers
+/// compactly (no run of 25 digits, as `{}` prints 1e308) and names no Rust type (issue 52: the cell
+/// types' `pressure`, the `fold` task's friction and the `force_deflection` task's times printed 309
+/// digits; `near_cap` answered "untagged enum NearCapSpec").
+#[test]
+fn refusals_print_numbers_compactly_and_name_no_rust_type() {
+    fn numbers(v: &Value, at: &mut Vec<Value>, out: &mut Vec<Vec<Value>>) {
+        match v {
+            Value::Object(m) => m.iter().for_each(|(k, x)| {
+                at.push(json!(k));
+                numbers(x, at, out);
+                at.pop();
+            }),
+            Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| {
+                at.push(json!(i));
+                numbers(x, at, out);
+                at.pop();
+            }),
+            Value::Number(_) => out.push(at.clone()),
+            _ => {}
+        }
+    }
+    let (mut cases, mut refused) = (0, 0);
+    let mut dir: Vec<_> = std::fs::read_dir(fixture("")).unwrap().map(|e| e.unwrap().path()).collect();
+    dir.sort();
+    for path in dir {
+        let base: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let mut paths = vec![];
+        numbers(&base, &mut vec![], &mut paths);
+        for at in paths {
+            for new in [json!(1e308), json!(-1e308), json!(1e-320), json!("1")] {
+                let mut v = base.clone();
+                let mut slot = &mut v;
+                for key in &at {
+                    slot = match key {
+                        Value::String(k) => &mut slot[k.as_str()],
+                        k => &mut slot[k.as_u64().unwrap() as usize],
+                    };
+                }
+                *slot = new.clone();
+                cases += 1;
+                let Err(e) = Scenario::from_json(&v.to_string()).and_then(|s| s.build().map(|_| ())) else {
+                    continue;
+                };
+                refused += 1;
+                let message = e.to_string();
+                let digits = message.split(|c: char| !c.is_ascii_digit()).map(str::len).max().unwrap_or(0);
+                assert!(digits < 25, "{} {at:?} = {new}: {message}", path.display());
+                for rust in ["untagged enum", "f64", "u64", "usize", "Spec`"] {
+                    assert!(!message.contains(rust), "{} {at:?} = {new}: {message}", path.display());
+                }
+            }
+        }
+    }
+    println!("{cases} cases, {refused} refused");
+    assert!(refused > cases / 2, "most of these values are out of range: {refused} of {cases}");
+}
+
+/// Springs so slow that their single-precision stiffness is 0 were locked by the engine: a robot of
+/// 1e-20 Hz stood as a rigid one (issue 52). The floor is refused at its field.
+#[test]
+fn springs_too_slow_for_the_engine_are_refused_at_their_field() {
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(fixture("two-material.json")).unwrap()).unwrap();
+    v["robots"][0]["materials"]["h"]["spring_hz"] = json!(1e-20);
+    let e = Scenario::from_json(&v.to_string()).and_then(|s| s.build().map(|_| ())).err().expect("refused");
+    assert!(e.to_string().contains("robots[0].materials.h") && e.to_string().contains("spring_hz"), "{e}");
+    assert!(e.to_string().contains("[1e-6, 10000] Hz"), "{e}");
+}

@@ -660,3 +660,22 @@ fn a_pressed_box_comes_out_of_the_ground_as_in_dyn4j() {
     let (after_5, rest) = (soft[4].0, soft[59].0);
     assert!(after_5 > 0.02 && rest < 1e-3, "soft contacts: {after_5} m deep after 5 steps, {rest} m after 60");
 }
+
+/// dyn4j runs its position pass island by island, each stopping when its own contacts are shallow
+/// (issue 52): in `legacy-1.0` a box landing hard 1 000 m away used to give the robot's contacts extra
+/// position iterations and moved its result (here by 0.023 m/s).
+#[test]
+fn a_box_landing_far_away_leaves_a_legacy_robot_alone() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/scenarios/worm-10x3-uneven.json");
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    v["world"]["duration"] = 10.into();
+    v["world"]["compat"] = "legacy-1.0".into();
+    let alone = vsr2d::batch::evaluate(&Scenario::from_json(&v.to_string()).unwrap()).unwrap();
+    v["objects"] = serde_json::json!([{"size": [1, 1], "position": [1000, 5]}]);
+    let with_box = vsr2d::batch::evaluate(&Scenario::from_json(&v.to_string()).unwrap()).unwrap();
+    assert_eq!(
+        serde_json::to_value(&alone.robots[0]).unwrap(),
+        serde_json::to_value(&with_box.robots[0]).unwrap(),
+        "the far box changed the robot"
+    );
+}

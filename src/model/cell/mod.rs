@@ -138,11 +138,11 @@ impl CellPreset {
 pub enum CellParamError {
     #[error("bodies = {0}: a membrane needs at least {MIN_BODIES} bodies")]
     TooFewBodies(usize),
-    #[error("radius = {0}: must be a finite length > 0 m")]
+    #[error("radius = {}: must be a finite length > 0 m", crate::geom::compact(*.0))]
     Radius(f64),
-    #[error("{field} = {value}: must be finite and ≥ 0")]
+    #[error("{field} = {}: must be finite and ≥ 0", crate::geom::compact(*.value))]
     Negative { field: &'static str, value: f64 },
-    #[error("density = {0}: must be finite and > 0 kg/m²")]
+    #[error("density = {}: must be finite and > 0 kg/m²", crate::geom::compact(*.0))]
     Density(f64),
 }
 
