@@ -12,6 +12,7 @@ use anyhow::Context;
 use vsr2d::scenario::{Limits, Scenario};
 
 pub mod bench;
+pub mod check;
 pub mod cells_report;
 pub mod compare;
 pub mod eval;
