@@ -211,10 +211,7 @@ impl Case {
             return Err(bad(at("scenarios"), "the case has nothing to render: give `scenarios` or `recordings`"));
         }
         if !self.fields.is_empty() && self.scenarios.is_empty() {
-            return Err(bad(
-                at("fields"),
-                "recordings have no result to check: give `scenarios`, or remove `fields`",
-            ));
+            return Err(bad(at("fields"), "recordings have no result to check: give `scenarios`, or remove `fields`"));
         }
         if let Some(d) = self.duration {
             check_time(at("duration"), d)?;
@@ -237,8 +234,7 @@ impl Case {
             }
             None if self.at.is_empty() => Pictures::Stills(vec![None]),
             None => {
-                let files: BTreeSet<String> =
-                    self.at.iter().map(|t| crate::geom::compact(*t).to_string()).collect();
+                let files: BTreeSet<String> = self.at.iter().map(|t| crate::geom::compact(*t).to_string()).collect();
                 if files.len() < self.at.len() {
                     return Err(bad(at("at"), "two times of `at` are the same: give each once"));
                 }
@@ -258,9 +254,9 @@ impl Case {
         let budget = match &self.tolerance.pixels {
             None => Budget::Pixels(0),
             Some(serde_json::Value::String(s)) => s.parse().map_err(|m| bad(at("tolerance.pixels"), m))?,
-            Some(serde_json::Value::Number(n)) => {
-                Budget::Pixels(n.as_u64().ok_or_else(|| bad(at("tolerance.pixels"), pixels_hint(&n.to_string())))? as usize)
-            }
+            Some(serde_json::Value::Number(n)) => Budget::Pixels(
+                n.as_u64().ok_or_else(|| bad(at("tolerance.pixels"), pixels_hint(&n.to_string())))? as usize,
+            ),
             Some(other) => return Err(bad(at("tolerance.pixels"), pixels_hint(&other.to_string()))),
         };
         if let Some(rms) = self.tolerance.rms {
@@ -271,7 +267,10 @@ impl Case {
         for (j, f) in self.fields.iter().enumerate() {
             let fat = |k: &str| at(&format!("fields[{j}].{k}"));
             if f.field.is_empty() {
-                return Err(bad(fat("field"), "give a field name (`distance`) or a JSON pointer (`/robots/0/distance`)"));
+                return Err(bad(
+                    fat("field"),
+                    "give a field name (`distance`) or a JSON pointer (`/robots/0/distance`)",
+                ));
             }
             for (k, v) in [("abs", f.abs), ("rel", f.rel)] {
                 if let Some(v) = v.filter(|v| !(v.is_finite() && *v >= 0.0)) {
@@ -313,7 +312,10 @@ fn parse_camera(value: Option<&serde_json::Value>) -> Result<CameraChoice, Strin
                 [x0, y0, x1, y1] if v.iter().all(|c| c.is_finite()) && x1 > x0 && y1 > y0 => {
                     Ok(CameraChoice::View(Aabb { min: Vec2::new(x0, y0), max: Vec2::new(x1, y1) }))
                 }
-                _ => Err(format!("{} is not a world rectangle with x0 < x1 and y0 < y1: {hint}", serde_json::Value::Array(a.clone()))),
+                _ => Err(format!(
+                    "{} is not a world rectangle with x0 < x1 and y0 < y1: {hint}",
+                    serde_json::Value::Array(a.clone())
+                )),
             }
         }
         Some(other) => Err(format!("{other} is not a camera: {hint}")),

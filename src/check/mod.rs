@@ -171,7 +171,11 @@ impl Plan {
             }
             let recordings: Vec<PathBuf> = case.recordings.iter().map(|p| dir.join(p)).collect();
             for r in &recordings {
-                std::fs::metadata(r).map_err(|source| CheckError::Read { what: "recording", path: r.clone(), source })?;
+                std::fs::metadata(r).map_err(|source| CheckError::Read {
+                    what: "recording",
+                    path: r.clone(),
+                    source,
+                })?;
             }
             cases.push(PlannedCase { case, settings, scenarios, recordings });
         }
@@ -414,16 +418,16 @@ fn resolved_lenient(path: &Path) -> PathBuf {
 
 /// Refuses outputs under the baseline directory (only `update` writes there) and outputs that name
 /// inputs or one another; and a missing baseline directory without `update`.
-pub fn check_outputs(
-    plan: &Plan,
-    options: &CheckOptions,
-    files: &[(&'static str, &Path)],
-) -> Result<(), CheckError> {
+pub fn check_outputs(plan: &Plan, options: &CheckOptions, files: &[(&'static str, &Path)]) -> Result<(), CheckError> {
     let baseline = resolved_lenient(&options.baseline);
     let dirs = options.out.iter().map(|p| ("--out", p.as_path()));
     for (what, path) in dirs.chain(files.iter().copied()) {
         if resolved_lenient(path).starts_with(&baseline) {
-            return Err(CheckError::InsideBaseline { what, path: path.to_path_buf(), baseline: options.baseline.clone() });
+            return Err(CheckError::InsideBaseline {
+                what,
+                path: path.to_path_buf(),
+                baseline: options.baseline.clone(),
+            });
         }
     }
     crate::output::check_distinct(files, &plan.inputs())?;
@@ -516,15 +520,15 @@ fn render_case(c: &PlannedCase, limits: &Limits) -> Result<Rendered, CheckError>
     let mut movie = Movie::new(sources(c, &options, c.case.duration)?, &settings).map_err(movie_err(c))?;
     let last = movie.frame_count().saturating_sub(1);
     let wanted: Vec<u64> = match &c.settings.pictures {
-        Pictures::Stills(times) => times.iter().map(|t| t.map_or(last, |t| frame_index_at(t, c.case.fps).min(last))).collect(),
+        Pictures::Stills(times) => {
+            times.iter().map(|t| t.map_or(last, |t| frame_index_at(t, c.case.fps).min(last))).collect()
+        }
         Pictures::Filmstrip(times) => times.iter().map(|t| frame_index_at(*t, c.case.fps).min(last)).collect(),
     };
     let frames_drawn = wanted.len() as u64;
-    limits.check_render(frames_drawn.max(last + 1), width, height, movie.body_count() as u64).map_err(|e| {
-        CheckError::Manifest {
-            path: format!("cases[name = {:?}]", c.case.name),
-            message: format!("{e} (a smaller `size`, a shorter `duration` or a lower `fps`)"),
-        }
+    limits.check_render(frames_drawn, width, height, movie.body_count() as u64).map_err(|e| CheckError::Manifest {
+        path: format!("cases[name = {:?}]", c.case.name),
+        message: format!("{e} (a smaller `size`, a shorter `duration` or a lower `fps`)"),
     })?;
     // Stills in time order (a movie only moves forward), each the very frame `vsr2d render` shows.
     let mut order: Vec<u64> = wanted.clone();
@@ -537,7 +541,9 @@ fn render_case(c: &PlannedCase, limits: &Limits) -> Result<Rendered, CheckError>
     let frame = |k: u64| &drawn.iter().find(|(i, _)| *i == k).expect("every wanted frame was drawn").1;
     let files = c.case.image_files(&c.settings.pictures);
     let images = match &c.settings.pictures {
-        Pictures::Stills(_) => files.into_iter().zip(&wanted).map(|(f, k)| (f, pixmap_to_rgba_image(frame(*k)))).collect(),
+        Pictures::Stills(_) => {
+            files.into_iter().zip(&wanted).map(|(f, k)| (f, pixmap_to_rgba_image(frame(*k)))).collect()
+        }
         Pictures::Filmstrip(_) => {
             let frames: Vec<&tiny_skia::Pixmap> = wanted.iter().map(|k| frame(*k)).collect();
             let strip = Filmstrip::compose(&frames).ok_or_else(|| CheckError::Manifest {
@@ -665,9 +671,9 @@ fn run_case(c: &PlannedCase, options: &CheckOptions) -> Result<CaseReport, Check
         let expected = read_baseline_png(&options.baseline.join(file))?;
         let budget = c.settings.budget.pixels(expected.as_ref().unwrap_or(actual));
         let comparison = expected.as_ref().map(|e| compare(e, actual, tolerance.channel));
-        let passed = comparison.as_ref().is_some_and(|cmp| {
-            cmp.within(budget) && tolerance.rms.is_none_or(|limit| cmp.rms <= limit)
-        });
+        let passed = comparison
+            .as_ref()
+            .is_some_and(|cmp| cmp.within(budget) && tolerance.rms.is_none_or(|limit| cmp.rms <= limit));
         missing |= expected.is_none();
         images.push(ImageReport { file: file.clone(), budget, rms_limit: tolerance.rms, comparison, passed });
         expected_images.push(expected);
@@ -709,7 +715,10 @@ fn run_case(c: &PlannedCase, options: &CheckOptions) -> Result<CaseReport, Check
             .collect();
         let image_files: Vec<String> = rendered.images.iter().map(|(f, _)| f.clone()).collect();
         let stale = record.as_ref().is_none_or(|r| {
-            r.images != image_files || r.presets != rendered.presets || !changed_fields.is_empty() || !updated.is_empty()
+            r.images != image_files
+                || r.presets != rendered.presets
+                || !changed_fields.is_empty()
+                || !updated.is_empty()
         });
         if stale {
             let new = BaselineRecord {

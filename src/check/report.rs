@@ -162,7 +162,10 @@ pub fn summary(report: &CheckReport, out: Option<&std::path::Path>) -> String {
             if out_of.is_empty() { "–".to_string() } else { cell(&out_of.join(", ")) }
         );
         if md.len() + row.len() + reserve > SUMMARY_MAX_BYTES {
-            md.push_str(&format!("\n… and {} more cases, left out to keep this summary under 1 MiB.\n", rows.len() - i));
+            md.push_str(&format!(
+                "\n… and {} more cases, left out to keep this summary under 1 MiB.\n",
+                rows.len() - i
+            ));
             break;
         }
         md.push_str(&row);
@@ -194,6 +197,10 @@ fn short(x: f64) -> String {
     let s = x.to_string();
     if s.len() <= 12 {
         s
+    } else if (1e-3..1e7).contains(&x.abs()) {
+        // Seven significant digits show a change of 1e-6 relative.
+        let decimals = (6 - x.abs().log10().floor() as i32).max(0) as usize;
+        format!("{x:.decimals$}")
     } else {
         format!("{x:.6e}")
     }
@@ -209,7 +216,8 @@ pub fn write_files(
     out: Option<&Path>,
 ) -> Result<(), CheckError> {
     if let Some(path) = junit_path {
-        crate::output::atomic::write(path, junit(report, suite).as_bytes()).map_err(|source| CheckError::Write { path: path.to_path_buf(), source })?;
+        crate::output::atomic::write(path, junit(report, suite).as_bytes())
+            .map_err(|source| CheckError::Write { path: path.to_path_buf(), source })?;
     }
     if let Some(path) = summary_path {
         let text = summary(report, out);
@@ -221,7 +229,8 @@ pub fn write_files(
                 .and_then(|mut f| f.write_all(format!("\n{text}").as_bytes()))
                 .map_err(|source| CheckError::Write { path: path.to_path_buf(), source })?;
         } else {
-            crate::output::atomic::write(path, text.as_bytes()).map_err(|source| CheckError::Write { path: path.to_path_buf(), source })?;
+            crate::output::atomic::write(path, text.as_bytes())
+                .map_err(|source| CheckError::Write { path: path.to_path_buf(), source })?;
         }
     }
     Ok(())

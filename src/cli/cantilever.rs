@@ -8,10 +8,10 @@ use clap::Args;
 
 use super::{input, Failure};
 use vsr2d::model::voxel::material::Preset;
+use vsr2d::model::voxel::material::{Material, MaterialSpec};
 use vsr2d::model::voxel::scaffolding::Scaffolding;
 use vsr2d::report::cantilever::report::write_report_with_viewer;
 use vsr2d::report::cantilever::sweep::{Cases, SweepOptions};
-use vsr2d::model::voxel::material::{Material, MaterialSpec};
 use vsr2d::report::checks::Verdict;
 use vsr2d::task::cantilever::{solver_iterations_for, PAPER, PAPER_SCAFFOLD_FS_HZ};
 
@@ -197,7 +197,8 @@ pub fn run(args: CantileverArgs) -> Result<(), Failure> {
             Verdict::Flag => "FLAG",
             Verdict::NoData => "n/a ",
         };
-        super::outln(&format!("{verdict}  {}: {} (predicted {})", c.name, c.measured, c.predicted))?;
+        let why = if c.verdict == Verdict::Pass { String::new() } else { format!(" — {}", c.explanation) };
+        super::outln(&format!("{verdict}  {}: {} (predicted {}){why}", c.name, c.measured, c.predicted))?;
     }
     super::note(&analysis.summary.line("cantilever checks"))?;
     let flagged: Vec<&str> =

@@ -76,7 +76,10 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
     let suite = args.manifest.display().to_string();
     check::report::write_files(&report, &suite, args.junit.as_deref(), args.summary.as_deref(), args.out.as_deref())
         .map_err(failure)?;
-    let (failed, total) = (report.cases.iter().filter(|c| c.status != Status::Pass && c.status != Status::Updated).count(), report.cases.len());
+    let (failed, total) = (
+        report.cases.iter().filter(|c| c.status != Status::Pass && c.status != Status::Updated).count(),
+        report.cases.len(),
+    );
     let tail = match (&args.out, failed) {
         (Some(out), 1..) => format!("; artefacts in {}", out.display()),
         _ => String::new(),

@@ -12,8 +12,8 @@ use anyhow::Context;
 use vsr2d::scenario::{Limits, Scenario};
 
 pub mod bench;
-pub mod check;
 pub mod cells_report;
+pub mod check;
 pub mod compare;
 pub mod eval;
 pub mod evolve;

@@ -145,7 +145,10 @@ pub fn composite(expected: &RgbaImage, actual: &RgbaImage, c: &Comparison, lines
     let (w, h) = (expected.width().max(actual.width()).max(1), expected.height().max(actual.height()).max(1));
     let line = TextRenderer::metrics(COMPOSITE_TEXT).line_height.ceil() as u32;
     let top = COMPOSITE_GAP + line;
-    let (width, height) = (3 * w + 4 * COMPOSITE_GAP, top + h + COMPOSITE_GAP + lines.len() as u32 * line + COMPOSITE_GAP);
+    // Wide enough for the counts even under small images.
+    let text_width = lines.iter().map(|l| TextRenderer::measure(l, COMPOSITE_TEXT).ceil() as u32).max().unwrap_or(0);
+    let width = (3 * w + 4 * COMPOSITE_GAP).max(text_width + 2 * COMPOSITE_GAP);
+    let height = top + h + COMPOSITE_GAP + lines.len() as u32 * line + COMPOSITE_GAP;
     let mut out = RgbaImage::from_pixel(width, height, Rgba([255, 255, 255, 255]));
     let x0 = |panel: u32| COMPOSITE_GAP + panel * (w + COMPOSITE_GAP);
     image::imageops::overlay(&mut out, expected, i64::from(x0(0)), i64::from(top));
@@ -181,7 +184,7 @@ pub fn composite(expected: &RgbaImage, actual: &RgbaImage, c: &Comparison, lines
     let mut text = TextRenderer::new();
     let ink = Colour::opaque(20, 20, 20);
     let baseline = COMPOSITE_GAP as f32 + TextRenderer::metrics(COMPOSITE_TEXT).ascent;
-    for (panel, caption) in ["expected", "actual", "difference (magenta), on the faded actual"].iter().enumerate() {
+    for (panel, caption) in ["expected", "actual", "difference"].iter().enumerate() {
         text.draw(&mut pixmap, caption, x0(panel as u32) as f32, baseline, COMPOSITE_TEXT, ink);
     }
     for (i, l) in lines.iter().enumerate() {

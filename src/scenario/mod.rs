@@ -404,7 +404,8 @@ pub fn from_json_located<T: serde::de::DeserializeOwned>(
         let inner = e.into_inner();
         let mut message = without_rust_type_names(&message);
         if message.contains("unknown field") {
-            message.push_str(&format!(" (remove it or fix its spelling; {schema_command} prints every accepted field)"));
+            message
+                .push_str(&format!(" (remove it or fix its spelling; {schema_command} prints every accepted field)"));
         } else if message.starts_with("invalid type") || message.starts_with("invalid value") {
             message.push_str(&format!(
                 " (write a value of the expected type here; {schema_command} prints every field's type)"
@@ -423,9 +424,7 @@ pub fn from_json_located<T: serde::de::DeserializeOwned>(
         }
         (path, message)
     })?;
-    de.end().map_err(|e| {
-        (String::new(), format!("{e} after {what} (the file must hold exactly one JSON object)"))
-    })?;
+    de.end().map_err(|e| (String::new(), format!("{e} after {what} (the file must hold exactly one JSON object)")))?;
     Ok(value)
 }
 

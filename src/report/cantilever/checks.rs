@@ -549,8 +549,8 @@ fn dynamic_scaffolding_check(dynamic: &[DynamicSummary], size: (u32, u32)) -> Ch
     let pass = peak_ratio < 1.0 && period_ratio.is_some_and(|r| r < 1.0);
     // An overdamped beam returns without oscillating: there is no period to compare, which is no
     // failure of the physics (a growing or diverging run still is).
-    let overdamped =
-        period_ratio.is_none() && [all, ec].iter().all(|f| f.period_s.is_some() || f.oscillation == Oscillation::NoPeriod);
+    let overdamped = period_ratio.is_none()
+        && [all, ec].iter().all(|f| f.period_s.is_some() || f.oscillation == Oscillation::NoPeriod);
     Check {
         id,
         name: format!("{name} at {} Hz", short(fs.unwrap_or(f64::NAN))),
