@@ -283,3 +283,29 @@ fn the_manifest_schema_is_printed() {
     let text = schema.to_string();
     assert!(text.contains("tolerance") && text.contains("fields") && text.contains("filmstrip"), "{text}");
 }
+
+/// Several scenarios in one case: one grid cell each, and the result holds every run.
+#[test]
+fn a_grid_case_shows_every_scenario_and_checks_every_run() {
+    let repo = user_repo();
+    let r = repo.path();
+    let manifest = r#"{"cases": [{"name": "pair", "scenarios": ["scenarios/worm.json", "scenarios/biped.json"],
+        "duration": 0.5, "size": "160x60", "layout": "1x2",
+        "fields": [{"field": "/runs/1/robots/0/x_distance", "rel": 1e-9}]}]}"#;
+    fs::write(r.join("vsr2d-check.json"), manifest).unwrap();
+    let update = check(r, &["--update"]);
+    assert_eq!(update.status.code(), Some(0), "{}", text(&update));
+    let png = image::open(r.join("baselines/pair.png")).unwrap();
+    assert_eq!((png.width(), png.height()), (160, 60));
+    let record: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(r.join("baselines/pair.json")).unwrap()).unwrap();
+    let labels: Vec<&str> = record["result"]["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|run| run["robots"][0]["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["worm", "biped"]);
+    let again = check(r, &[]);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+}
