@@ -46,18 +46,19 @@ pub enum CheckError {
         #[source]
         source: std::io::Error,
     },
+    // Boxed: these errors are large, and every result of the module carries a `CheckError`.
     #[error("case `{case}`: scenario `{path}`")]
     Scenario {
         case: String,
         path: PathBuf,
         #[source]
-        source: ScenarioError,
+        source: Box<ScenarioError>,
     },
     #[error("case `{case}`")]
     Movie {
         case: String,
         #[source]
-        source: MovieError,
+        source: Box<MovieError>,
     },
     #[error("case `{case}`: field `{field}`: {message}")]
     Field { case: String, field: String, message: String },
@@ -161,7 +162,11 @@ impl Plan {
             let mut scenarios = Vec::with_capacity(case.scenarios.len());
             for p in &case.scenarios {
                 let path = dir.join(p);
-                let err = |source| CheckError::Scenario { case: case.name.clone(), path: path.clone(), source };
+                let err = |source| CheckError::Scenario {
+                    case: case.name.clone(),
+                    path: path.clone(),
+                    source: Box::new(source),
+                };
                 let mut scenario = Scenario::from_json(&read_text(&path, "scenario")?).map_err(err)?;
                 if let Some(d) = case.duration {
                     scenario.world.duration = d;
@@ -280,9 +285,9 @@ impl FieldReport {
     /// "abs 0.01 + rel 0.001" (or "exact").
     pub fn tolerance(&self) -> String {
         match (self.abs, self.rel) {
-            (a, r) if a == 0.0 && r == 0.0 => "exact".into(),
-            (a, r) if r == 0.0 => format!("abs {a}"),
-            (a, r) if a == 0.0 => format!("rel {r}"),
+            (0.0, 0.0) => "exact".into(),
+            (a, 0.0) => format!("abs {a}"),
+            (0.0, r) => format!("rel {r}"),
             (a, r) => format!("abs {a} + rel {r}"),
         }
     }
@@ -460,7 +465,7 @@ struct Rendered {
 }
 
 fn movie_err(case: &PlannedCase) -> impl Fn(MovieError) -> CheckError + '_ {
-    move |source| CheckError::Movie { case: case.case.name.clone(), source }
+    move |source| CheckError::Movie { case: case.case.name.clone(), source: Box::new(source) }
 }
 
 fn sources(c: &PlannedCase, options: &RenderOptions, duration: Option<f64>) -> Result<Vec<MovieSource>, CheckError> {
@@ -500,8 +505,7 @@ fn first_frame_view(c: &PlannedCase, settings: &MovieSettings) -> Result<Aabb, C
 }
 
 fn render_case(c: &PlannedCase, limits: &Limits) -> Result<Rendered, CheckError> {
-    let mut options = RenderOptions::default();
-    options.progress = c.case.progress;
+    let options = RenderOptions { progress: c.case.progress, ..RenderOptions::default() };
     let (width, height) = c.settings.size;
     let mut settings = MovieSettings {
         width,

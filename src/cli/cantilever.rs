@@ -161,7 +161,6 @@ pub fn run(args: CantileverArgs) -> Result<(), Failure> {
         measure_convergence: !args.no_convergence,
         compare_with_original: !args.no_reference && material.is_none(),
         progress: !args.quiet && std::io::stderr().is_terminal(),
-        ..SweepOptions::default()
     };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs.unwrap_or(0)).build()?;
     let started = std::time::Instant::now();
