@@ -10,6 +10,7 @@
 
 pub mod batch;
 pub mod bench;
+pub mod check;
 pub mod controller;
 pub mod evolve;
 pub mod geom;

@@ -52,10 +52,12 @@ enum Command {
         detail: Option<SnapshotDetail>,
     },
     /// Print the JSON Schema of scenario files (`--result`: of a run's result, what `simulate` prints,
-    /// with every metric's definition and unit).
+    /// with every metric's definition and unit; `--manifest`: of `vsr2d check` manifests).
     Schema {
-        #[arg(long)]
+        #[arg(long, conflicts_with = "manifest")]
         result: bool,
+        #[arg(long)]
+        manifest: bool,
     },
     /// Run the cantilever characterization sweeps and write an HTML report with plots and data.
     Cantilever(cli::cantilever::CantileverArgs),
@@ -73,6 +75,9 @@ enum Command {
     View(cli::view::ViewArgs),
     /// Compare two images as the test suite's golden checks do (exit 0: match, 1: differ, 2: bad input).
     Compare(cli::compare::CompareArgs),
+    /// Check golden images and numbers of the cases of a manifest against a baseline directory, for CI
+    /// (exit 0: all pass, 1: some differ, 2: bad input or a missing baseline; docs/golden-images.md).
+    Check(cli::check::CheckArgs),
     /// Evolve robots with the paper's μ+λ genetic algorithm (checkpointed; rerun to resume).
     Evolve(cli::evolve::EvolveArgs),
     /// The paper's three studies (body, evodevo, sensing), the distributed one and the optimizer studies (qd, energy) over several seeds, with a report.
@@ -165,14 +170,20 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Render(args) => cli::render::run(args),
         Command::Pom(args) => cli::pom::run(args),
         Command::Compare(args) => cli::compare::run(args),
+        Command::Check(args) => cli::check::run(args),
         Command::View(args) => cli::view::run(args),
         Command::Evolve(args) => cli::evolve::run_cli(args),
         Command::Study(args) => cli::study::run(args),
         Command::Cantilever(args) => cli::cantilever::run(args),
         Command::CellsReport(args) => cli::cells_report::run(args),
-        Command::Schema { result } => {
-            let schema =
-                if result { schemars::schema_for!(vsr2d::task::RunResult) } else { schemars::schema_for!(Scenario) };
+        Command::Schema { result, manifest } => {
+            let schema = if result {
+                schemars::schema_for!(vsr2d::task::RunResult)
+            } else if manifest {
+                schemars::schema_for!(vsr2d::check::Manifest)
+            } else {
+                schemars::schema_for!(Scenario)
+            };
             cli::outln(&serde_json::to_string_pretty(&schema)?)
         }
     }

@@ -853,6 +853,116 @@ fn per_voxel_setting(py: Python<'_>, d: &Bound<'_, PyAny>) -> PyResult<PerVoxel>
     Ok(setting)
 }
 
+fn check_error(py: Python<'_>, e: vsr2d::check::CheckError) -> PyErr {
+    match e.manifest_path() {
+        Some(path) => invalid(py, path.to_string(), e.to_string()),
+        None if e.is_input() => PyValueError::new_err(describe(&e)),
+        None => PyRuntimeError::new_err(describe(&e)),
+    }
+}
+
+/// The error and its causes on one line (as the command line prints them).
+fn describe(e: &dyn std::error::Error) -> String {
+    let mut line = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if !line.contains(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+        cause = c.source();
+    }
+    line
+}
+
+/// Compares two PNG images as `vsr2d compare` and `vsr2d check` do: a pixel differs when a channel
+/// differs by more than `tolerance`; they match when at most `budget` pixels differ (a count, or a
+/// percentage string such as "0.5%"). Writes the expected | actual | difference composite to `composite`
+/// when they do not match. Returns a dict: `match`, `differing`, `budget`, `max_channel_delta`, `rms`,
+/// `bbox` ([x0, y0, x1, y1] or None), `expected_size`, `actual_size`, `summary`.
+#[pyfunction]
+#[pyo3(signature = (expected, actual, tolerance = 2, budget = None, composite = None))]
+fn compare<'py>(
+    py: Python<'py>,
+    expected: PathBuf,
+    actual: PathBuf,
+    tolerance: u8,
+    budget: Option<&Bound<'py, PyAny>>,
+    composite: Option<PathBuf>,
+) -> PyResult<Bound<'py, PyAny>> {
+    use vsr2d::render::compare::Budget;
+    let budget: Budget = match budget {
+        None => Budget::Pixels(0),
+        Some(b) if b.is_instance_of::<PyString>() => b.extract::<String>()?.parse().map_err(PyValueError::new_err)?,
+        Some(b) => Budget::Pixels(b.extract::<usize>().map_err(|_| {
+            PyValueError::new_err("budget must be a pixel count (12) or a percentage string (\"0.5%\")")
+        })?),
+    };
+    let open = |p: &PathBuf| {
+        vsr2d::render::compare::read_image(p)
+            .map_err(|e| PyValueError::new_err(format!("cannot read image {}: {e}", p.display())))
+    };
+    let (e, a) = (open(&expected)?, open(&actual)?);
+    if let Some(path) = &composite {
+        vsr2d::output::check_distinct(&[("composite", path)], &[("expected", &expected), ("actual", &actual)])
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    }
+    let c = py.detach(|| vsr2d::render::compare::compare(&e, &a, tolerance));
+    let pixels = budget.pixels(&e);
+    if let (Some(path), false) = (&composite, c.within(pixels)) {
+        let image = vsr2d::render::compare::composite(&e, &a, &c, &[c.summary(pixels)]);
+        vsr2d::render::compare::write_image(path, &image)
+            .map_err(|e| PyRuntimeError::new_err(format!("cannot write {}: {e}", path.display())))?;
+    }
+    let value = serde_json::json!({
+        "match": c.within(pixels),
+        "differing": c.differing,
+        "budget": pixels,
+        "max_channel_delta": c.max_channel_delta,
+        "rms": c.rms,
+        "bbox": c.bbox.map(|(x0, y0, x1, y1)| [x0, y0, x1, y1]),
+        "expected_size": [c.expected_size.0, c.expected_size.1],
+        "actual_size": [c.actual_size.0, c.actual_size.1],
+        "summary": c.summary(pixels),
+    });
+    to_py(py, &value)
+}
+
+/// `vsr2d check` from Python (what `vsr2d.testing` calls): the manifest's JSON text, its path (for
+/// messages and the input checks) and the directory its relative paths start from. Returns the report
+/// as a dict (`exit_code`, `cases`); writes the same artefacts, JUnit file and summary as the command.
+#[pyfunction]
+#[pyo3(signature = (manifest_json, manifest_path, base_dir, baseline, *, update = false, out = None, junit = None, summary = None, jobs = None, allow_large = false))]
+#[allow(clippy::too_many_arguments)]
+fn check<'py>(
+    py: Python<'py>,
+    manifest_json: String,
+    manifest_path: PathBuf,
+    base_dir: PathBuf,
+    baseline: PathBuf,
+    update: bool,
+    out: Option<PathBuf>,
+    junit: Option<PathBuf>,
+    summary: Option<PathBuf>,
+    jobs: Option<usize>,
+    allow_large: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    use vsr2d::check::{self, CheckOptions, Plan};
+    let limits = if allow_large { Limits::NONE } else { Limits::DEFAULT };
+    let plan = Plan::from_json(&manifest_json, &manifest_path, &base_dir, &limits).map_err(|e| check_error(py, e))?;
+    let options = CheckOptions { baseline, update, out: out.clone(), jobs, limits };
+    let mut files: Vec<(&'static str, &std::path::Path)> = Vec::new();
+    files.extend(junit.iter().map(|p| ("junit", p.as_path())));
+    files.extend(summary.iter().map(|p| ("summary", p.as_path())));
+    check::check_outputs(&plan, &options, &files).map_err(|e| check_error(py, e))?;
+    let report = py.detach(|| check::run(&plan, &options)).map_err(|e| check_error(py, e))?;
+    let suite = manifest_path.display().to_string();
+    check::report::write_files(&report, &suite, junit.as_deref(), summary.as_deref(), out.as_deref())
+        .map_err(|e| check_error(py, e))?;
+    to_py(py, &report.to_json())
+}
+
 #[pymodule]
 fn _vsr2d(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
@@ -867,6 +977,8 @@ fn _vsr2d(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Evolution>()?;
     m.add_class::<representation::Representation>()?;
     m.add_function(wrap_pyfunction!(write_video, m)?)?;
+    m.add_function(wrap_pyfunction!(compare, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(fixtures::task_scenario, m)?)?;
     Ok(())
 }

@@ -15,18 +15,25 @@ Everything here is the Rust library through thin bindings; scenarios are the sam
 - ``Representation(spec)``: the genome → scenario decoders of ``vsr2d evolve`` and the descriptors of a
   result, for any optimizer (pycma, pyribs, pymoo, EvoTorch, ...): ``size``, ``init_box``,
   ``decode(genome)``, ``descriptors(result, names)``.
+- ``compare(expected_png, actual_png)``: the golden-image comparison of ``vsr2d compare``;
+  ``check(manifest, baseline)``: ``vsr2d check``; ``vsr2d.testing``: its pytest plugin (docs/golden-images.md).
 - ``vsr2d.gym.Locomotion``, ``vsr2d.gym.Task``: Gymnasium environments (need ``pip install gymnasium``),
   registered as ``vsr2d/Locomotion-v0``, ``vsr2d/Jumping-v0``, ... when Gymnasium is installed.
 """
 
 import importlib.util
 
+import json as _json
+import os as _os
+
+from ._vsr2d import check as _check
 from ._vsr2d import (
     Evolution,
     Representation,
     ScenarioError,
     Simulation,
     __version__,
+    compare,
     evaluate,
     evaluate_many,
     render,
@@ -42,6 +49,8 @@ __all__ = [
     "ScenarioError",
     "Simulation",
     "__version__",
+    "check",
+    "compare",
     "evaluate",
     "evaluate_many",
     "evolve",
@@ -83,3 +92,32 @@ def evolve(experiment, out_dir, *, map=None, jobs=None, stop_after=None, allow_l
 # With Gymnasium installed, `import vsr2d` is enough for gymnasium.make("vsr2d/Locomotion-v0").
 if importlib.util.find_spec("gymnasium") is not None:
     from . import gym as _gym  # noqa: F401  (registers the environments)
+
+
+def check(manifest, baseline, *, update=False, out=None, junit=None, summary=None, jobs=None, allow_large=False):
+    """``vsr2d check`` in Python: the cases of ``manifest`` (a path, or a dict whose relative paths start
+    at the current directory) against the baseline directory ``baseline``. Writes the same baselines
+    (``update``), artefacts (``out``), JUnit file and summary as the command, and returns its report: a
+    dict with ``exit_code`` (0 pass, 1 differ, 2 missing baseline) and per case ``name``, ``status``,
+    ``message``, ``images`` (counts), ``fields``, ``notes``, ``updated``, ``artefacts``. Bad input raises
+    ``ScenarioError`` (manifest problems, with their JSON ``path``) or ``ValueError``."""
+    if isinstance(manifest, dict):
+        text, path, base = _json.dumps(manifest), "<manifest>", "."
+    else:
+        path = _os.fspath(manifest)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        base = _os.path.dirname(path) or "."
+    fs = lambda p: None if p is None else _os.fspath(p)  # noqa: E731
+    return _check(
+        text,
+        path,
+        base,
+        _os.fspath(baseline),
+        update=update,
+        out=fs(out),
+        junit=fs(junit),
+        summary=fs(summary),
+        jobs=jobs,
+        allow_large=allow_large,
+    )

@@ -8,10 +8,12 @@ use clap::Args;
 
 use super::{input, Failure};
 use vsr2d::model::voxel::material::Preset;
+use vsr2d::model::voxel::material::{Material, MaterialSpec};
 use vsr2d::model::voxel::scaffolding::Scaffolding;
 use vsr2d::report::cantilever::report::write_report_with_viewer;
 use vsr2d::report::cantilever::sweep::{Cases, SweepOptions};
-use vsr2d::task::cantilever::{solver_iterations_for, PAPER};
+use vsr2d::report::checks::Verdict;
+use vsr2d::task::cantilever::{solver_iterations_for, PAPER, PAPER_SCAFFOLD_FS_HZ};
 
 #[derive(Args)]
 pub struct CantileverArgs {
@@ -47,8 +49,18 @@ pub struct CantileverArgs {
     #[arg(long, default_value_t = PAPER.dt)]
     dt: f64,
     /// Material preset: default or legacy-1.0.
-    #[arg(long, default_value = "default")]
+    #[arg(long, default_value = "default", conflicts_with = "material")]
     preset: Preset,
+    /// The beams' material, a JSON object as a scenario writes one under `robots[i].materials`
+    /// (preset, side, mass, spring_hz, damping_ratio, max_area_change, scaffolding, ...): the f_s sweep
+    /// varies its spring_hz, the scaffolding sweep runs at its spring_hz (its own scaffolding included),
+    /// and the comparison with the original is left out (that was measured with the original's material).
+    #[arg(long, value_name = "FILE.json")]
+    material: Option<PathBuf>,
+    /// Exit 1 when a physical sanity check of the report is flagged (a check that cannot measure, e.g. the
+    /// period of an overdamped beam, is "not applicable", not a failure).
+    #[arg(long)]
+    check: bool,
     /// Solver substeps per step (default: the project's measured default; 1 for legacy-1.0).
     #[arg(long)]
     solver_iterations: Option<usize>,
@@ -113,6 +125,15 @@ pub fn run(args: CantileverArgs) -> Result<(), Failure> {
             compact(limit as f64)
         )));
     }
+    let material = args.material.as_deref().map(read_material).transpose()?;
+    let preset = material.map_or(args.preset, |m| m.preset);
+    let mut scaffolds = args.scaffolds.clone();
+    if let Some(m) = material {
+        // The material as written is always among the runs.
+        if !scaffolds.contains(&m.scaffolding) {
+            scaffolds.push(m.scaffolding);
+        }
+    }
     // Fail on an unwritable report directory before minutes of simulation.
     std::fs::create_dir_all(&args.output)
         .with_context(|| format!("cannot create the report directory {}", args.output.display()))
@@ -122,7 +143,9 @@ pub fn run(args: CantileverArgs) -> Result<(), Failure> {
     let options = SweepOptions {
         sizes,
         fs_hz: args.fs,
-        scaffolds: args.scaffolds,
+        scaffolds,
+        scaffold_fs_hz: material.map_or(PAPER_SCAFFOLD_FS_HZ, |m| m.spring_hz),
+        material,
         cases: match args.only.as_deref() {
             Some("static") => Cases::Static,
             Some("dynamic") => Cases::Dynamic,
@@ -133,12 +156,11 @@ pub fn run(args: CantileverArgs) -> Result<(), Failure> {
         dynamic_force_n: args.impulse_force,
         dynamic_duration_s: args.dynamic_duration,
         dt: args.dt,
-        preset: args.preset,
-        solver_iterations: args.solver_iterations.unwrap_or(solver_iterations_for(args.preset)),
+        preset,
+        solver_iterations: args.solver_iterations.unwrap_or(solver_iterations_for(preset)),
         measure_convergence: !args.no_convergence,
-        compare_with_original: !args.no_reference,
+        compare_with_original: !args.no_reference && material.is_none(),
         progress: !args.quiet && std::io::stderr().is_terminal(),
-        ..SweepOptions::default()
     };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs.unwrap_or(0)).build()?;
     let started = std::time::Instant::now();
@@ -163,7 +185,46 @@ pub fn run(args: CantileverArgs) -> Result<(), Failure> {
         data.dynamic_runs.len(),
         started.elapsed().as_secs_f64(),
         files.index_html.display()
-    ))
+    ))?;
+    if !args.check {
+        return Ok(());
+    }
+    let analysis = vsr2d::report::cantilever::analysis::analyse(&data);
+    for c in &analysis.sanity {
+        let verdict = match c.verdict {
+            Verdict::Pass => "pass",
+            Verdict::Flag => "FLAG",
+            Verdict::NoData => "n/a ",
+        };
+        let why = if c.verdict == Verdict::Pass { String::new() } else { format!(" — {}", c.explanation) };
+        super::outln(&format!("{verdict}  {}: {} (predicted {}){why}", c.name, c.measured, c.predicted))?;
+    }
+    super::note(&analysis.summary.line("cantilever checks"))?;
+    let flagged: Vec<&str> =
+        analysis.sanity.iter().filter(|c| c.verdict == Verdict::Flag).map(|c| c.id.as_str()).collect();
+    if flagged.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Runtime(anyhow!(
+            "{} sanity checks flagged: {}; see {}",
+            flagged.len(),
+            flagged.join(", "),
+            files.index_html.display()
+        )))
+    }
+}
+
+/// A material file: one JSON object as a scenario writes a voxel material, with JSON-path errors.
+fn read_material(path: &std::path::Path) -> Result<Material, Failure> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the material {}", path.display()))
+        .map_err(input)?;
+    let spec: MaterialSpec = vsr2d::scenario::from_json_located(&text, "the material object", "`vsr2d schema`")
+        .map_err(|(at, message)| {
+            let at = if at.is_empty() || at == "." { String::new() } else { format!(" `{at}`") };
+            input(anyhow!("material {}{at}: {message}", path.display()))
+        })?;
+    spec.resolve().map_err(|e| input(anyhow!("material {}: {e}", path.display())))
 }
 
 #[cfg(test)]

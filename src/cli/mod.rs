@@ -13,6 +13,7 @@ use vsr2d::scenario::{Limits, Scenario};
 
 pub mod bench;
 pub mod cells_report;
+pub mod check;
 pub mod compare;
 pub mod eval;
 pub mod evolve;

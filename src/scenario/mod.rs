@@ -401,50 +401,63 @@ pub(crate) fn without_rust_type_names(message: &str) -> String {
 }
 
 /// Rewords what serde_json reports as a syntax error for text that is valid JSON of the wrong shape.
-fn valid_json_type_error(message: &str) -> String {
+fn valid_json_type_error(message: &str, schema_command: &str) -> String {
     let at = message.find(" at line ").map_or("", |i| &message[i..]);
     if message.starts_with("expected value") {
-        format!("wrong type{at}: expected a string naming one of the documented choices (`vsr2d schema` lists them)")
+        format!("wrong type{at}: expected a string naming one of the documented choices ({schema_command} lists them)")
     } else if message.starts_with("trailing characters") {
         format!("too many elements{at}: this array has a fixed length (e.g. [x, y])")
     } else {
-        format!("{message} (the JSON is valid but does not have the expected shape; `vsr2d schema` prints it)")
+        format!("{message} (the JSON is valid but does not have the expected shape; {schema_command} prints it)")
     }
+}
+
+/// Deserializes one JSON document as `T`; an error is (JSON path, message saying how to fix it), the
+/// message pointing at `schema_command` for the accepted shape. `what` names the document
+/// ("the scenario object") for text after it. Shared by every JSON input with paths in its errors
+/// (scenarios, `vsr2d check` manifests).
+pub fn from_json_located<T: serde::de::DeserializeOwned>(
+    text: &str,
+    what: &str,
+    schema_command: &str,
+) -> Result<T, (String, String)> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let value: T = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
+        // An error inside a tagged enum (controller, time function, terrain, task) carries the
+        // path inside it in its message (see crate::tagged): splice it onto the outer one.
+        let (path, message) = crate::tagged::locate(&e.path().to_string(), &e.inner().to_string());
+        let inner = e.into_inner();
+        let mut message = without_rust_type_names(&message);
+        if message.contains("unknown field") {
+            message
+                .push_str(&format!(" (remove it or fix its spelling; {schema_command} prints every accepted field)"));
+        } else if message.starts_with("invalid type") || message.starts_with("invalid value") {
+            message.push_str(&format!(
+                " (write a value of the expected type here; {schema_command} prints every field's type)"
+            ));
+        } else if message.starts_with("missing field") {
+            message.push_str(&format!(" (add it; {schema_command} prints which fields are required)"));
+        } else if inner.is_syntax() || inner.is_eof() {
+            // serde_json reports some type errors of valid JSON as syntax errors: a number where a
+            // name is expected ("expected value"), an array longer than a fixed-size one ("trailing
+            // characters"). Only text that does not parse as JSON is called invalid JSON.
+            if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
+                message = valid_json_type_error(&message, schema_command);
+            } else {
+                message.push_str(" (the file is not valid JSON)");
+            }
+        }
+        (path, message)
+    })?;
+    de.end().map_err(|e| (String::new(), format!("{e} after {what} (the file must hold exactly one JSON object)")))?;
+    Ok(value)
 }
 
 impl Scenario {
     /// Parses JSON; errors name the JSON path of the problem and how to fix it.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let scenario: Scenario = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
-            // An error inside a tagged enum (controller, time function, terrain, task) carries the
-            // path inside it in its message (see crate::tagged): splice it onto the outer one.
-            let (path, message) = crate::tagged::locate(&e.path().to_string(), &e.inner().to_string());
-            let inner = e.into_inner();
-            let mut message = without_rust_type_names(&message);
-            if message.contains("unknown field") {
-                message.push_str(" (remove it or fix its spelling; `vsr2d schema` prints every accepted field)");
-            } else if message.starts_with("invalid type") || message.starts_with("invalid value") {
-                message
-                    .push_str(" (write a value of the expected type here; `vsr2d schema` prints every field's type)");
-            } else if message.starts_with("missing field") {
-                message.push_str(" (add it; `vsr2d schema` prints which fields are required)");
-            } else if inner.is_syntax() || inner.is_eof() {
-                // serde_json reports some type errors of valid JSON as syntax errors: a number where a
-                // name is expected ("expected value"), an array longer than a fixed-size one ("trailing
-                // characters"). Only text that does not parse as JSON is called invalid JSON.
-                if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
-                    message = valid_json_type_error(&message);
-                } else {
-                    message.push_str(" (the file is not valid JSON)");
-                }
-            }
-            ScenarioError::Json { path, message }
-        })?;
-        de.end().map_err(|e| ScenarioError::Json {
-            path: String::new(),
-            message: format!("{e} after the scenario object (the file must hold exactly one JSON object)"),
-        })?;
+        let scenario: Scenario = from_json_located(text, "the scenario object", "`vsr2d schema`")
+            .map_err(|(path, message)| ScenarioError::Json { path, message })?;
         scenario.validate()?;
         Ok(scenario)
     }

@@ -200,3 +200,61 @@ fn legacy_e_c_beam_sags_as_the_original_with_per_pose_spring_laws() {
     let error = (dy - original) / original.abs();
     assert!(error.abs() < 0.01, "10×2 E+C legacy sag {dy:.4} m, original {original} m: {:+.2} %", 100.0 * error);
 }
+
+/// `--material` with the default material's values runs the default sweep: the same numbers, bit for bit.
+#[test]
+fn cantilever_material_with_the_default_values_gives_the_default_numbers() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let material = dir.path().join("material.json");
+    std::fs::write(
+        &material,
+        r#"{"preset": "default", "side": 3, "mass": 1, "spring_hz": 8, "damping_ratio": 0.3,
+            "max_area_change": 0.2, "scaffolding": "all"}"#,
+    )
+    .unwrap();
+    let sweep = ["--sizes", "5x2", "--fs", "4,8", "--scaffolds", "all,E+C", "--duration", "2"];
+    let sweep = [&sweep[..], &["--dynamic-duration", "2", "--no-reference"]].concat();
+    let (plain, own) = (dir.path().join("plain"), dir.path().join("own"));
+    cantilever_cli(&sweep, &plain);
+    cantilever_cli(&[&sweep[..], &["--material", material.to_str().unwrap()]].concat(), &own);
+    for file in ["static.csv", "dynamic.csv", "results.json"] {
+        let (a, b) = (std::fs::read(plain.join(file)).unwrap(), std::fs::read(own.join(file)).unwrap());
+        assert!(!a.is_empty() && a == b, "{file} differs");
+    }
+    // A different material gives different numbers (the file is read).
+    std::fs::write(&material, r#"{"mass": 2}"#).unwrap();
+    let heavy = dir.path().join("heavy");
+    cantilever_cli(&[&sweep[..], &["--material", material.to_str().unwrap()]].concat(), &heavy);
+    assert_ne!(std::fs::read(plain.join("static.csv")).unwrap(), std::fs::read(heavy.join("static.csv")).unwrap());
+}
+
+/// `--check` on an overdamped beam: the check that needs a period is "not applicable", not a failure.
+#[test]
+fn cantilever_check_calls_an_overdamped_beam_not_applicable() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let material = dir.path().join("overdamped.json");
+    std::fs::write(&material, r#"{"damping_ratio": 1, "linear_damping": 100}"#).unwrap();
+    let run = |material: &std::path::Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_vsr2d"))
+            .args(["cantilever", "--check", "--material"])
+            .arg(material)
+            .args(["--sizes", "5x2", "--fs", "8", "--scaffolds", "all,E+C", "--duration", "2"])
+            .args(["--dynamic-duration", "3", "--no-convergence", "--quiet", "-o"])
+            .arg(dir.path().join("report"))
+            .output()
+            .unwrap()
+    };
+    let o = run(&material);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&o.stderr));
+    let line = stdout.lines().find(|l| l.contains("dynamic all vs E+C")).unwrap_or_else(|| panic!("{stdout}"));
+    assert!(line.starts_with("n/a") && line.contains("overdamped"), "{line}");
+    assert!(!stdout.contains("FLAG"), "{stdout}");
+
+    // A material file with a wrong field is refused with its JSON path.
+    std::fs::write(&material, r#"{"damping_ratio": "high"}"#).unwrap();
+    let bad = run(&material);
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(2), "{err}");
+    assert!(err.contains("damping_ratio") && err.contains("expected a number"), "{err}");
+}

@@ -5,6 +5,7 @@ mod cantilever;
 mod cantilever_report;
 mod cells;
 mod cells_report;
+mod check;
 mod cli;
 mod descriptors;
 mod distributed;

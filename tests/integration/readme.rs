@@ -118,8 +118,11 @@ fn every_json_example_in_the_readme_is_a_valid_scenario() {
     let blocks: Vec<&str> = text.split("```json\n").skip(1).map(|b| b.split("```").next().unwrap()).collect();
     assert!(blocks.len() >= 2, "the README shows scenario examples");
     for block in blocks {
-        // Evolution experiments are the other JSON the README shows.
-        let parsed = if block.contains("\"representation\"") {
+        // Evolution experiments and check manifests are the other JSON the README shows.
+        let parsed = if block.contains("\"cases\"") {
+            // A `vsr2d check` manifest (docs/golden-images.md).
+            vsr2d::check::Manifest::from_json(block).map(|_| ()).map_err(|e| e.to_string())
+        } else if block.contains("\"representation\"") {
             vsr2d::evolve::experiment::Experiment::from_json(block).map(|_| ()).map_err(|e| e.to_string())
         } else {
             Scenario::from_json(block).map(|_| ()).map_err(|e| e.to_string())

@@ -54,16 +54,8 @@ fn entries(dir: &Path) -> Vec<String> {
     names
 }
 
-#[test]
-fn biped_after_two_seconds_golden() {
-    let options = RenderOptions::default();
-    let source = MovieSource::scenario("biped", &scenario("biped", 2.0), &options).unwrap();
-    let mut movie = Movie::new(vec![source], &settings(320, 180)).unwrap();
-    // Frames at 0, 1/30, ..., 2 s.
-    assert_eq!(movie.frame_count(), 61);
-    let image = pixmap_to_rgba_image(movie.still(u64::MAX).unwrap());
-    assert_golden(SUITE, "biped_2s_320x180", &image, GoldenOptions::tolerant(0.02, &image));
-}
+// The biped's e2e golden (biped_2s_320x180.png) is a case of tests/golden/vsr2d-check.json, checked
+// through `vsr2d check` as users check theirs: check::the_e2e_goldens_pass_through_the_check_command.
 
 #[test]
 fn showcase_grid_frame_golden() {

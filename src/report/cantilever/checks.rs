@@ -547,6 +547,10 @@ fn dynamic_scaffolding_check(dynamic: &[DynamicSummary], size: (u32, u32)) -> Ch
         _ => None,
     };
     let pass = peak_ratio < 1.0 && period_ratio.is_some_and(|r| r < 1.0);
+    // An overdamped beam returns without oscillating: there is no period to compare, which is no
+    // failure of the physics (a growing or diverging run still is).
+    let overdamped = period_ratio.is_none()
+        && [all, ec].iter().all(|f| f.period_s.is_some() || f.oscillation == Oscillation::NoPeriod);
     Check {
         id,
         name: format!("{name} at {} Hz", short(fs.unwrap_or(f64::NAN))),
@@ -560,9 +564,20 @@ fn dynamic_scaffolding_check(dynamic: &[DynamicSummary], size: (u32, u32)) -> Ch
         tolerance: tolerance.into(),
         measured_value: Some(peak_ratio),
         predicted_value: None,
-        verdict: if pass { Verdict::Pass } else { Verdict::Flag },
+        verdict: if pass {
+            Verdict::Pass
+        } else if overdamped {
+            Verdict::NoData
+        } else {
+            Verdict::Flag
+        },
         explanation: if pass {
             "18 springs per voxel make a stiffer beam than 6: it moves less and oscillates faster.".into()
+        } else if overdamped {
+            format!(
+                "Not applicable: {} without oscillating (overdamped), so there is no period to compare.",
+                without_period(&[all_run, ec_run]).join("; ")
+            )
         } else if period_ratio.is_none() {
             format!("A period could not be detected: {}.", without_period(&[all_run, ec_run]).join("; "))
         } else {

@@ -45,6 +45,9 @@ pub struct SweepOptions {
     pub dynamic_duration_s: f64,
     pub dt: f64,
     pub preset: Preset,
+    /// The beams' material (`vsr2d cantilever --material`), its f_s and scaffolding replaced by each
+    /// run's; `None`: the preset's defaults.
+    pub material: Option<Material>,
     pub solver_iterations: usize,
     /// Re-run the stiffest and softest static cases with twice the solver iterations.
     pub measure_convergence: bool,
@@ -68,6 +71,7 @@ impl Default for SweepOptions {
             dynamic_duration_s: PAPER.dynamic_duration_s,
             dt: PAPER.dt,
             preset: Preset::Default,
+            material: None,
             solver_iterations: DEFAULT_SOLVER_ITERATIONS,
             measure_convergence: true,
             compare_with_original: true,
@@ -149,8 +153,16 @@ impl SweepOptions {
         jobs
     }
 
+    /// The material of a run at `fs_hz` with `scaffolding`: the sweep's material with those two replaced.
+    pub fn material_for(&self, fs_hz: f64, scaffolding: Scaffolding) -> Material {
+        match self.material {
+            Some(m) => Material { spring_hz: fs_hz, scaffolding, ..m },
+            None => BeamSetup::material(self.preset, fs_hz, scaffolding),
+        }
+    }
+
     fn setup(&self, job: &Job, iterations: usize) -> BeamSetup {
-        let material = BeamSetup::material(self.preset, job.fs_hz, job.scaffolding);
+        let material = self.material_for(job.fs_hz, job.scaffolding);
         let mut setup = if job.dynamic {
             BeamSetup::dynamic_case(job.w, job.h, material, self.dynamic_force_n, self.dynamic_duration_s, self.dt)
         } else {
@@ -203,6 +215,8 @@ impl SweepOptions {
     pub fn reference_options(&self) -> SweepOptions {
         SweepOptions {
             preset: Preset::Legacy10,
+            // The original was measured with its own default material.
+            material: None,
             solver_iterations: solver_iterations_for(Preset::Legacy10),
             static_force_n: reference::CONDITIONS.static_force_n,
             static_duration_s: reference::CONDITIONS.static_duration_s,
@@ -221,6 +235,7 @@ impl SweepOptions {
     pub fn reuses_main_runs_for_reference(&self) -> bool {
         let r = self.reference_options();
         self.preset == r.preset
+            && self.material.is_none()
             && self.static_force_n == r.static_force_n
             && self.static_duration_s == r.static_duration_s
             && self.dynamic_force_n == r.dynamic_force_n
@@ -303,7 +318,7 @@ impl SweepOptions {
     }
 
     fn settings(&self) -> ReportSettings {
-        let material = Material::with_preset(self.preset);
+        let material = self.material.unwrap_or_else(|| Material::with_preset(self.preset));
         ReportSettings {
             preset: self.preset.name().to_string(),
             dt: self.dt,
@@ -362,7 +377,7 @@ impl SweepOptions {
 
     /// The loaded beam at the end of a static run, springs drawn (the paper's Figure 4).
     pub fn beam_figure(&self, w: u32, h: u32, width: u32, height: u32) -> Result<image::RgbaImage, SweepFigureError> {
-        let material = BeamSetup::material(self.preset, self.scaffold_fs_hz, Scaffolding::ALL);
+        let material = self.material_for(self.scaffold_fs_hz, Scaffolding::ALL);
         let mut setup =
             BeamSetup::static_case(w, h, material, self.static_force_n, self.static_duration_s.min(10.0), self.dt);
         setup.solver_iterations = self.solver_iterations;
@@ -397,7 +412,7 @@ impl SweepOptions {
     /// (docs/viewer.md): springs and masses shown, the camera fixed on the wall, the beam and room for
     /// the tip to bend down by up to the beam's length.
     pub fn beam_viewer(&self, w: u32, h: u32) -> Result<crate::view::Page, SweepFigureError> {
-        let material = BeamSetup::material(self.preset, self.scaffold_fs_hz, Scaffolding::ALL);
+        let material = self.material_for(self.scaffold_fs_hz, Scaffolding::ALL);
         let mut setup =
             BeamSetup::static_case(w, h, material, self.static_force_n, self.static_duration_s.min(10.0), self.dt);
         setup.solver_iterations = self.solver_iterations;
