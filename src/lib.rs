@@ -12,6 +12,9 @@ pub mod batch;
 pub mod bench;
 pub mod controller;
 pub mod evolve;
+// The fuzz targets' bodies (cargo-fuzz and the stable harness of `cargo test`); no API.
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod geom;
 pub mod limits;
 pub mod model;

@@ -31,6 +31,13 @@ from . import Simulation
 from ._vsr2d import task_scenario
 
 
+class _Closed:
+    """What a closed environment's simulation is: any use says so instead of stepping on."""
+
+    def __getattr__(self, name):
+        raise RuntimeError("the environment is closed: make a new one (gymnasium.make or the class) to go on")
+
+
 class _OneRobot(gymnasium.Env):
     """What both environments share: one ``Simulation``, its spaces, and frames drawn by vsr2d."""
 
@@ -50,6 +57,11 @@ class _OneRobot(gymnasium.Env):
         if self.render_mode == "rgb_array":
             return self.sim.render(width=self.width, height=self.height)
         return None
+
+    def close(self):
+        """Releases the simulation: ``reset``, ``step`` and ``render`` then raise ``RuntimeError``."""
+        self.sim = _Closed()
+        super().close()
 
 
 class Locomotion(_OneRobot):

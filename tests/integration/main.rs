@@ -11,6 +11,7 @@ mod distributed;
 mod eval;
 mod evolve;
 mod fold;
+mod fuzz;
 mod golden;
 mod limits;
 mod locomotion_reference;
