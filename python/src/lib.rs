@@ -589,6 +589,14 @@ fn observation<'py>(py: Python<'py>, sim: &SteppedSimulation) -> PyResult<Bound<
     }
 }
 
+/// A numpy array of complex numbers, by its dtype: numpy casts one to real numbers with only a warning,
+/// dropping the imaginary parts, so actions refuse it instead.
+fn complex_dtype(obj: &Bound<'_, PyAny>) -> Option<String> {
+    let dtype = obj.getattr("dtype").ok()?;
+    let kind: String = dtype.getattr("kind").ok()?.extract().ok()?;
+    (kind == "c").then(|| dtype.to_string())
+}
+
 /// Per-voxel actions: a 2-D numpy array or nested sequences of `shape` (voxels × outputs), flattened
 /// row by row. Any other shape is refused, a transposed one too (read in memory order it would run).
 fn voxel_values(obj: &Bound<'_, PyAny>, shape: (usize, usize)) -> PyResult<Vec<f64>> {
@@ -600,6 +608,9 @@ fn voxel_values(obj: &Bound<'_, PyAny>, shape: (usize, usize)) -> PyResult<Vec<f
              then the signals it sends; got {got}{hint}"
         ))
     };
+    if let Some(dtype) = complex_dtype(obj) {
+        return Err(refuse(format!("complex numbers (dtype {dtype}); pass actions.real")));
+    }
     if let Ok(array) = obj.cast::<PyArray2<f64>>() {
         if let Ok(readonly) = array.try_readonly() {
             let view = readonly.as_array();
@@ -651,8 +662,13 @@ fn values(obj: &Bound<'_, PyAny>, expected: usize) -> PyResult<Vec<f64>> {
             }
         }
     }
-    obj.extract::<Vec<f64>>().map_err(|_| {
-        let got = obj.getattr("shape").map_or_else(|_| obj.get_type().to_string(), |s| format!("shape {s}"));
+    let complex = complex_dtype(obj);
+    let extracted = if complex.is_some() { None } else { obj.extract::<Vec<f64>>().ok() };
+    extracted.ok_or_else(|| {
+        let got = match complex {
+            Some(dtype) => format!("complex numbers (dtype {dtype}); pass actions.real"),
+            None => obj.getattr("shape").map_or_else(|_| obj.get_type().to_string(), |s| format!("shape {s}")),
+        };
         PyValueError::new_err(format!(
             "actions must be a 1-D array or sequence of {expected} control values (one number per voxel of each \
              robot, robots in order); got {got}"

@@ -90,13 +90,22 @@ class Locomotion(_OneRobot):
         return obs, {"t": self.sim.time, "x": self._x}
 
     def step(self, action):
-        obs, info = self.sim.step(np.asarray(action, dtype=np.float64).ravel())
+        obs, info = self.sim.step(_action(action))
         x = info["x"][0]
         reward = float(x - self._x) if np.isfinite(x) else 0.0
         self._x = x
         terminated = info["unstable"] is not None
         truncated = info["finished"] and not terminated
         return obs, reward, terminated, truncated, info
+
+
+def _action(action):
+    """The action as float64 numbers, flattened. Complex numbers are refused: numpy would cast them with
+    only a warning, dropping the imaginary parts."""
+    array = np.asarray(action)
+    if array.dtype.kind == "c":
+        raise ValueError(f"actions are complex numbers (dtype {array.dtype}): pass actions.real")
+    return np.asarray(array, dtype=np.float64).ravel()
 
 
 #: The number of the result each task rewards by default (its change over a step is the reward).
@@ -175,7 +184,7 @@ class Task(_OneRobot):
         return obs, {"t": self.sim.time, self.reward: self._value}
 
     def step(self, action):
-        obs, info = self.sim.step(np.asarray(action, dtype=np.float64).ravel())
+        obs, info = self.sim.step(_action(action))
         value = _number(self.sim.metrics(), self.reward)
         reward = float(value - self._value) if np.isfinite(value) else 0.0
         self._value = value
