@@ -13,6 +13,9 @@ pub mod bench;
 pub mod check;
 pub mod controller;
 pub mod evolve;
+// The fuzz targets' bodies (cargo-fuzz and the stable harness of `cargo test`); no API.
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod geom;
 pub mod limits;
 pub mod model;

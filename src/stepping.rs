@@ -36,6 +36,12 @@ pub enum StepError {
     VoxelActionCount { expected: usize, sent: usize, voxels: usize, got: usize },
     #[error("the simulation is not driven per voxel: build it with a per-voxel setting to step it per voxel")]
     NotPerVoxel,
+    #[error(
+        "actions[{voxel}, {column}] (a signal voxel {voxel} sends) is {value}: signals reach the neighbours' \
+         observations as they are, so give finite numbers (the actuation, column 0, is clipped to [-1, 1] and NaN \
+         read as 0)"
+    )]
+    NonFiniteSignal { voxel: usize, column: usize, value: f64 },
     #[error("the run is over ({steps} steps, t = {t} s): reset it to start again")]
     Finished { steps: u64, t: f64 },
     #[error(transparent)]
@@ -320,6 +326,11 @@ impl SteppedSimulation {
         if self.is_finished() {
             return Err(StepError::Finished { steps: self.simulation.steps, t: self.time() });
         }
+        // Signals are delivered unclipped (a policy may scale them), so a NaN or an infinity would reach
+        // the neighbours' observations: refused before anything moves.
+        if let Some(i) = (0..actions.len()).find(|&i| i % cols != 0 && !actions[i].is_finite()) {
+            return Err(StepError::NonFiniteSignal { voxel: i / cols, column: i % cols, value: actions[i] });
+        }
         let mut actuation = Vec::with_capacity(voxels);
         let mut row = 0;
         for r in &mut self.robots {
@@ -547,6 +558,17 @@ mod tests {
         assert_eq!(row(3), [0.0, 0.0, 4.0, -4.0, 0.0, 0.0, 2.0, -2.0]);
         let plain = SteppedSimulation::new(scenario("", 0.5), None).unwrap();
         assert_eq!(plain.voxel_observation_shape(), None);
+        // A non-finite signal is refused with its place and does not step; a NaN actuation is read as 0.
+        let before = stepped.step_index();
+        let mut bad = actions.clone();
+        bad[3 * 3 + 2] = f64::INFINITY;
+        let e = stepped.step_voxels(&bad).unwrap_err();
+        assert!(matches!(e, StepError::NonFiniteSignal { voxel: 3, column: 2, .. }), "{e}");
+        assert!(e.to_string().starts_with("actions[3, 2]"), "{e}");
+        assert_eq!(stepped.step_index(), before);
+        bad[3 * 3 + 2] = 0.0;
+        bad[0] = f64::NAN;
+        stepped.step_voxels(&bad).unwrap();
     }
 
     #[test]

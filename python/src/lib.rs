@@ -589,6 +589,14 @@ fn observation<'py>(py: Python<'py>, sim: &SteppedSimulation) -> PyResult<Bound<
     }
 }
 
+/// A numpy array of complex numbers, by its dtype: numpy casts one to real numbers with only a warning,
+/// dropping the imaginary parts, so actions refuse it instead.
+fn complex_dtype(obj: &Bound<'_, PyAny>) -> Option<String> {
+    let dtype = obj.getattr("dtype").ok()?;
+    let kind: String = dtype.getattr("kind").ok()?.extract().ok()?;
+    (kind == "c").then(|| dtype.to_string())
+}
+
 /// Per-voxel actions: a 2-D numpy array or nested sequences of `shape` (voxels × outputs), flattened
 /// row by row. Any other shape is refused, a transposed one too (read in memory order it would run).
 fn voxel_values(obj: &Bound<'_, PyAny>, shape: (usize, usize)) -> PyResult<Vec<f64>> {
@@ -600,6 +608,9 @@ fn voxel_values(obj: &Bound<'_, PyAny>, shape: (usize, usize)) -> PyResult<Vec<f
              then the signals it sends; got {got}{hint}"
         ))
     };
+    if let Some(dtype) = complex_dtype(obj) {
+        return Err(refuse(format!("complex numbers (dtype {dtype}); pass actions.real")));
+    }
     if let Ok(array) = obj.cast::<PyArray2<f64>>() {
         if let Ok(readonly) = array.try_readonly() {
             let view = readonly.as_array();
@@ -608,6 +619,14 @@ fn voxel_values(obj: &Bound<'_, PyAny>, shape: (usize, usize)) -> PyResult<Vec<f
             }
             return Ok(view.iter().copied().collect());
         }
+    }
+    if let Ok(flat) = obj.extract::<Vec<f64>>() {
+        let hint = if flat.len() == shape.0 * shape.1 {
+            format!("; reshape it to ({}, {})", shape.0, shape.1)
+        } else {
+            String::new()
+        };
+        return Err(refuse(format!("a 1-D sequence of {} numbers{hint}", flat.len())));
     }
     let rows: Vec<Vec<f64>> = obj.extract().map_err(|_| refuse("no 2-D array of numbers".into()))?;
     let cols: Vec<usize> = rows.iter().map(Vec::len).collect();
@@ -633,8 +652,9 @@ fn info<'py>(py: Python<'py>, sim: &SteppedSimulation, unstable: Option<String>)
     Ok(d)
 }
 
-/// Control values from a numpy array or any sequence of numbers.
-fn values(obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
+/// Control values from a numpy array or any sequence of numbers (`expected` of them: the count is
+/// checked by the caller; the error says it, so a wrongly shaped array is fixed in one go).
+fn values(obj: &Bound<'_, PyAny>, expected: usize) -> PyResult<Vec<f64>> {
     if let Ok(array) = obj.cast::<PyArray1<f64>>() {
         if let Ok(readonly) = array.try_readonly() {
             if let Ok(slice) = readonly.as_slice() {
@@ -642,8 +662,18 @@ fn values(obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
             }
         }
     }
-    obj.extract::<Vec<f64>>()
-        .map_err(|_| PyValueError::new_err("actions must be a 1-D array or sequence of numbers, one per voxel"))
+    let complex = complex_dtype(obj);
+    let extracted = if complex.is_some() { None } else { obj.extract::<Vec<f64>>().ok() };
+    extracted.ok_or_else(|| {
+        let got = match complex {
+            Some(dtype) => format!("complex numbers (dtype {dtype}); pass actions.real"),
+            None => obj.getattr("shape").map_or_else(|_| obj.get_type().to_string(), |s| format!("shape {s}")),
+        };
+        PyValueError::new_err(format!(
+            "actions must be a 1-D array or sequence of {expected} control values (one number per voxel of each \
+             robot, robots in order); got {got}"
+        ))
+    })
 }
 
 #[pymethods]
@@ -690,7 +720,7 @@ impl Simulation {
         let per_voxel = shape.is_some();
         let actions = match shape {
             Some(shape) => voxel_values(actions, shape)?,
-            None => values(actions)?,
+            None => values(actions, inner.sim.action_sizes().iter().sum())?,
         };
         let sim = &mut inner.sim;
         let result = py.detach(|| if per_voxel { sim.step_voxels(&actions) } else { sim.step(&actions) });

@@ -277,3 +277,221 @@ def test_a_run_directory_that_is_a_file_is_refused_with_its_path(tmp_path):
     # A new directory is created by the run.
     run = vsr2d.Evolution(EXPERIMENT, str(tmp_path / "new" / "run"))
     assert run.generation is None and (tmp_path / "new" / "run" / "experiment.json").is_file()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Stepping: seeded hostile actions to Simulation.step (one value per voxel, or per voxel rows) and to the
+# Gymnasium environments. The contract (docs/python.md): values are numbers, clipped to [-1, 1], NaN read
+# as 0 (so NaN, infinities and huge values are accepted); any other shape or type is a ValueError that
+# says what was expected, and the refused call does not advance the simulation.
+
+STEP_WORM = {"robots": [{"body": ["####"]}], "world": {"duration": 0.5}}
+
+
+def _central_action(rng, n):
+    """A hostile action for `n` voxels: (name, action, accepted by the contract)."""
+    import numpy as np
+
+    kind = int(rng.integers(0, 20))
+    good = rng.uniform(-1, 1, n)
+    if kind == 0:
+        return "NaN", np.full(n, np.nan), True
+    if kind == 1:
+        return "infinities", rng.choice([np.inf, -np.inf], n), True
+    if kind == 2:
+        return "huge", rng.choice([1e308, -1e308, 1e300], n), True
+    if kind == 3:
+        return "float32", good.astype(np.float32), True
+    if kind == 4:
+        return "int64", rng.integers(-5, 5, n), True
+    if kind == 5:
+        return "python list", good.tolist(), True
+    if kind == 6:
+        return "strided view", np.repeat(good, 2)[::2], True
+    if kind == 7:
+        return "object array of numbers", np.array(good.tolist(), dtype=object), True
+    if kind == 8:
+        return "one too few", good[:-1], False
+    if kind == 9:
+        return "one too many", np.append(good, 0.0), False
+    if kind == 10:
+        return "empty", np.zeros(0), False
+    if kind == 11:
+        return "2-D row", good.reshape(1, n), False
+    if kind == 12:
+        return "2-D column (transposed)", good.reshape(n, 1), False
+    if kind == 13:
+        return "ragged", [[0.0], [0.0, 1.0]] + [[0.0]] * (n - 2), False
+    if kind == 14:
+        return "strings", ["0.5"] * n, False
+    if kind == 15:
+        return "object array with None", np.array([None] + good.tolist()[1:], dtype=object), False
+    if kind == 16:
+        return "complex", good.astype(np.complex128) * 1j, False
+    if kind == 17:
+        return "dict", {i: 0.0 for i in range(n)}, False
+    if kind == 18:
+        return "scalar", 0.5, False
+    return "None", None, False
+
+
+def _voxel_action(rng, shape):
+    """A hostile per-voxel action for `shape` = (voxels, outputs): (name, action, accepted)."""
+    import numpy as np
+
+    voxels, outputs = shape
+    good = rng.uniform(-1, 1, shape)
+    kind = int(rng.integers(0, 17))
+    if kind == 0:
+        bad = good.copy()
+        bad[:, 0] = np.nan
+        return "NaN actuation", bad, True
+    if kind == 1:
+        return "huge values", rng.choice([-1e308, 1e308], shape), True
+    if kind == 2:
+        return "float32", good.astype(np.float32), True
+    if kind == 3:
+        return "nested lists", good.tolist(), True
+    if kind == 4:
+        return "strided view", np.repeat(good, 2, axis=1)[:, ::2], True
+    if kind == 5:
+        return "object array of numbers", np.array(good.tolist(), dtype=object), True
+    if kind == 6:
+        return "transposed", good.T, False
+    if kind == 7:
+        return "flattened (1-D)", good.ravel(), False
+    if kind == 8:
+        return "ragged", [row[: 1 + i % outputs] for i, row in enumerate(good.tolist())], False
+    if kind == 9:
+        return "one row too few", good[:-1], False
+    if kind == 10:
+        return "one column too many", np.hstack([good, good[:, :1]]), False
+    if kind == 11:
+        return "3-D", good[None], False
+    if kind == 12:
+        return "strings", [["x"] * outputs] * voxels, False
+    if kind == 13:
+        return "object array with None", np.array([[None] * outputs] * voxels, dtype=object), False
+    if kind == 14:
+        return "complex", good.astype(np.complex128) * 1j, False
+    if kind == 15:
+        return "None", None, False
+    bad = good.copy()
+    bad[int(rng.integers(0, voxels)), int(rng.integers(1, outputs))] = rng.choice([np.nan, np.inf, -np.inf])
+    return "non-finite signal", bad, False
+
+
+def _drive(sim, make_action, cases, expect_in_message):
+    """Steps `sim` with `cases` seeded hostile actions; returns (accepted, refused) by kind."""
+    import numpy as np
+
+    rng = np.random.default_rng(52)
+    accepted, refused = {}, {}
+    for case in range(cases):
+        if sim.finished:
+            sim.reset()
+        name, action, ok = make_action(rng)
+        before = sim.step_index
+        if ok:
+            obs, info = sim.step(action)
+            assert info["unstable"] is None, f"case {case} ({name}): {info['unstable']}"
+            assert np.all(np.isfinite(np.asarray(obs, dtype=np.float64))), f"case {case} ({name}): {obs}"
+            assert sim.step_index > before
+            accepted[name] = accepted.get(name, 0) + 1
+        else:
+            with pytest.raises(ValueError) as e:
+                sim.step(action)
+            expected = "signals reach the neighbours" if name == "non-finite signal" else expect_in_message
+            assert expected in str(e.value), f"case {case} ({name}): {e.value}"
+            assert sim.step_index == before, f"case {case} ({name}): a refused action advanced the run"
+            refused[name] = refused.get(name, 0) + 1
+    print(f"{cases} cases: {sum(accepted.values())} accepted {accepted}, {sum(refused.values())} refused {refused}")
+    return accepted, refused
+
+
+def test_seeded_hostile_actions_are_refused_with_the_expected_count_or_read_as_documented():
+    sim = vsr2d.Simulation(STEP_WORM)
+    sim.reset()
+    n = sim.action_size
+    accepted, refused = _drive(sim, lambda rng: _central_action(rng, n), 300, f"{n} control values")
+    assert len(accepted) == 8 and len(refused) == 12, "every kind is drawn"
+    # NaN is read as 0 and values are clipped to [-1, 1]: the same run, bit for bit.
+    import numpy as np
+
+    runs = []
+    for action in (np.full(n, np.nan), np.zeros(n), np.full(n, 1e308), np.ones(n)):
+        sim.reset()
+        for _ in range(5):
+            obs, _ = sim.step(action)
+        runs.append(obs.tolist())
+    assert runs[0] == runs[1] and runs[2] == runs[3]
+
+
+def test_seeded_hostile_per_voxel_actions_are_refused_with_the_shape_or_read_as_documented():
+    sim = vsr2d.Simulation(STEP_WORM, per_voxel={"signals": 1, "directional": True})
+    sim.reset()
+    shape = sim.voxel_action_shape
+    assert shape == (4, 5)
+    accepted, refused = _drive(sim, lambda rng: _voxel_action(rng, shape), 300, f"shape {shape}")
+    assert len(accepted) == 6 and len(refused) == 11, "every kind is drawn"
+    import numpy as np
+
+    with pytest.raises(ValueError, match=r"transposed\? pass actions\.T"):
+        sim.step(np.zeros(shape).T)
+    with pytest.raises(ValueError, match=r"1-D sequence of 20 numbers; reshape it to \(4, 5\)"):
+        sim.step(np.zeros(20))
+
+
+def test_seeded_hostile_actions_to_the_gymnasium_environments():
+    pytest.importorskip("gymnasium")
+    import numpy as np
+
+    import vsr2d.gym
+
+    rng = np.random.default_rng(7)
+    counts = {"accepted": 0, "refused": 0}
+    for env in (vsr2d.gym.Locomotion(STEP_WORM), vsr2d.gym.Task(task="carrying")):
+        env.reset(seed=1)
+        n = env.action_space.shape[0]
+        for case in range(100):
+            name, action, _ = _central_action(rng, n)
+            # The environments take anything numpy reads as n numbers (a (1, n) row, a list, None as NaN).
+            # (Complex numbers are refused, not cast with numpy's warning.)
+            try:
+                array = np.asarray(action)
+                flat = None if array.dtype.kind == "c" else np.asarray(array, dtype=np.float64).ravel()
+            except (ValueError, TypeError):
+                flat = None
+            before = env.sim.step_index
+            if flat is not None and flat.size == n:
+                obs, reward, terminated, truncated, info = env.step(action)
+                assert np.isfinite(reward) and not terminated, f"case {case} ({name})"
+                counts["accepted"] += 1
+                if truncated:
+                    env.reset()
+            else:
+                with pytest.raises((ValueError, TypeError)):
+                    env.step(action)
+                assert env.sim.step_index == before, f"case {case} ({name})"
+                counts["refused"] += 1
+        env.close()
+        with pytest.raises(RuntimeError, match="closed"):
+            env.step(np.zeros(n))
+        with pytest.raises(RuntimeError, match="closed"):
+            env.reset()
+        env.close()  # closing twice is allowed
+    print(f"200 gymnasium cases: {counts}")
+    assert counts["accepted"] > 40 and counts["refused"] > 40, counts
+
+
+def test_stepping_past_the_end_says_reset():
+    import numpy as np
+
+    sim = vsr2d.Simulation(STEP_WORM)
+    sim.reset()
+    while not sim.finished:
+        sim.step(np.zeros(sim.action_size))
+    with pytest.raises(RuntimeError, match="reset it"):
+        sim.step(np.zeros(sim.action_size))
+    sim.reset()
+    sim.step(np.zeros(sim.action_size))

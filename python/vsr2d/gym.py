@@ -31,6 +31,13 @@ from . import Simulation
 from ._vsr2d import task_scenario
 
 
+class _Closed:
+    """What a closed environment's simulation is: any use says so instead of stepping on."""
+
+    def __getattr__(self, name):
+        raise RuntimeError("the environment is closed: make a new one (gymnasium.make or the class) to go on")
+
+
 class _OneRobot(gymnasium.Env):
     """What both environments share: one ``Simulation``, its spaces, and frames drawn by vsr2d."""
 
@@ -50,6 +57,11 @@ class _OneRobot(gymnasium.Env):
         if self.render_mode == "rgb_array":
             return self.sim.render(width=self.width, height=self.height)
         return None
+
+    def close(self):
+        """Releases the simulation: ``reset``, ``step`` and ``render`` then raise ``RuntimeError``."""
+        self.sim = _Closed()
+        super().close()
 
 
 class Locomotion(_OneRobot):
@@ -78,13 +90,22 @@ class Locomotion(_OneRobot):
         return obs, {"t": self.sim.time, "x": self._x}
 
     def step(self, action):
-        obs, info = self.sim.step(np.asarray(action, dtype=np.float64).ravel())
+        obs, info = self.sim.step(_action(action))
         x = info["x"][0]
         reward = float(x - self._x) if np.isfinite(x) else 0.0
         self._x = x
         terminated = info["unstable"] is not None
         truncated = info["finished"] and not terminated
         return obs, reward, terminated, truncated, info
+
+
+def _action(action):
+    """The action as float64 numbers, flattened. Complex numbers are refused: numpy would cast them with
+    only a warning, dropping the imaginary parts."""
+    array = np.asarray(action)
+    if array.dtype.kind == "c":
+        raise ValueError(f"actions are complex numbers (dtype {array.dtype}): pass actions.real")
+    return np.asarray(array, dtype=np.float64).ravel()
 
 
 #: The number of the result each task rewards by default (its change over a step is the reward).
@@ -163,7 +184,7 @@ class Task(_OneRobot):
         return obs, {"t": self.sim.time, self.reward: self._value}
 
     def step(self, action):
-        obs, info = self.sim.step(np.asarray(action, dtype=np.float64).ravel())
+        obs, info = self.sim.step(_action(action))
         value = _number(self.sim.metrics(), self.reward)
         reward = float(value - self._value) if np.isfinite(value) else 0.0
         self._value = value

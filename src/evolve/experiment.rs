@@ -104,6 +104,18 @@ impl FitnessSpec {
     }
 }
 
+/// A metric or pointer as an error message quotes it: whole up to 100 characters, else its start and
+/// its length, so that a message stays readable whatever was written.
+fn quoted(text: &str) -> String {
+    const MAX: usize = 100;
+    let n = text.chars().count();
+    if n <= MAX {
+        format!("{text:?}")
+    } else {
+        format!("{:?}… ({n} characters)", text.chars().take(MAX).collect::<String>())
+    }
+}
+
 /// Checks that `pointer` names a number in the result of a run of `task` with `robots` voxel robots,
 /// as `vsr2d schema --result` describes it: each step must exist in the schema (an object's field, an
 /// array index in canonical form, a task's block only for that task), and the end must be a number
@@ -122,21 +134,23 @@ pub fn check_pointer(pointer: &str, task: &TaskSpec, robots: usize) -> Result<()
         node.clone()
     }
     let resolve = |node: &Value| follow(&defs, node);
+    let shown = quoted(pointer);
     let Some(rest) = pointer.strip_prefix('/') else {
-        return Err(format!("{pointer:?} is not a JSON pointer: start it with '/', e.g. \"/robots/0/x_velocity\""));
+        return Err(format!("{shown} is not a JSON pointer: start it with '/', e.g. \"/robots/0/x_velocity\""));
     };
     let steps: Vec<&str> = rest.split('/').collect();
     let tasks = ["fold", "force_deflection", "jumping", "carrying", "pushing", "climbing", "balancing", "shape"];
     if let Some(first) = steps.first() {
         if tasks.contains(first) && *first != task.name() {
             return Err(format!(
-                "{pointer:?} points into the `{first}` task's metrics, but the scenario's task is `{}`",
+                "{shown} points into the `{first}` task's metrics, but the scenario's task is `{}`",
                 task.name()
             ));
         }
     }
     let mut nodes = vec![resolve(&schema)];
     for (k, step) in steps.iter().enumerate() {
+        let step_q = quoted(step);
         let here = format!("/{}", steps[..k].join("/"));
         let mut next = Vec::new();
         let mut stack = nodes.clone();
@@ -153,12 +167,12 @@ pub fn check_pointer(pointer: &str, task: &TaskSpec, robots: usize) -> Result<()
                 let canonical = step.parse::<usize>().is_ok_and(|i| i.to_string() == *step);
                 if !canonical {
                     return Err(format!(
-                        "{pointer:?}: {step:?} after {here} must be an array index written without sign or leading \
+                        "{shown}: {step_q} after {here} must be an array index written without sign or leading \
                          zeros (0, 1, …)"
                     ));
                 }
                 if here == "/robots" && step.parse::<usize>().is_ok_and(|i| i >= robots) {
-                    return Err(format!("{pointer:?} names robot {step}, but the scenario has {robots} robot(s)"));
+                    return Err(format!("{shown} names robot {step}, but the scenario has {robots} robot(s)"));
                 }
                 next.push(resolve(items));
             }
@@ -185,9 +199,7 @@ pub fn check_pointer(pointer: &str, task: &TaskSpec, robots: usize) -> Result<()
                 })
                 .collect();
             let hint = if known.is_empty() { String::new() } else { format!(" (there: {})", known.join(", ")) };
-            return Err(format!(
-                "{pointer:?}: the result has no {step:?} at {here}{hint}; see `vsr2d schema --result`"
-            ));
+            return Err(format!("{shown}: the result has no {step_q} at {here}{hint}; see `vsr2d schema --result`"));
         }
         nodes = next;
     }
@@ -195,11 +207,11 @@ pub fn check_pointer(pointer: &str, task: &TaskSpec, robots: usize) -> Result<()
     let is =
         |t: &Value, name: &str| t.as_str() == Some(name) || t.as_array().is_some_and(|a| a.iter().any(|x| x == name));
     if !types.iter().any(|t| is(t, "number") || is(t, "integer")) {
-        return Err(format!("{pointer:?} is not a number in the result (see `vsr2d schema --result`)"));
+        return Err(format!("{shown} is not a number in the result (see `vsr2d schema --result`)"));
     }
     if types.iter().any(|t| is(t, "null")) {
         return Err(format!(
-            "{pointer:?} can be null (the run may not reach what it measures), which makes an individual invalid: \
+            "{shown} can be null (the run may not reach what it measures), which makes an individual invalid: \
              choose a metric that is always a number"
         ));
     }
@@ -217,10 +229,11 @@ pub fn metric_pointer(metric: &str, robot: usize, task: &TaskSpec) -> Result<Str
         return Ok(pointer);
     }
     let (name, names) = task.metric_names();
+    let shown = quoted(m);
     match name {
         Some(name) if names.iter().any(|n| n == m) => Ok(format!("/{name}/{m}")),
         _ => Err(format!(
-            "{m:?} is not a metric of the `{}` task: use one of {}, {}{}, or a JSON pointer into the result \
+            "{shown} is not a metric of the `{}` task: use one of {}, {}{}, or a JSON pointer into the result \
              such as \"/robots/0/x_velocity\"",
             task.name(),
             crate::task::locomotion::BEHAVIOUR_METRICS.join(", "),
@@ -328,8 +341,10 @@ impl Experiment {
 
     fn validate(&self) -> Result<(), EvolveError> {
         let bad = |path: &str, message: String| Err(EvolveError::Invalid { path: path.into(), message });
-        self.algorithm().validate(self)?;
+        // The representation first: the algorithm's checks use its genome size, which is only defined
+        // (and only fits a usize) for a valid representation.
         self.representation.validate(self.scenario.is_some())?;
+        self.algorithm().validate(self)?;
         // The built-in representations make one robot; the `slots` template may hold more.
         let robots = match &self.representation {
             RepresentationSpec::Slots(s) => s.template.robots.len(),
@@ -351,7 +366,11 @@ impl Experiment {
             if index.parse::<usize>().map_or(true, |i| i >= robots) {
                 return bad(
                     "fitness.metric",
-                    format!("{:?} names robot {index:?}, but the mapped scenario has {made}", self.fitness.metric),
+                    format!(
+                        "{} names robot {}, but the mapped scenario has {made}",
+                        quoted(&self.fitness.metric),
+                        quoted(index)
+                    ),
                 );
             }
         }
@@ -405,6 +424,34 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("fitness.metric") && e.contains("one robot"), "{e}");
+    }
+
+    /// Found by the stable fuzz harness: the algorithm's checks computed the genome size of a
+    /// representation not yet validated, and 4 materials × 2⁶⁰ Gaussians × 4 overflowed (a panic).
+    #[test]
+    fn a_representation_too_large_for_its_genome_size_is_refused_at_its_path_not_a_panic() {
+        for algorithm in [r#""ea": {"n_pop": 4}"#, r#""algorithm": {"type": "cma_es"}"#] {
+            let e = Experiment::from_json(&format!(
+                r#"{{{algorithm}, "representation": {{"type": "gmm_body", "w": 5, "h": 5,
+                    "gaussians": 1152921504606846976, "materials": ["hard", "soft", "active", "counter"]}}}}"#
+            ))
+            .unwrap_err()
+            .to_string();
+            assert!(e.contains("representation.gaussians") && e.contains("at most 1000000"), "{e}");
+        }
+    }
+
+    /// Found by the pointer mutations of tests/integration/mutation.rs: a 10 000-character pointer was
+    /// quoted whole in its error.
+    #[test]
+    fn a_long_pointer_is_quoted_by_its_start_and_length() {
+        let pointer = format!("/robots/0{}", "/x".repeat(5000));
+        let e = Experiment::from_json(&format!(
+            r#"{{"representation": {{"type": "phases", "body": "worm"}}, "fitness": {{"metric": "{pointer}"}}}}"#
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("fitness.metric") && e.contains("(10009 characters)") && e.len() < 400, "{e}");
     }
 
     #[test]

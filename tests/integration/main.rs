@@ -12,6 +12,7 @@ mod distributed;
 mod eval;
 mod evolve;
 mod fold;
+mod fuzz;
 mod golden;
 mod limits;
 mod locomotion_reference;

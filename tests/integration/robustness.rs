@@ -73,7 +73,7 @@ const HOSTILE: &[&str] = &[
 ];
 
 /// Paths of every value in a JSON tree (object keys and array indices).
-fn value_paths(v: &Value, at: &mut Vec<PathSeg>, out: &mut Vec<Vec<PathSeg>>) {
+pub(crate) fn value_paths(v: &Value, at: &mut Vec<PathSeg>, out: &mut Vec<Vec<PathSeg>>) {
     out.push(at.clone());
     match v {
         Value::Object(map) => {
@@ -95,12 +95,12 @@ fn value_paths(v: &Value, at: &mut Vec<PathSeg>, out: &mut Vec<Vec<PathSeg>>) {
 }
 
 #[derive(Clone, Debug)]
-enum PathSeg {
+pub(crate) enum PathSeg {
     Key(String),
     Index(usize),
 }
 
-fn get_mut<'a>(v: &'a mut Value, path: &[PathSeg]) -> &'a mut Value {
+pub(crate) fn get_mut<'a>(v: &'a mut Value, path: &[PathSeg]) -> &'a mut Value {
     path.iter().fold(v, |v, seg| match seg {
         PathSeg::Key(k) => &mut v[k.as_str()],
         PathSeg::Index(i) => &mut v[*i],
@@ -243,6 +243,165 @@ fn mutated_scenarios_are_refused_with_a_path_never_a_panic_abort_or_hang() {
          {through_binary} through the binary, exit codes {codes:?}"
     );
     assert!(refused > CASES / 2, "the generator must mostly break things: {refused} refused");
+}
+
+// ------------------------------------------------------------------------------------------------
+// The newer surfaces: tasks, objects, terrains, distributed controllers.
+
+/// `judge` on a thread of its own, failing on a panic and on a case that is still running after `cap`
+/// (a hang is a failure, not a slow pass; the thread of a hung case is left behind, the test fails).
+fn judge_within(text: &str, cap: Duration, what: &str) -> Verdict {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let text = text.to_string();
+    std::thread::spawn(move || {
+        let _ = tx.send(catch_unwind(AssertUnwindSafe(|| judge(&text))));
+    });
+    match rx.recv_timeout(cap) {
+        Ok(Ok(verdict)) => verdict,
+        Ok(Err(_)) => panic!("{what} panicked"),
+        Err(_) => panic!("{what} hangs (still running after {cap:?})"),
+    }
+}
+
+/// The base scenarios of the newer surfaces, 0.5 s each, by group: every task (locomotion with a
+/// transient), rigid objects of every motion, every terrain (flat with a ceiling) and distributed
+/// controllers (homogeneous and heterogeneous).
+fn surface_fixtures() -> Vec<(&'static str, String, Value)> {
+    use serde_json::json;
+    let parse = |text: &str| -> Value { serde_json::from_str(text).unwrap() };
+    let mut out: Vec<(&'static str, String, Value)> = Vec::new();
+    for task in ["jumping", "carrying", "pushing", "climbing", "balancing", "shape"] {
+        out.push(("tasks", format!("{task}.json"), parse(&fixture(&format!("{task}.json")))));
+    }
+    let mut worm = parse(&fixture("worm.json"));
+    worm["task"] = json!({"type": "locomotion", "transient": 0.1});
+    out.push(("tasks", "worm.json, transient 0.1".into(), worm));
+    let mut objects = parse(&fixture("biped.json"));
+    objects["objects"] = json!([
+        {"label": "crate", "size": [2, 1.5], "position": [30, 5], "velocity": [-1, 0], "mass": 2},
+        {"label": "wall", "size": [1, 4], "position": [60, 2], "motion": "fixed", "friction": 0.5},
+        {"label": "board", "size": [6, 0.5], "position": [45, 3], "angle": 0.1, "motion": "hinged",
+         "hinge_stiffness": 10, "hinge_damping": 1}
+    ]);
+    out.push(("objects", "biped.json + a crate, a wall and a hinged board".into(), objects));
+    let mut stack = parse(&fixture("worm.json"));
+    stack["objects"] = json!([
+        {"size": [1, 1], "position": [30, 0.5]},
+        {"size": [1, 1], "position": [30, 1.6], "angle": 0.3, "friction": 0.2},
+        {"label": "shelf", "size": [4, 0.3], "position": [36, 4], "motion": "fixed"}
+    ]);
+    out.push(("objects", "worm.json + two stacked boxes and a shelf".into(), stack));
+    for terrain in [
+        json!({"type": "flat", "ceiling": 9}),
+        json!({"type": "uneven", "height": 0.5, "spacing": 2, "seed": 3}),
+        json!({"type": "hilly", "height": 1, "width": 15, "seed": 1, "start": 12}),
+        json!({"type": "steppy", "height": 0.75, "width": 6, "seed": 1, "start": 12}),
+        json!({"type": "slope", "direction": "up", "degrees": 10, "start": 12}),
+        json!({"type": "stairs", "direction": "down", "step_height": 0.5, "step_width": 6, "steps": 5, "start": 12}),
+        json!({"type": "gaps", "width": 4, "spacing": 15, "depth": 20, "start": 12}),
+        json!({"type": "hurdles", "height": 1, "spacing": 15, "thickness": 0.3, "start": 12}),
+        json!({"type": "none"}),
+    ] {
+        let mut biped = parse(&fixture("biped.json"));
+        let name = format!("biped.json on {terrain}");
+        biped["world"]["terrain"] = terrain;
+        out.push(("terrains", name, biped));
+    }
+    let homogeneous = parse(
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/examples/distributed-worm.json"))
+            .unwrap(),
+    );
+    let mut heterogeneous = homogeneous.clone();
+    let controller = &mut heterogeneous["robots"][0]["controller"];
+    let weights = controller.as_object_mut().unwrap().remove("weights").unwrap();
+    controller["cells"] = (0..6).map(|x| json!({"cell": [x, 0], "weights": weights.clone()})).collect();
+    out.push(("distributed", "distributed-worm.json".into(), homogeneous));
+    out.push(("distributed", "distributed-worm.json, heterogeneous".into(), heterogeneous));
+    for (_, _, v) in &mut out {
+        v["world"]["duration"] = Value::from(0.5);
+    }
+    out
+}
+
+#[derive(Default, Debug)]
+struct Tally {
+    cases: u32,
+    refused: u32,
+    ran: u32,
+    failed: u32,
+    binary: u32,
+    codes: std::collections::BTreeMap<i32, u32>,
+}
+
+/// 30 mutated scenarios per base of `surface_fixtures` through the library (each refused with a message
+/// naming its JSON path, or run, in at most 60 s; never a panic), every tenth through the binary (exit
+/// 0, 1 or 2; 2 for a refused one, 0 for one that ran).
+#[test]
+fn mutated_tasks_objects_terrains_and_distributed_controllers_are_refused_with_a_path_or_run() {
+    const PER_BASE: u32 = 30;
+    let bases = surface_fixtures();
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = SplitMix64::new(0x5C0FF);
+    let mut tallies: std::collections::BTreeMap<&str, Tally> = Default::default();
+    let mut case = 0;
+    for (group, name, base) in &bases {
+        let base_text = serde_json::to_string_pretty(base).unwrap();
+        assert_eq!(judge_within(&base_text, Duration::from_secs(60), name), Verdict::Ran, "the base {name} runs");
+        for _ in 0..PER_BASE {
+            case += 1;
+            let (text, what) = mutate(&mut rng, &base_text);
+            let what = format!("case {case} ({name}: {what})");
+            let verdict = judge_within(&text, Duration::from_secs(60), &what);
+            let tally = tallies.entry(group).or_default();
+            tally.cases += 1;
+            match &verdict {
+                Verdict::Refused(msg) | Verdict::OverLimit(msg) => {
+                    tally.refused += 1;
+                    assert!(
+                        msg.contains('`') || msg.starts_with("the scenario"),
+                        "{what}: the message names no JSON path: {msg}"
+                    );
+                    assert!(msg.len() < 2000, "{what}: a long message: {msg}");
+                }
+                Verdict::Ran => tally.ran += 1,
+                Verdict::Failed(_) => tally.failed += 1,
+            }
+            if case % 10 == 0 {
+                tally.binary += 1;
+                let path = dir.path().join(format!("case{case}.json"));
+                std::fs::write(&path, &text).unwrap();
+                let child = bin()
+                    .args(["simulate", path.to_str().unwrap(), "--duration", "0.25"])
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap();
+                let out = wait_or_fail(child, Duration::from_secs(60), &what);
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                let code = out.status.code();
+                assert!(matches!(code, Some(0..=2)), "{what}: exit {code:?}: {stderr}");
+                assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+                *tally.codes.entry(code.unwrap()).or_insert(0) += 1;
+                match verdict {
+                    Verdict::Refused(_) => assert_eq!(code, Some(2), "{what}: {stderr}"),
+                    Verdict::Ran => assert_eq!(code, Some(0), "{what}: {stderr}"),
+                    _ => {}
+                }
+            }
+        }
+    }
+    for (group, t) in &tallies {
+        eprintln!(
+            "{group}: {} mutated scenarios, {} refused with a path, {} ran, {} failed while running; {} through \
+             the binary, exit codes {:?}",
+            t.cases, t.refused, t.ran, t.failed, t.binary, t.codes
+        );
+        assert!(t.refused > 0 && t.ran > 0, "{group}: the mutations must both break and keep scenarios: {t:?}");
+        assert!(t.codes.contains_key(&2), "{group}: a refused case reaches the binary: {t:?}");
+    }
+    assert_eq!(tallies.len(), 4);
+    let total: u32 = tallies.values().map(|t| t.cases).sum();
+    assert_eq!(total, PER_BASE * bases.len() as u32);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -520,7 +679,7 @@ fn a_wrong_type_anywhere_in_a_fixture_is_reported_at_that_field() {
 // Recordings (`render --from`): the seeded generator over mutated lines.
 
 /// A short recording of each of two fixtures, with every optional content.
-fn recordings(dir: &Path) -> Vec<String> {
+pub(crate) fn recordings(dir: &Path) -> Vec<String> {
     ["worm.json", "sensing-biped.json"]
         .iter()
         .map(|name| {

@@ -442,7 +442,8 @@ impl RepresentationSpec {
     pub fn genome_size(&self) -> usize {
         let voxels = |b: &BodySpec| b.shape().map(|s| s.cells.len()).unwrap_or(0);
         match self {
-            RepresentationSpec::GmmBody(g) => g.materials.len() * g.gaussians * 4,
+            // Saturating, as `weight_count`: the size of an unvalidated spec is refused, never an overflow.
+            RepresentationSpec::GmmBody(g) => g.materials.len().saturating_mul(g.gaussians).saturating_mul(4),
             RepresentationSpec::Phases(p) => (1 + usize::from(p.evolve_amplitude)) * voxels(&p.body),
             RepresentationSpec::PhasesDevo(p) => 3 * voxels(&p.body),
             RepresentationSpec::MlpWeights(m) => {
@@ -451,7 +452,7 @@ impl RepresentationSpec {
                 weight_count(&mlp_layer_sizes(features, m.driver.is_some(), &m.hidden, n))
             }
             RepresentationSpec::DistributedHomogeneous(d) => d.per_voxel(),
-            RepresentationSpec::DistributedHeterogeneous(d) => voxels(&d.body) * d.per_voxel(),
+            RepresentationSpec::DistributedHeterogeneous(d) => voxels(&d.body).saturating_mul(d.per_voxel()),
             RepresentationSpec::Slots(s) => s.genome_size(),
         }
     }
