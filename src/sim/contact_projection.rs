@@ -151,6 +151,10 @@ impl ContactProjection {
                     union(&mut self.joint_root, ends[0].0, ends[1].0);
                 }
             }
+            // Flattened once, so that each step reads a body's root directly.
+            for i in 0..self.joint_root.len() {
+                self.joint_root[i] = find(&mut self.joint_root, i);
+            }
             self.joint_root_of = counts;
         }
         // Moving bodies joined by joints share a root; map each root to its first moving body.
@@ -158,7 +162,7 @@ impl ContactProjection {
         self.island_parent.extend(0..self.moving.len());
         for (i, m) in self.moving.iter().enumerate() {
             let index = m.handle.0.into_raw_parts().0 as usize;
-            let root = if index < self.joint_root.len() { find(&mut self.joint_root, index) } else { index };
+            let root = self.joint_root.get(index).copied().unwrap_or(index);
             if root >= self.first_of_root.len() {
                 self.first_of_root.resize(root + 1, usize::MAX);
             }
@@ -169,7 +173,7 @@ impl ContactProjection {
         }
         for m in &self.moving {
             let index = m.handle.0.into_raw_parts().0 as usize;
-            let root = if index < self.joint_root.len() { find(&mut self.joint_root, index) } else { index };
+            let root = self.joint_root.get(index).copied().unwrap_or(index);
             self.first_of_root[root] = usize::MAX;
         }
         for point in &self.points {

@@ -13,6 +13,8 @@ use vsr2d::limits::Limits;
 use vsr2d::pom::spec::PomSpec;
 use vsr2d::scenario::Scenario;
 
+use crate::robustness::get_mut;
+
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios").join(name)
 }
@@ -207,40 +209,18 @@ fn scenes_of_objects_over_the_limits_are_refused_naming_the_field_and_allow_larg
 /// digits; `near_cap` answered "untagged enum NearCapSpec").
 #[test]
 fn refusals_print_numbers_compactly_and_name_no_rust_type() {
-    fn numbers(v: &Value, at: &mut Vec<Value>, out: &mut Vec<Vec<Value>>) {
-        match v {
-            Value::Object(m) => m.iter().for_each(|(k, x)| {
-                at.push(json!(k));
-                numbers(x, at, out);
-                at.pop();
-            }),
-            Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| {
-                at.push(json!(i));
-                numbers(x, at, out);
-                at.pop();
-            }),
-            Value::Number(_) => out.push(at.clone()),
-            _ => {}
-        }
-    }
     let (mut cases, mut refused) = (0, 0);
     let mut dir: Vec<_> = std::fs::read_dir(fixture("")).unwrap().map(|e| e.unwrap().path()).collect();
     dir.sort();
     for path in dir {
         let base: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let mut paths = vec![];
-        numbers(&base, &mut vec![], &mut paths);
+        crate::robustness::value_paths(&base, &mut vec![], &mut paths);
+        paths.retain(|at| get_mut(&mut base.clone(), at).is_number());
         for at in paths {
             for new in [json!(1e308), json!(-1e308), json!(1e-320), json!("1")] {
                 let mut v = base.clone();
-                let mut slot = &mut v;
-                for key in &at {
-                    slot = match key {
-                        Value::String(k) => &mut slot[k.as_str()],
-                        k => &mut slot[k.as_u64().unwrap() as usize],
-                    };
-                }
-                *slot = new.clone();
+                *get_mut(&mut v, &at) = new.clone();
                 cases += 1;
                 let Err(e) = Scenario::from_json(&v.to_string()).and_then(|s| s.build().map(|_| ())) else {
                     continue;
