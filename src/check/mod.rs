@@ -198,20 +198,12 @@ impl Plan {
     }
 }
 
-/// The largest manifest or scenario read (16 MiB, as `vsr2d simulate`'s): more is not one.
-const MAX_INPUT_BYTES: u64 = 16 << 20;
-
 fn read_text(path: &Path, what: &'static str) -> Result<String, CheckError> {
-    use std::io::Read;
-    let mut text = String::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_INPUT_BYTES + 1).read_to_string(&mut text))
-        .map_err(|source| CheckError::Read { what, path: path.to_path_buf(), source })?;
-    if text.len() as u64 > MAX_INPUT_BYTES {
-        let source = std::io::Error::other(format!("larger than {} MiB; is it a {what} file?", MAX_INPUT_BYTES >> 20));
-        return Err(CheckError::Read { what, path: path.to_path_buf(), source });
-    }
-    Ok(text)
+    std::fs::File::open(path).and_then(|f| crate::scenario::read_bounded(f, what)).map_err(|source| CheckError::Read {
+        what,
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// What a case's baseline JSON holds besides the pictures.

@@ -73,9 +73,6 @@ pub fn limits() -> Limits {
     LIMITS.get().copied().unwrap_or_default()
 }
 
-/// The largest scenario file read (16 MiB): more is not a scenario (or is `/dev/zero`).
-pub const MAX_SCENARIO_BYTES: u64 = 16 << 20;
-
 /// Writes `text` to stdout and flushes. A failure is returned (never a panic): a closed pipe ends the
 /// program quietly with exit 0 (see `main`), anything else with exit 1.
 pub fn out(text: &str) -> Result<(), Failure> {
@@ -108,27 +105,19 @@ pub fn is_stdin(path: &Path) -> bool {
 /// Reads and validates a scenario file (`-`: stdin), applying `--duration` and checking the resource
 /// limits; every problem is bad input.
 pub fn load_scenario(path: &Path, duration: Option<f64>) -> Result<Scenario, Failure> {
-    use std::io::Read;
-    let mut text = String::new();
     let read = if is_stdin(path) {
-        std::io::stdin().lock().take(MAX_SCENARIO_BYTES + 1).read_to_string(&mut text)
+        vsr2d::scenario::read_bounded(std::io::stdin().lock(), "scenario")
     } else {
-        std::fs::File::open(path).and_then(|f| f.take(MAX_SCENARIO_BYTES + 1).read_to_string(&mut text))
+        std::fs::File::open(path).and_then(|f| vsr2d::scenario::read_bounded(f, "scenario"))
     };
-    read.with_context(|| {
-        format!(
-            "cannot read scenario {}",
-            if is_stdin(path) { "from stdin".to_string() } else { path.display().to_string() }
-        )
-    })
-    .map_err(input)?;
-    if text.len() as u64 > MAX_SCENARIO_BYTES {
-        return Err(input(anyhow::anyhow!(
-            "scenario {} is larger than {} MiB; is it a scenario file?",
-            path.display(),
-            MAX_SCENARIO_BYTES >> 20
-        )));
-    }
+    let text = read
+        .with_context(|| {
+            format!(
+                "cannot read scenario {}",
+                if is_stdin(path) { "from stdin".to_string() } else { path.display().to_string() }
+            )
+        })
+        .map_err(input)?;
     let mut scenario =
         Scenario::from_json(&text).with_context(|| format!("scenario {}", path.display())).map_err(input)?;
     if let Some(d) = duration {

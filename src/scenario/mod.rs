@@ -345,6 +345,22 @@ pub const MAX_POSITION: f64 = 1e5;
 /// The largest body grid (width × height, empty cells included).
 pub const MAX_GRID_CELLS: usize = 1_000_000;
 
+/// The largest scenario (or manifest) file read, 16 MiB: more is not one (or is `/dev/zero`).
+pub const MAX_INPUT_BYTES: u64 = 16 << 20;
+
+/// Reads at most [`MAX_INPUT_BYTES`] of text from `reader`; more is an `InvalidData` error asking
+/// whether it is a `what` file at all.
+pub fn read_bounded(reader: impl std::io::Read, what: &str) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    reader.take(MAX_INPUT_BYTES + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_INPUT_BYTES {
+        let message = format!("larger than {} MiB; is it a {what} file?", MAX_INPUT_BYTES >> 20);
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, message));
+    }
+    Ok(text)
+}
+
 /// serde names the Rust type it expected ("expected internally tagged enum TerrainSpec"); say what the
 /// JSON must look like instead.
 pub(crate) fn without_rust_type_names(message: &str) -> String {
