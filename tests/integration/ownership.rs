@@ -171,7 +171,10 @@ fn evolve_killed_at_random_moments_and_resumed_ends_with_the_uninterrupted_bytes
     let exp = experiment(tmp.path(), "e.json", 5, 4);
     let e = exp.to_str().unwrap();
     let reference = tmp.path().join("reference");
+    let start = Instant::now();
     assert!(run(&["evolve", e, "-o", reference.to_str().unwrap(), "-q", "--jobs", "2"]).status.success());
+    // As in the study series: kills in the first half of the uninterrupted run's time.
+    let span_ms = (start.elapsed().as_millis() as u64).max(20);
     let strip = |mut m: BTreeMap<PathBuf, Vec<u8>>| {
         m.remove(Path::new("timing.jsonl"));
         m
@@ -187,7 +190,7 @@ fn evolve_killed_at_random_moments_and_resumed_ends_with_the_uninterrupted_bytes
             let jobs = ["1", "2"][attempt % 2];
             let mut child =
                 bin().args(["evolve", e, "-o", d, "-q", "--jobs", jobs]).stdout(Stdio::null()).spawn().unwrap();
-            let wait_ms = rng.next_u64() % 400;
+            let wait_ms = span_ms / 10 + rng.next_u64() % (span_ms * 4 / 10);
             std::thread::sleep(Duration::from_millis(wait_ms));
             if child.try_wait().unwrap().is_some_and(|s| s.success()) {
                 break;
@@ -302,8 +305,10 @@ fn study_killed_at_random_moments_and_resumed_ends_with_the_uninterrupted_bytes(
     let start = Instant::now();
     let out = bin().args(args(&reference)).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    // Kills land anywhere in the uninterrupted run's time.
-    let span_ms = (start.elapsed().as_millis() as u64).max(10);
+    // Kills land in the first half of the uninterrupted run's time (at least a tenth in), so the first
+    // try of each series, which starts from nothing, is interrupted even when a run happens to go faster
+    // than the reference did; resumed tries have less to do and may finish.
+    let span_ms = (start.elapsed().as_millis() as u64).max(20);
     // Wall-clock times: each run's timing.jsonl and the report's "written in" figures.
     let strip = |m: BTreeMap<PathBuf, Vec<u8>>| -> BTreeMap<PathBuf, Vec<u8>> {
         m.into_iter().filter(|(p, _)| !WALL_CLOCK.iter().any(|w| p.ends_with(w))).collect()
@@ -315,7 +320,7 @@ fn study_killed_at_random_moments_and_resumed_ends_with_the_uninterrupted_bytes(
         let dir = tmp.path().join(format!("killed-{s}"));
         for _ in 0..20 {
             let mut child = bin().args(args(&dir)).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
-            std::thread::sleep(Duration::from_millis(rng.next_u64() % span_ms));
+            std::thread::sleep(Duration::from_millis(span_ms / 10 + rng.next_u64() % (span_ms * 4 / 10)));
             if child.try_wait().unwrap().is_some_and(|s| s.success()) {
                 break;
             }
