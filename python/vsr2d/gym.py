@@ -113,7 +113,7 @@ DEFAULT_REWARD = {
     "locomotion": "/robots/0/x_distance",
     "jumping": "/jumping/max_height",
     "carrying": "/carrying/carried_distance",
-    "pushing": "/pushing/box_distance",
+    "pushing": "/pushing/pushed_distance",
     "climbing": "/climbing/max_height",
     "balancing": "/balancing/time_on_platform",
     "shape": "/shape/max_area",

@@ -378,11 +378,15 @@ impl Scenario {
             TaskSpec::Pushing(_) => Task::Pushing { the_box: task_first },
             TaskSpec::Climbing(_) => Task::Climbing { ground: flat_ground(&terrain) },
             // A quarter of the platform's thickness: see `BalancingMetrics::time_on_platform`.
-            TaskSpec::Balancing(_) => Task::Balancing {
-                platform: task_first,
-                ground: flat_ground(&terrain),
-                fall_margin: 0.25 * task_objects[0].size[1],
-            },
+            TaskSpec::Balancing(_) => {
+                let (board, ground) = (&task_objects[0], flat_ground(&terrain));
+                Task::Balancing {
+                    platform: task_first,
+                    ground,
+                    fall_margin: 0.25 * board.size[1],
+                    full_tilt: crate::task::balancing::full_tilt(board.size, board.position[1] - ground),
+                }
+            }
             TaskSpec::Shape(_) => Task::Shape,
         };
         Ok(Simulation {

@@ -5,7 +5,7 @@ use rapier2d::prelude::PhysicsWorld;
 use super::SimError;
 use crate::geom::{Aabb, Vec2};
 use crate::model::voxel::sensors::SensorReadings;
-use crate::snapshot::{BodySnapshot, ObjectState, SnapshotDetail};
+use crate::snapshot::{BodyId, BodySnapshot, ObjectState, SnapshotDetail};
 
 /// What the world asks of a body, in the order of a step (spec §7): control, forces, step, read-back.
 pub(crate) trait SimBody {
@@ -42,6 +42,13 @@ pub(crate) trait SimBody {
     fn mark_touching(&mut self, part: usize);
     /// Called besides [`SimBody::mark_touching`] when the other side is the terrain or a wall.
     fn mark_touching_ground(&mut self) {}
+    /// Called besides [`SimBody::mark_touching`] when the other side is a part of body `other`; only
+    /// objects keep it (a task asks whether its box rests on the robot).
+    fn mark_touching_body(&mut self, _other: BodyId) {}
+    /// Whether it touches body `other` (as of the last refresh); objects only, `false` for the rest.
+    fn touches_body(&self, _other: BodyId) -> bool {
+        false
+    }
     /// Whether any part touches something outside the body (as of the last refresh).
     fn touching_any(&self) -> bool;
     /// Whether any part touches the terrain, a wall or a fixed object (as of the last refresh).

@@ -22,6 +22,8 @@ pub(crate) struct RigidObject {
     velocity: Vec2,
     touching: bool,
     touching_ground: bool,
+    /// The other bodies it touches (robots, cells, moving objects), in the order contacts were seen.
+    touching_bodies: Vec<BodyId>,
 }
 
 impl RigidObject {
@@ -74,6 +76,7 @@ impl RigidObject {
             velocity: Vec2::ZERO,
             touching: false,
             touching_ground: false,
+            touching_bodies: Vec::new(),
         };
         object.read_state(physics);
         object
@@ -119,12 +122,21 @@ impl SimBody for RigidObject {
     fn clear_touching(&mut self) {
         self.touching = false;
         self.touching_ground = false;
+        self.touching_bodies.clear();
     }
     fn mark_touching(&mut self, _part: usize) {
         self.touching = true;
     }
     fn mark_touching_ground(&mut self) {
         self.touching_ground = true;
+    }
+    fn mark_touching_body(&mut self, other: BodyId) {
+        if !self.touching_bodies.contains(&other) {
+            self.touching_bodies.push(other);
+        }
+    }
+    fn touches_body(&self, other: BodyId) -> bool {
+        self.touching_bodies.contains(&other)
     }
     fn snapshot(&self, _detail: SnapshotDetail) -> BodySnapshot {
         let outline = self.outline();
@@ -139,6 +151,7 @@ impl SimBody for RigidObject {
             velocity: self.velocity,
             touching: self.touching,
             touching_ground: self.touching_ground,
+            touching_bodies: self.touching_bodies.clone(),
         })
     }
     fn label(&self) -> &str {

@@ -629,8 +629,9 @@ impl World {
                     if other.is_none_or(|o| o.body != this.body) {
                         let body = self.bodies[this.body.index()].get_mut();
                         body.mark_touching(this.part);
-                        if other.is_none() {
-                            body.mark_touching_ground();
+                        match other {
+                            None => body.mark_touching_ground(),
+                            Some(other) => body.mark_touching_body(other.body),
                         }
                     }
                 }
@@ -717,6 +718,9 @@ impl Progress for World {
     }
     fn touching_ground(&self, body: usize) -> bool {
         self.bodies[body].get().touching_ground()
+    }
+    fn object_touches(&self, object: usize, other: usize) -> bool {
+        self.bodies[object].get().touches_body(BodyId(other))
     }
     fn object_state(&self, body: usize) -> Option<crate::snapshot::ObjectState> {
         self.bodies[body].get().object_state()

@@ -23,4 +23,8 @@ pub struct ObjectSnapshot {
     /// last contact refresh saw: every snapshot, and every step of a task that reads contacts).
     pub touching: bool,
     pub touching_ground: bool,
+    /// The other bodies it touches (robots, cells, moving objects), as of the same refresh. Not written
+    /// when empty (and empty in recordings made before it existed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub touching_bodies: Vec<BodyId>,
 }

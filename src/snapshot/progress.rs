@@ -2,7 +2,7 @@
 //! (the snapshot-free evaluation path), from the same body read-outs: the numbers are bit-identical
 //! whichever way a task is fed.
 
-use super::{BodySnapshot, Snapshot};
+use super::{BodyId, BodySnapshot, Snapshot};
 use crate::geom::{Aabb, Vec2};
 
 /// A run's state as tasks see it: bodies by index, in creation order.
@@ -28,6 +28,9 @@ pub trait Progress {
     fn touching_ground(&self, body: usize) -> bool;
     /// A rigid object's rotation (rad) and whether it touches the terrain or a wall; `None` for other kinds.
     fn object_state(&self, body: usize) -> Option<ObjectState>;
+    /// Whether rigid object `object` touches a part of body `other` (as of the last contact refresh);
+    /// `false` when `object` is no rigid object.
+    fn object_touches(&self, object: usize, other: usize) -> bool;
     /// The points of the body's outline (a voxel robot's outer mass corners, a cell's bodies, an object's
     /// corners): what its convex hull is taken of.
     fn outline_points(&self, body: usize) -> Vec<Vec2>;
@@ -92,6 +95,9 @@ impl Progress for Snapshot {
             BodySnapshot::Cell(_) => false,
             BodySnapshot::Object(o) => o.touching_ground,
         }
+    }
+    fn object_touches(&self, object: usize, other: usize) -> bool {
+        self.bodies[object].as_object().is_some_and(|o| o.touching_bodies.contains(&BodyId(other)))
     }
     fn object_state(&self, body: usize) -> Option<ObjectState> {
         self.bodies[body].as_object().map(|o| ObjectState { angle: o.angle, touching_ground: o.touching_ground })

@@ -111,13 +111,27 @@ impl BalancingSpec {
     }
 }
 
+/// The |angle| at which a board of `size` (length, thickness) hinged at its centre `pivot_height` above
+/// flat ground touches the ground with a lower corner: ℓ·sin θ + t·cos θ = h with ℓ, t the half length
+/// and thickness, θ = asin(h / √(ℓ² + t²)) − atan(t / ℓ); π/2 for a board too short to reach the ground.
+pub fn full_tilt(size: [f64; 2], pivot_height: f64) -> f64 {
+    let (l, t) = (0.5 * size[0], 0.5 * size[1]);
+    let r = l.hypot(t);
+    if pivot_height >= r {
+        return std::f64::consts::FRAC_PI_2;
+    }
+    (pivot_height / r).asin() - t.atan2(l)
+}
+
 /// What `balancing` reports (robot 0 and the platform).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BalancingMetrics {
-    /// Mean over steps 1…N of the platform's |angle|, rad.
+    /// Mean over steps 1…N of the platform's |angle| while the robot is on it, each step from its fall on
+    /// counted as the board's full tilt (one end on the ground), rad: a robot that jumps off at once
+    /// leaves a level board behind, and must not score as if it kept it level.
     pub mean_abs_angle: f64,
-    /// The largest |angle| of the platform, rad.
+    /// The largest |angle| of the platform while the robot is on it, or the full tilt once it fell, rad.
     pub max_abs_angle: f64,
     /// Time until the robot fell off (its lowest point within a quarter of the platform's thickness of
     /// the ground), or the whole run, s.
@@ -131,6 +145,7 @@ pub struct BalancingMonitor {
     platform: usize,
     ground: f64,
     margin: f64,
+    full_tilt: f64,
     sum: f64,
     max: f64,
     steps: u64,
@@ -139,19 +154,22 @@ pub struct BalancingMonitor {
 }
 
 impl BalancingMonitor {
-    pub fn new(platform: usize, ground: f64, margin: f64) -> Self {
-        BalancingMonitor { platform, ground, margin, ..Default::default() }
+    pub fn new(platform: usize, ground: f64, margin: f64, full_tilt: f64) -> Self {
+        BalancingMonitor { platform, ground, margin, full_tilt, ..Default::default() }
     }
     pub fn begin(&mut self, _run: &dyn Progress) {}
     pub fn observe(&mut self, run: &dyn Progress) {
-        let angle = run.object_state(self.platform).map_or(0.0, |o| o.angle.abs());
-        self.sum += angle;
-        self.max = self.max.max(angle);
         self.steps += 1;
         self.t = run.time();
         if self.fell_at.is_none() && run.centre_and_bbox(0).1.min.y < self.ground + self.margin {
             self.fell_at = Some(self.t);
         }
+        let angle = match self.fell_at {
+            None => run.object_state(self.platform).map_or(0.0, |o| o.angle.abs()),
+            Some(_) => self.full_tilt,
+        };
+        self.sum += angle;
+        self.max = self.max.max(angle);
     }
     pub fn metrics(&self) -> BalancingMetrics {
         BalancingMetrics {

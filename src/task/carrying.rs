@@ -41,7 +41,9 @@ pub struct CarryingMetrics {
     pub box_distance: f64,
     /// The robot centre's x(T) − x(0), m.
     pub robot_distance: f64,
-    /// The box centre's x travel up to the first time it touches the ground (or T), m.
+    /// The box centre's x travel from t = 0 to the last time it rested on the robot (touched robot 0 and
+    /// not the ground) before it first touched the ground (or T), m: a thrown or dropped box's flight
+    /// earns nothing, a box that hops on the robot and lands on it again counts in full.
     pub carried_distance: f64,
     /// When the box first touched the ground, s (null if it never did).
     pub dropped_at: Option<f64>,
@@ -69,9 +71,10 @@ impl CarryingMonitor {
     pub fn observe(&mut self, run: &dyn Progress) {
         (self.box_x, self.robot_x) = (run.centre(self.the_box).x, run.centre(0).x);
         if self.dropped_at.is_none() {
-            self.carried = self.box_x - self.box_x0;
             if run.object_state(self.the_box).is_some_and(|o| o.touching_ground) {
                 self.dropped_at = Some(run.time());
+            } else if run.object_touches(self.the_box, 0) {
+                self.carried = self.box_x - self.box_x0;
             }
         }
     }

@@ -79,7 +79,9 @@ impl ClimbingSpec {
 pub struct ClimbingMetrics {
     /// The centre's y(T) − y(0), m.
     pub climb_height: f64,
-    /// The highest value over the run of the body's lowest point above the ground, m.
+    /// The highest value of the body's lowest point above the ground at t = 0 and after every step that
+    /// ends with the robot holding on (touching a wall or the ground), m: the top of a jump, in flight,
+    /// counts only if the robot catches a wall there.
     pub max_height: f64,
 }
 
@@ -103,7 +105,9 @@ impl ClimbingMonitor {
     pub fn observe(&mut self, run: &dyn Progress) {
         let (c, bbox) = run.centre_and_bbox(0);
         self.y = c.y;
-        self.max_height = self.max_height.max(bbox.min.y - self.ground);
+        if run.touching_ground(0) {
+            self.max_height = self.max_height.max(bbox.min.y - self.ground);
+        }
     }
     pub fn metrics(&self) -> ClimbingMetrics {
         ClimbingMetrics { climb_height: self.y - self.y0, max_height: self.max_height }

@@ -38,7 +38,10 @@ impl JumpingSpec {
 pub struct JumpingMetrics {
     /// The highest value, from t = 0 on, of the body's lowest point above the ground, m.
     pub max_height: f64,
-    /// The highest rise of the body's centre above its height at t = 0, m.
+    /// The highest rise of the body's centre, in flight (no part touching anything), above both its height
+    /// at t = 0 and at that flight's take-off (the last step in contact), m: a body that stands up or tips
+    /// over on the ground raises its centre without jumping, and a dropped body's rebound does not get
+    /// it above where it was dropped; neither earns anything.
     pub max_centre_rise: f64,
     /// Fraction of steps 1…N after which no part of the robot touches anything.
     pub airtime: f64,
@@ -48,6 +51,8 @@ pub struct JumpingMetrics {
 pub struct JumpingMonitor {
     ground: f64,
     centre0: f64,
+    /// The centre's height at the current (or next) flight's take-off.
+    takeoff: f64,
     max_height: f64,
     max_rise: f64,
     airborne: u64,
@@ -60,17 +65,19 @@ impl JumpingMonitor {
     }
     pub fn begin(&mut self, run: &dyn Progress) {
         let (c, bbox) = run.centre_and_bbox(0);
-        self.centre0 = c.y;
+        (self.centre0, self.takeoff) = (c.y, c.y);
         self.max_height = bbox.min.y - self.ground;
         self.max_rise = 0.0;
     }
     pub fn observe(&mut self, run: &dyn Progress) {
         let (c, bbox) = run.centre_and_bbox(0);
         self.max_height = self.max_height.max(bbox.min.y - self.ground);
-        self.max_rise = self.max_rise.max(c.y - self.centre0);
         self.steps += 1;
-        if !run.touching(0) {
+        if run.touching(0) {
+            self.takeoff = c.y;
+        } else {
             self.airborne += 1;
+            self.max_rise = self.max_rise.max(c.y - self.takeoff.max(self.centre0));
         }
     }
     pub fn metrics(&self) -> JumpingMetrics {

@@ -138,6 +138,8 @@ pub enum Task {
         platform: usize,
         ground: f64,
         fall_margin: f64,
+        /// The board's |angle| with one end on the ground (see [`balancing::full_tilt`]).
+        full_tilt: f64,
     },
     Shape,
 }
@@ -182,8 +184,8 @@ impl Simulation {
             Task::Carrying { the_box } => TaskMonitor::Carrying(carrying::CarryingMonitor::new(*the_box)),
             Task::Pushing { the_box } => TaskMonitor::Pushing(pushing::PushingMonitor::new(*the_box)),
             Task::Climbing { ground } => TaskMonitor::Climbing(climbing::ClimbingMonitor::new(*ground)),
-            Task::Balancing { platform, ground, fall_margin } => {
-                TaskMonitor::Balancing(balancing::BalancingMonitor::new(*platform, *ground, *fall_margin))
+            Task::Balancing { platform, ground, fall_margin, full_tilt } => {
+                TaskMonitor::Balancing(balancing::BalancingMonitor::new(*platform, *ground, *fall_margin, *full_tilt))
             }
             Task::Shape => TaskMonitor::Shape(shape::ShapeMonitor::default()),
         };
@@ -317,7 +319,11 @@ impl Monitor {
     /// Whether it reads contacts (refreshed after every step on the snapshot-free path): every robot's
     /// `ground_contact` does, and the tasks that read contacts.
     fn needs_contacts(&self) -> bool {
-        self.robots > 0 || matches!(self.task, TaskMonitor::Jumping(_) | TaskMonitor::Carrying(_))
+        self.robots > 0
+            || matches!(
+                self.task,
+                TaskMonitor::Jumping(_) | TaskMonitor::Carrying(_) | TaskMonitor::Pushing(_) | TaskMonitor::Climbing(_)
+            )
     }
 
     /// Starts from the state at t = 0 (no snapshot-only content: see [`Monitor::needs_snapshots`]).

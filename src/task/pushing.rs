@@ -48,10 +48,13 @@ impl PushingSpec {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PushingMetrics {
-    /// The box centre's x(T) − x(0), m.
+    /// The box centre's x(T) − x(0), m: the slide or flight of a kicked box included.
     pub box_distance: f64,
     /// The robot centre's x(T) − x(0), m.
     pub robot_distance: f64,
+    /// The box centre's x travel from t = 0 to the last time it touched the robot (or 0 if it never
+    /// did), m: what the box slides or flies after the robot's last touch (a kick) earns nothing.
+    pub pushed_distance: f64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -59,6 +62,7 @@ pub struct PushingMonitor {
     the_box: usize,
     start: [f64; 2],
     now: [f64; 2],
+    pushed: f64,
 }
 
 impl PushingMonitor {
@@ -71,8 +75,15 @@ impl PushingMonitor {
     }
     pub fn observe(&mut self, run: &dyn Progress) {
         self.now = [run.centre(self.the_box).x, run.centre(0).x];
+        if run.object_touches(self.the_box, 0) {
+            self.pushed = self.now[0] - self.start[0];
+        }
     }
     pub fn metrics(&self) -> PushingMetrics {
-        PushingMetrics { box_distance: self.now[0] - self.start[0], robot_distance: self.now[1] - self.start[1] }
+        PushingMetrics {
+            box_distance: self.now[0] - self.start[0],
+            robot_distance: self.now[1] - self.start[1],
+            pushed_distance: self.pushed,
+        }
     }
 }

@@ -14,10 +14,11 @@ pub struct ShapeSpec {}
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShapeMetrics {
-    /// The largest width and height of the body's bounding box over the run, m.
+    /// The largest width and height of the body's bounding box over the run, in world axes (a body that
+    /// tips over changes them without changing shape), m.
     pub max_width: f64,
     pub max_height: f64,
-    /// The largest area of the convex hull of the body's outline over the run, m².
+    /// The largest area of the convex hull of the body's outline over the run (unchanged by rotation), m².
     pub max_area: f64,
     /// The same over their values at t = 0.
     pub max_width_ratio: f64,

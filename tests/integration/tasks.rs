@@ -5,7 +5,9 @@
 use std::path::Path;
 use std::process::Command;
 
+use vsr2d::geom::Vec2;
 use vsr2d::scenario::Scenario;
+use vsr2d::snapshot::{BodyId, Snapshot, SnapshotRecorder};
 use vsr2d::task::{RunResult, TaskMetrics};
 
 const TASK_FIXTURES: [&str; 6] = ["jumping", "carrying", "pushing", "climbing", "balancing", "shape"];
@@ -390,4 +392,141 @@ fn locomotion_transient_measures_from_t0() {
         .contains(r#""task":{"type":"locomotion"}"#));
     let e = Scenario::from_json(&with(4.0, Some(4.0))).unwrap_err().to_string();
     assert!(e.contains("task.transient") && e.contains("[0, world.duration = 4 s)"), "{e}");
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Task metrics measure what their names say (issue 50): a thrown or kicked box, a body that rises on the
+// ground, a flight up the channel and a jump off the board earn nothing of the metric they would game.
+// The pushes are the test's own hand: a velocity set on a body between two steps.
+
+/// Runs `text` to its end, setting body `body`'s velocity to `velocity` before step `at`; returns the
+/// result and every snapshot (t = 0 first).
+fn run_pushed(text: &str, at: u64, body: usize, velocity: [f64; 2]) -> (RunResult, Vec<std::sync::Arc<Snapshot>>) {
+    let mut sim = scenario(text).build().unwrap();
+    let mut monitor = sim.monitor();
+    let mut frames = SnapshotRecorder::default();
+    sim.world.emit_initial(&mut [&mut monitor, &mut frames]).unwrap();
+    for step in 0..sim.steps {
+        if step == at {
+            sim.world.set_body_velocity(BodyId(body), Vec2::new(velocity[0], velocity[1]));
+        }
+        sim.world.step(&mut [&mut monitor, &mut frames]).unwrap();
+    }
+    (monitor.result(), frames.snapshots)
+}
+
+#[test]
+fn a_thrown_box_earns_no_carried_distance_and_one_carried_by_a_walker_counts_in_full() {
+    // A passive biped (12 m long) with the box on top; after 1 s the box is thrown forward and up at
+    // (12, 4) m/s: it lands about 10 m beyond the robot's front.
+    let text =
+        r#####"{"world": {"duration": 4}, "robots": [{"body": ["####", "#..#"]}], "task": {"type": "carrying"}}"#####;
+    let (r, frames) = run_pushed(text, 60, 1, [12.0, 4.0]);
+    let Some(TaskMetrics::Carrying(c)) = r.task else { panic!("{r:?}") };
+    let box_x = |s: &Snapshot| s.bodies[1].center().x;
+    // The box settled on the robot before the throw (within 5 cm of where it was put).
+    let at_throw = box_x(&frames[60]) - box_x(&frames[0]);
+    assert!(at_throw.abs() < 0.05, "{at_throw}");
+    // Flying 12 m/s, it is clear of the robot within one or two steps of 1/60 s: 0.4 m at most.
+    assert!(c.dropped_at.is_some() && c.box_distance > 3.0, "the box flew and landed: {c:?}");
+    assert!((c.carried_distance - at_throw).abs() < 0.4, "the flight earns nothing: {c:?}");
+
+    // The fixture's biped walking with the box on its back for 6 s (it first drops it at 9.75 s): every
+    // metre the box travelled is carried.
+    let (r, frames) = run_pushed(&shortened("carrying", 6.0), u64::MAX, 0, [0.0, 0.0]);
+    let Some(TaskMetrics::Carrying(c)) = r.task else { panic!("{r:?}") };
+    assert_eq!(c.dropped_at, None);
+    let on_robot = |s: &Snapshot| s.bodies[1].as_object().unwrap().touching_bodies.contains(&BodyId(0));
+    let last = frames.iter().rev().find(|s| on_robot(s)).unwrap();
+    eprintln!("carried {} of box travel {} (last on the robot at {} s)", c.carried_distance, c.box_distance, last.t);
+    assert!(c.box_distance > 1.0, "{c:?}");
+    assert_eq!(c.carried_distance, box_x(last) - box_x(&frames[0]));
+    assert!((c.carried_distance - c.box_distance).abs() < 0.05, "{c:?}");
+}
+
+#[test]
+fn a_kicked_box_earns_no_pushed_distance_after_the_last_touch() {
+    // The fixture's biped pushes its box for 3 s; then the box is kicked forward at 10 m/s.
+    let text = shortened("pushing", 6.0);
+    let (r, frames) = run_pushed(&text, 180, 1, [10.0, 2.0]);
+    let Some(TaskMetrics::Pushing(p)) = r.task else { panic!("{r:?}") };
+    let box_x = |s: &Snapshot| s.bodies[1].center().x;
+    let at_kick = box_x(&frames[180]) - box_x(&frames[0]);
+    eprintln!(
+        "pushed {} m by the kick at 3 s, box {} m, pushed_distance {} m",
+        at_kick, p.box_distance, p.pushed_distance
+    );
+    assert!(at_kick > 0.5, "the biped pushed before the kick: {at_kick}");
+    // Thrown 10 m/s ahead of a robot walking under 2 m/s, the box is never touched again: what it
+    // travelled up to the robot's last touch before the kick counts (measured: 0.68 m of the 2.12 m,
+    // the rest is the slide after that touch), none of the flight.
+    assert!(p.box_distance > at_kick + 3.0, "{p:?}");
+    assert!(p.pushed_distance > 0.0 && p.pushed_distance <= at_kick + 0.2, "{p:?} vs {at_kick}");
+    // Without the kick, the box that stays against the robot is pushed the whole way.
+    let r = run(&text);
+    let Some(TaskMetrics::Pushing(p)) = r.task else { panic!("{r:?}") };
+    assert!(p.pushed_distance > 0.5 * p.box_distance && p.pushed_distance <= p.box_distance + 1e-9, "{p:?}");
+}
+
+#[test]
+fn a_body_rising_on_the_ground_earns_no_jump_and_a_flight_up_the_channel_no_climb() {
+    // A 3×2 block resting on the ground ("gap": 0) actuated by a slow sine (0.25 Hz, one period):
+    // expanding, its centre rises a few centimetres without ever leaving the ground.
+    let text = r#####"{"world": {"duration": 4}, "robots": [{"body": ["###", "###"],
+        "controller": {"type": "time_functions", "default": {"type": "sin", "amplitude": 1, "frequency": 0.25, "phase": 0}}}],
+        "task": {"type": "jumping", "gap": 0}}"#####;
+    let (r, frames) = run_pushed(text, u64::MAX, 0, [0.0, 0.0]);
+    let Some(TaskMetrics::Jumping(j)) = r.task else { panic!("{r:?}") };
+    let centre_y = |s: &Snapshot| s.bodies[0].center().y;
+    let rise = frames.iter().map(|s| centre_y(s) - centre_y(&frames[0])).fold(f64::MIN, f64::max);
+    eprintln!("centre rise {rise} m, airtime {}, max_centre_rise {}", j.airtime, j.max_centre_rise);
+    // Measured: 0.48 m; its one short hop (0.2 s at 2.7 s, airtime 0.05) stays below its height at t = 0.
+    assert!(rise > 0.2, "the expansion raises the centre: {rise}");
+    assert!(j.airtime < 0.1, "{j:?}");
+    assert_eq!(j.max_centre_rise, 0.0, "{j:?}");
+
+    // A passive 2×2 block in a channel 2 voxels wider than it, thrown straight up at v = 15 m/s: it flies
+    // without touching a wall and falls back. Its masses' linear damping c = 1/s (the default material)
+    // bounds the climb to v/c − (g/c²)·ln(1 + c·v/g) = 5.90 m (11.5 m undamped).
+    let text = r#####"{"world": {"duration": 4}, "robots": [{"body": ["##", "##"]}], "task": {"type": "climbing", "width": 12}}"#####;
+    let (r, frames) = run_pushed(text, 30, 0, [0.0, 15.0]);
+    let Some(TaskMetrics::Climbing(c)) = r.task else { panic!("{r:?}") };
+    let top = frames.iter().map(|s| s.bodies[0].bbox().min.y).fold(f64::MIN, f64::max);
+    let (v, g) = (15.0_f64, 9.81);
+    let damped = v - g * (1.0 + v / g).ln();
+    eprintln!("flight top {top} m (damped ballistics {damped} m), max_height {}", c.max_height);
+    assert!((top - damped).abs() < 0.03 * damped, "{top} vs {damped}");
+    // The step that leaves the ground still reports the contact it started with (0.25 m at 15 m/s);
+    // the top of the flight counts nothing.
+    assert!(c.max_height < 0.3 && c.climb_height < 0.01, "{c:?}");
+}
+
+#[test]
+fn a_board_resting_on_its_end_is_at_full_tilt_and_a_robot_that_jumps_off_scores_it() {
+    // A free board (no hinge spring) under an L-shaped robot (its weight left of the hinge) tips until
+    // one end rests on the ground: its angle then is the full tilt the metrics charge after a fall, from the geometry alone.
+    let text = r#####"{"world": {"duration": 6}, "robots": [{"body": ["#..", "###"]}],
+        "task": {"type": "balancing", "platform_size": [30, 1], "pivot_height": 4, "hinge_stiffness": 0}}"#####;
+    let r = run(text);
+    let Some(TaskMetrics::Balancing(b)) = r.task else { panic!("{r:?}") };
+    let full = vsr2d::task::balancing::full_tilt([30.0, 1.0], 4.0);
+    // By hand: half length 15, half thickness 0.5: 15·sin θ + 0.5·cos θ = 4 → θ = 0.2365 rad.
+    assert!((full - 0.2365).abs() < 1e-3, "{full}");
+    eprintln!("board at rest {} rad, full tilt {full} rad, fell {:?}", b.max_abs_angle, b.fell_at);
+    assert_eq!(b.fell_at, None, "the robot stays on the tilted board");
+    assert!((b.max_abs_angle - full).abs() < 0.01 * full, "{b:?} vs {full}");
+
+    // The default board under a centred 3×2 robot, which jumps off sideways 0.5 s in: every step from its
+    // fall counts as full tilt, so it scores worse than the passive robot that stays (0.01 rad at most).
+    let text =
+        r#####"{"world": {"duration": 6}, "robots": [{"body": ["###", "###"]}], "task": {"type": "balancing"}}"#####;
+    let (r, _) = run_pushed(text, 30, 0, [25.0, 8.0]);
+    let Some(TaskMetrics::Balancing(b)) = r.task else { panic!("{r:?}") };
+    let fell = b.fell_at.expect("it lands on the ground");
+    // The default board: 3W = 27 m long, l/2 = 1.5 m thick, hinged H = 6 m up.
+    let full = vsr2d::task::balancing::full_tilt([27.0, 1.5], 6.0);
+    let after = (6.0 - fell) / 6.0;
+    eprintln!("fell at {fell} s: mean {} max {} (full tilt {full})", b.mean_abs_angle, b.max_abs_angle);
+    assert_eq!(b.max_abs_angle, full);
+    assert!(b.mean_abs_angle >= after * full - 1e-9 && b.mean_abs_angle > 0.05, "{b:?}");
 }
