@@ -67,13 +67,13 @@ impl Lattice {
     /// Checks that the pitch is positive and the voxels are non-empty and face-connected (POM's
     /// propagation needs a single body; two loose pieces would be two robots).
     pub fn new(pitch: f64, voxels: impl IntoIterator<Item = Voxel>) -> Result<Lattice, PomError> {
-        if !(pitch.is_finite() && pitch > 0.0 && pitch <= super::checks::MAX_LENGTH) {
+        if !(pitch.is_finite() && pitch > 0.0 && pitch <= super::limits::MAX_LENGTH) {
             return Err(PomError::invalid(
                 "lattice.pitch",
                 format!(
                     "{} must be a positive length in m of at most {}, e.g. 0.0762",
                     crate::geom::compact(pitch),
-                    super::checks::MAX_LENGTH
+                    super::limits::MAX_LENGTH
                 ),
             ));
         }

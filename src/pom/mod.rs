@@ -28,6 +28,7 @@ pub mod example;
 pub mod gait;
 pub mod geometry;
 pub mod kinematics;
+pub mod limits;
 pub mod model;
 pub mod run;
 pub mod spec;

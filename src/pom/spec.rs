@@ -13,11 +13,12 @@ use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::checks::{self, DEFAULT_RANGE, MAX_LENGTH, MAX_TIME};
 use super::error::PomError;
 use super::gait::TripodGait;
 use super::geometry::{Lattice, Voxel};
 use super::kinematics::Frame;
+use super::limits::{DEFAULT_RANGE, MAX_LENGTH, MAX_TIME};
+use super::model;
 use super::model::{Control, Effector, Model, NodeRef, Push, Role};
 use crate::geom::compact;
 use crate::limits::Limits;
@@ -476,9 +477,9 @@ impl PomSpec {
             layers.push(rows.clone());
         }
         let lattice = Lattice::from_layers(l.pitch, &layers)?;
-        checks::ids(l.extensions.iter().map(|e| e.id.as_str()), "lattice.extensions")?;
+        model::ids(l.extensions.iter().map(|e| e.id.as_str()), "lattice.extensions")?;
         for (i, e) in l.extensions.iter().enumerate() {
-            checks::node_ref(&lattice, &format!("lattice.extensions[{i}].attach"), e.attach)?;
+            model::node_ref(&lattice, &format!("lattice.extensions[{i}].attach"), e.attach)?;
             if !e.offset.iter().all(|v| v.is_finite() && v.abs() <= MAX_LENGTH) {
                 return Err(PomError::invalid(
                     format!("lattice.extensions[{i}].offset"),

@@ -23,6 +23,7 @@ use crate::report::chart::draw::{draw_legend, look_series};
 use crate::report::chart::look::{palette, sparse_markers, LineLook};
 use crate::report::chart::{title_style, PlotError, ReportMesh};
 use crate::report::format::{compact, tick};
+pub use crate::report::study::media::RunCell;
 use crate::report::study::media::{grid_video_camera, MediaError, VideoOutcome};
 use crate::scenario::Scenario;
 
@@ -96,34 +97,6 @@ impl RunPictureError {
     /// Whether the input (the directories given) is at fault, rather than drawing.
     pub fn is_input(&self) -> bool {
         !matches!(self, RunPictureError::Plot(_))
-    }
-}
-
-/// One cell of a grid of robots drawn from run directories (`render --top`, `--archive`, `--front`):
-/// its name (the source's, in the metrics printed), the heading shown above the robot's label, and
-/// the scenario.
-#[derive(Debug, Clone)]
-pub struct RunCell {
-    pub name: String,
-    pub heading: Option<String>,
-    pub scenario: Scenario,
-}
-
-impl RunCell {
-    /// The cell as a movie source, its duration cut to `duration` if given.
-    pub fn source(
-        mut self,
-        options: &crate::render::RenderOptions,
-        duration: Option<f64>,
-    ) -> Result<crate::movie::MovieSource, crate::movie::MovieError> {
-        if let Some(d) = duration {
-            self.scenario.world.duration = d;
-        }
-        let source = crate::movie::MovieSource::scenario(self.name, &self.scenario, options)?;
-        Ok(match self.heading {
-            Some(h) => source.with_heading(h),
-            None => source,
-        })
     }
 }
 

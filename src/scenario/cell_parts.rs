@@ -1,12 +1,13 @@
 //! What joins and drives soft cells in a scenario (spec `cells.md` §4–§6, §9, §10): connector types and
-//! interactions, per-cell connectors and muscles, links, chains and the schedule. [`plan`] checks all of
-//! it (errors name the JSON path and the fix) and resolves names to the indices the world uses.
+//! interactions, links, chains and the schedule (each cell's connectors and muscles are in
+//! [`super::cells`]). [`plan`] checks all of it (errors name the JSON path and the fix) and resolves
+//! names to the indices the world uses.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::cells::{resolve_type, CellSpec, CellTypeSpec};
+use super::cells::{resolve_type, CellSpec, CellTypeSpec, MuscleJson, Switch};
 use super::{ScenarioError, MAX_POSITION};
 use crate::geom::{compact, Vec2};
 use crate::model::cell::connector::{self, ConnectorParams, MU_0};
@@ -72,77 +73,6 @@ pub struct InteractionSpec {
     /// Permeability, H/m (default μ₀ = 1.2566e-6, air).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mu: Option<f64>,
-}
-
-/// A connector switch (spec §4; the states active/inactive/passive are derived).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Switch {
-    On,
-    Off,
-}
-
-fn on() -> Switch {
-    Switch::On
-}
-
-fn c() -> String {
-    "c".into()
-}
-
-/// Connectors of one type on a list of bodies: one connector per body, ids `<id>0`, `<id>1`, ….
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ConnectorSpec {
-    /// Prefix of the ids (default `c`: `c0`, `c1`, …).
-    #[serde(default = "c")]
-    pub id: String,
-    /// A key of `connector_types`.
-    #[serde(rename = "type")]
-    pub connector_type: String,
-    /// Membrane body indices (0 on top, clockwise).
-    pub bodies: Vec<usize>,
-    /// `on` (default) or `off` at t = 0.
-    #[serde(default = "on")]
-    pub switch: Switch,
-}
-
-fn hz() -> f64 {
-    50.0
-}
-fn one() -> f64 {
-    1.0
-}
-fn min_length() -> f64 {
-    0.2
-}
-
-/// A muscle between the centres of two bodies of this cell (spec §5).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct MuscleJson {
-    /// Unique within the cell; the schedule names it `<cell>/<id>`.
-    pub id: String,
-    /// `spring` (commanded rest length), `fixed` (never commanded) or `rope` (commanded maximum).
-    pub kind: MuscleKind,
-    /// Body indices of its two ends (different).
-    pub from: usize,
-    pub to: usize,
-    /// Spring frequency, Hz (50, code demo cell).
-    #[serde(default = "hz")]
-    pub hz: f64,
-    /// Spring damping ratio ζ (1, code demo cell).
-    #[serde(default = "one")]
-    pub damping_ratio: f64,
-    /// m: command 0 gives m·L₀ (0.2, code).
-    #[serde(default = "min_length")]
-    pub min_length: f64,
-    /// L₀ as a factor of the distance of the two bodies at build (1).
-    #[serde(default = "one")]
-    pub length_factor: f64,
-    /// Initial command ℓ ∈ [0, 1] (1: idle, rest length L₀).
-    #[serde(default = "one")]
-    pub length: f64,
 }
 
 /// `t`, `r`, `b`, `l`: the edge of cell a centred on body 0, N/4, N/2 or 3N/4.

@@ -1,11 +1,13 @@
-//! The soft-cell part of a scenario (spec `cells.md` §10): `cell_types` and `cells`; connectors, muscles,
-//! links, chains and the schedule are in [`super::cell_parts`].
+//! The soft-cell part of a scenario (spec `cells.md` §10): `cell_types` and `cells`, with each cell's
+//! connectors and muscles; connector types, interactions, links, chains, the schedule and the plan that
+//! resolves them all are in [`super::cell_parts`], which builds on this module.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use super::{ScenarioError, MAX_POSITION};
+use crate::model::cell::muscle::MuscleKind;
 use crate::model::cell::{CellParams, CellPreset, Normals, RestArea, Ring, MIN_BODIES};
 
 /// A cell type: a preset filled in by the explicit keys (explicit keys win).
@@ -72,10 +74,10 @@ pub struct CellSpec {
     pub rotation: f64,
     /// Connectors (magnets) on membrane bodies (`cells.md` §4).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub connectors: Vec<super::cell_parts::ConnectorSpec>,
+    pub connectors: Vec<ConnectorSpec>,
     /// Muscles between two bodies of this cell (`cells.md` §5).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub muscles: Vec<super::cell_parts::MuscleJson>,
+    pub muscles: Vec<MuscleJson>,
 }
 
 /// `cell_types.<key>` resolved (following `like`), or the error at its path.
@@ -206,4 +208,75 @@ pub fn validate(types: &BTreeMap<String, CellTypeSpec>, cells: &[CellSpec]) -> R
         grid.entry((sx, sy)).or_default().push(i);
     }
     Ok(params)
+}
+
+/// A connector switch (spec §4; the states active/inactive/passive are derived).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Switch {
+    On,
+    Off,
+}
+
+fn on() -> Switch {
+    Switch::On
+}
+
+fn c() -> String {
+    "c".into()
+}
+
+/// Connectors of one type on a list of bodies: one connector per body, ids `<id>0`, `<id>1`, ….
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConnectorSpec {
+    /// Prefix of the ids (default `c`: `c0`, `c1`, …).
+    #[serde(default = "c")]
+    pub id: String,
+    /// A key of `connector_types`.
+    #[serde(rename = "type")]
+    pub connector_type: String,
+    /// Membrane body indices (0 on top, clockwise).
+    pub bodies: Vec<usize>,
+    /// `on` (default) or `off` at t = 0.
+    #[serde(default = "on")]
+    pub switch: Switch,
+}
+
+fn hz() -> f64 {
+    50.0
+}
+fn one() -> f64 {
+    1.0
+}
+fn min_length() -> f64 {
+    0.2
+}
+
+/// A muscle between the centres of two bodies of this cell (spec §5).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MuscleJson {
+    /// Unique within the cell; the schedule names it `<cell>/<id>`.
+    pub id: String,
+    /// `spring` (commanded rest length), `fixed` (never commanded) or `rope` (commanded maximum).
+    pub kind: MuscleKind,
+    /// Body indices of its two ends (different).
+    pub from: usize,
+    pub to: usize,
+    /// Spring frequency, Hz (50, code demo cell).
+    #[serde(default = "hz")]
+    pub hz: f64,
+    /// Spring damping ratio ζ (1, code demo cell).
+    #[serde(default = "one")]
+    pub damping_ratio: f64,
+    /// m: command 0 gives m·L₀ (0.2, code).
+    #[serde(default = "min_length")]
+    pub min_length: f64,
+    /// L₀ as a factor of the distance of the two bodies at build (1).
+    #[serde(default = "one")]
+    pub length_factor: f64,
+    /// Initial command ℓ ∈ [0, 1] (1: idle, rest length L₀).
+    #[serde(default = "one")]
+    pub length: f64,
 }

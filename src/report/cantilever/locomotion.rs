@@ -12,9 +12,7 @@ use std::f64::consts::PI;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::plots::{render, PlotError};
 use super::reference::ORIGINAL;
-use crate::report::chart::{tick_style, title_style, ReportMesh};
 use crate::report::format::tick;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::task::RunError;
@@ -359,65 +357,6 @@ pub fn comparison_csv(c: &LocomotionComparison) -> String {
         ));
     }
     out
-}
-
-/// Original against vsr2d velocity, one point per gait (colour per width), with the identity line and
-/// the ±25 % band.
-pub fn scatter(c: &LocomotionComparison) -> Result<image::RgbImage, PlotError> {
-    use plotters::prelude::*;
-    let all = c.rows.iter().flat_map(|r| [r.gait.original_vx, r.vsr2d_vx]);
-    let (lo, hi) = all.fold((0.0f64, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
-    let pad = 0.05 * (hi - lo).max(0.1);
-    let (lo, hi) = (lo - pad, hi + pad);
-    let mut widths: Vec<u32> = c.rows.iter().map(|r| r.gait.w).collect();
-    widths.sort_unstable();
-    widths.dedup();
-    render("locomotion_scatter", |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption("Worm x velocity: original 2D-VSR-Sim 1.0.0 vs vsr2d legacy-1.0", title_style())
-            .margin(14)
-            .x_label_area_size(52)
-            .y_label_area_size(78)
-            .build_cartesian_2d(lo..hi, lo..hi)?;
-        chart
-            .configure_mesh()
-            .report_look()
-            .x_desc("original x velocity (m/s)")
-            .y_desc("vsr2d legacy-1.0 x velocity (m/s)")
-            .x_label_formatter(&|v| tick(*v))
-            .y_label_formatter(&|v| tick(*v))
-            .draw()?;
-        let grey = RGBColor(150, 150, 150);
-        chart
-            .draw_series(LineSeries::new([(lo, lo), (hi, hi)], BLACK.stroke_width(1)))?
-            .label("identity")
-            .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLACK.stroke_width(1)));
-        for k in [0.75, 1.25] {
-            // Ended inside the plot: plotters drops a segment that leaves it.
-            let end = if k > 1.0 { (hi / k, hi) } else { (hi, k * hi) };
-            let band = chart.draw_series(LineSeries::new([(0.0, 0.0), end], grey.stroke_width(1)))?;
-            if k > 1.0 {
-                band.label("±25 %").legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], grey.stroke_width(1)));
-            }
-        }
-        for (i, w) in widths.iter().enumerate() {
-            let color = crate::report::chart::look::palette(i);
-            let points: Vec<(f64, f64)> =
-                c.rows.iter().filter(|r| r.gait.w == *w).map(|r| (r.gait.original_vx, r.vsr2d_vx)).collect();
-            chart
-                .draw_series(points.iter().map(|&p| Circle::new(p, 5, color.filled())))?
-                .label(format!("{w}×3 worms"))
-                .legend(move |(x, y)| Circle::new((x + 10, y), 5, color.filled()));
-        }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font(tick_style())
-            .background_style(WHITE.mix(0.9))
-            .border_style(RGBColor(180, 180, 180))
-            .draw()?;
-        Ok(())
-    })
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! [`ReportDir`]: crate::report::dir::ReportDir
 
 pub mod checks;
+pub mod data;
 pub mod demos;
 pub mod fd;
 pub mod folding;

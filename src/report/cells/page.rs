@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
+use super::data::{CellsReportData, DEMOS_CSV, FD_CSV, FOLD_CSV, RESULTS_JSON, TIMING_CSV};
 use super::plots::Chart;
-use super::report::{CellsReportData, DEMOS_CSV, FD_CSV, RESULTS_JSON, TIMING_CSV};
 use crate::model::cell::{CellPreset, Normals, RestArea, Ring};
 use crate::report::checks::{Check, Summary};
 use crate::report::format::{dt_text, short, sig, sig_or_dash};
@@ -433,7 +433,7 @@ pub fn render_page(data: &CellsReportData, charts: &[Chart], media: &[Media]) ->
             quick => !f.complete(),
             charts => charts_of(charts, &["fold_error.png"]),
             media => media.iter().filter(|m| m.demo == "fold").cloned().collect::<Vec<_>>(),
-            csv => super::report::FOLD_CSV,
+            csv => FOLD_CSV,
         }
     });
 

@@ -6,11 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use serde::Serialize;
-
 use super::checks::acceptance;
+use super::data::{CellsReportData, RunInfo, DEMOS_CSV, FD_CSV, FOLD_CSV, RESULTS_JSON, TIMING_CSV};
 use super::demos::{self, DemoData, DemoError};
-use super::fd::{FdData, FdOptions};
+use super::fd::FdOptions;
 use super::folding::{self, FoldingSection};
 use super::page::{render_page, Media};
 use super::plots::{demo_charts, fd_charts, fold_charts, timing_charts, Chart};
@@ -19,17 +18,10 @@ use super::Sections;
 use crate::bench::cells::{CellBenchError, CellSeries};
 use crate::model::cell::CellPreset;
 use crate::report::chart::PlotError;
-use crate::report::checks::Check;
 use crate::report::csv::{f64_field, opt_f64_field, Csv};
 use crate::report::dir::{DirError, ReportDir};
 use crate::report::study::media::{filmstrip_camera, grid_video_camera, MediaError, VideoOutcome};
 use crate::task::force_deflection::FdError;
-
-pub const FD_CSV: &str = "fd.csv";
-pub const TIMING_CSV: &str = "timing.csv";
-pub const DEMOS_CSV: &str = "demos.csv";
-pub const FOLD_CSV: &str = "fold.csv";
-pub const RESULTS_JSON: &str = "results.json";
 
 /// What to run.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -60,54 +52,28 @@ pub enum CellsReportError {
     Media(#[from] MediaError),
 }
 
-/// Where and how the report was made (section 1).
-#[derive(Debug, Clone, Serialize)]
-pub struct RunInfo {
-    pub version: String,
-    pub profile: String,
-    pub cpu: String,
-    pub cores: usize,
-    pub os: String,
-    pub quick: bool,
-    pub sections: String,
-    pub preset: String,
-    pub seconds: f64,
-}
-
-impl RunInfo {
-    fn here(options: &CellsReportOptions, seconds: f64) -> RunInfo {
-        let cpu = std::fs::read_to_string("/proc/cpuinfo")
-            .ok()
-            .and_then(|t| {
-                t.lines()
-                    .find(|l| l.starts_with("model name"))
-                    .and_then(|l| l.split(':').nth(1))
-                    .map(|s| s.trim().to_string())
-            })
-            .unwrap_or_else(|| "unknown".into());
-        RunInfo {
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            profile: if cfg!(debug_assertions) { "debug" } else { "release" }.into(),
-            cpu,
-            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
-            quick: options.quick,
-            sections: options.sections.names(),
-            preset: super::fd::preset_name(options.preset).into(),
-            seconds,
-        }
+/// Where and how this report is being made.
+fn run_info(options: &CellsReportOptions, seconds: f64) -> RunInfo {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|s| s.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    RunInfo {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        profile: if cfg!(debug_assertions) { "debug" } else { "release" }.into(),
+        cpu,
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
+        quick: options.quick,
+        sections: options.sections.names(),
+        preset: super::fd::preset_name(options.preset).into(),
+        seconds,
     }
-}
-
-/// Everything the report shows.
-#[derive(Debug, Clone, Serialize)]
-pub struct CellsReportData {
-    pub run: RunInfo,
-    pub fd: Option<FdData>,
-    pub timing: Option<TimingData>,
-    pub demos: Option<DemoData>,
-    pub folding: Option<FoldingSection>,
-    pub checks: Vec<Check>,
 }
 
 /// Runs the selected sections (on rayon's current pool).
@@ -146,14 +112,7 @@ pub fn run(options: &CellsReportOptions, mut progress: impl FnMut(&str)) -> Resu
         None
     };
     let checks = acceptance(fd.as_ref(), timing.as_ref(), demos.as_ref(), folding.as_ref());
-    Ok(CellsReportData {
-        run: RunInfo::here(options, start.elapsed().as_secs_f64()),
-        fd,
-        timing,
-        demos,
-        folding,
-        checks,
-    })
+    Ok(CellsReportData { run: run_info(options, start.elapsed().as_secs_f64()), fd, timing, demos, folding, checks })
 }
 
 fn timing_csv(t: &TimingData) -> String {

@@ -26,6 +26,30 @@ pub const VIDEO_H: u32 = 720;
 /// The video shows at most this many simulated seconds (spec §9: 20 s).
 pub const VIDEO_SECONDS: f64 = 20.0;
 
+/// One cell of a grid of robots drawn from run directories (`render --top`, `--archive`, `--front`):
+/// its name (the source's, in the metrics printed), the heading shown above the robot's label, and
+/// the scenario.
+#[derive(Debug, Clone)]
+pub struct RunCell {
+    pub name: String,
+    pub heading: Option<String>,
+    pub scenario: Scenario,
+}
+
+impl RunCell {
+    /// The cell as a movie source, its duration cut to `duration` if given.
+    pub fn source(mut self, options: &RenderOptions, duration: Option<f64>) -> Result<MovieSource, MovieError> {
+        if let Some(d) = duration {
+            self.scenario.world.duration = d;
+        }
+        let source = MovieSource::scenario(self.name, &self.scenario, options)?;
+        Ok(match self.heading {
+            Some(h) => source.with_heading(h),
+            None => source,
+        })
+    }
+}
+
 /// Why a picture could not be drawn.
 #[derive(Debug, thiserror::Error)]
 pub enum MediaError {
@@ -101,7 +125,7 @@ pub fn filmstrip_camera(
 /// archive's elites on its descriptor grid.
 pub fn board_still(
     what: &str,
-    cells: Vec<crate::report::run_media::RunCell>,
+    cells: Vec<RunCell>,
     board: crate::movie::board::BoardSpec,
     at: f64,
 ) -> Result<Pixmap, MediaError> {
@@ -171,7 +195,7 @@ pub fn grid_video(path: &Path, cells: &[(String, Scenario)]) -> Result<VideoOutc
 
 /// Writes the grid video of run cells (each with its heading, e.g. a front member's objectives) to
 /// `path`, at most [`VIDEO_SECONDS`] long.
-pub fn run_cells_video(path: &Path, cells: Vec<crate::report::run_media::RunCell>) -> Result<VideoOutcome, MediaError> {
+pub fn run_cells_video(path: &Path, cells: Vec<RunCell>) -> Result<VideoOutcome, MediaError> {
     let options = RenderOptions { signals: true, ..RenderOptions::default() };
     let seconds = cells.iter().map(|c| c.scenario.world.duration.min(VIDEO_SECONDS)).fold(0.0, f64::max);
     let sources = cells
