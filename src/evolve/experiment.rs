@@ -5,9 +5,11 @@ use serde_json::Value;
 
 pub use super::algorithm::ga::EaParams;
 use super::algorithm::AlgorithmSpec;
+pub use super::algorithm::{Goal, Objective};
+pub use super::represent::BaseScenario;
 use super::represent::RepresentationSpec;
 use super::EvolveError;
-use crate::scenario::{TaskSpec, WorldSpec};
+use crate::scenario::TaskSpec;
 
 /// One evolutionary run: the algorithm, the representation, the fitness, the simulation settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -47,16 +49,6 @@ fn default_cache() -> usize {
     10_000
 }
 
-/// The parts of a scenario a built-in representation does not generate.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BaseScenario {
-    #[serde(default)]
-    pub world: WorldSpec,
-    #[serde(default)]
-    pub task: TaskSpec,
-}
-
 /// The fitness: a number of the run's result, maximised or minimised.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -75,16 +67,6 @@ pub struct FitnessSpec {
     /// The objectives of a multi-objective algorithm (`nsga2`), in order; `metric` is not used then.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub objectives: Vec<Objective>,
-}
-
-/// One objective: a number of the result (a name or a JSON pointer, as `fitness.metric`) and its
-/// direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Objective {
-    pub metric: String,
-    #[serde(default)]
-    pub goal: Goal,
 }
 
 fn default_metric() -> String {
@@ -243,25 +225,6 @@ pub fn metric_pointer(metric: &str, robot: usize, task: &TaskSpec) -> Result<Str
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Goal {
-    #[default]
-    Max,
-    Min,
-}
-
-impl Goal {
-    /// The value the algorithm maximises; invalid individuals (None) are below every valid one.
-    pub fn score(self, fitness: Option<f64>) -> f64 {
-        match (fitness, self) {
-            (None, _) => f64::NEG_INFINITY,
-            (Some(v), Goal::Max) => v,
-            (Some(v), Goal::Min) => -v,
-        }
-    }
-}
-
 /// serde names Rust types ("internally tagged enum RepresentationSpec"); say what the JSON needs.
 fn friendlier(message: &str) -> String {
     let mut m = crate::scenario::without_rust_type_names(message);
@@ -344,7 +307,11 @@ impl Experiment {
         // The representation first: the algorithm's checks use its genome size, which is only defined
         // (and only fits a usize) for a valid representation.
         self.representation.validate(self.scenario.is_some())?;
-        self.algorithm().validate(self)?;
+        self.algorithm().validate(
+            self.algorithm_path(),
+            self.fitness.objectives.len(),
+            self.representation.genome_size(),
+        )?;
         // The built-in representations make one robot; the `slots` template may hold more.
         let robots = match &self.representation {
             RepresentationSpec::Slots(s) => s.template.robots.len(),

@@ -1,5 +1,5 @@
 //! Files out: where rendered frames go (PNG sequences, mp4 behind the `video` feature, stills), snapshot
-//! recordings, and the one atomic write they all use.
+//! recordings, the HTML pages' templates (reports and the viewer), and the one atomic write they all use.
 //!
 //! A [`FrameSink`] takes frames one at a time, in display order, so a long run never holds its frames in
 //! memory. [`PngSequence`] needs no native libraries and is always available; the mp4 encoder lives in
@@ -14,6 +14,7 @@ pub mod png;
 pub mod record;
 pub mod run_dir;
 pub mod sinks;
+pub mod template;
 #[cfg(feature = "video")]
 pub mod video;
 

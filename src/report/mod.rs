@@ -16,4 +16,3 @@ pub mod run_media;
 pub mod series;
 pub mod stats;
 pub mod study;
-pub mod template;

@@ -759,7 +759,7 @@ pub fn build_page_while(
         data => minijinja::Value::from_safe_string(data),
         blob => minijinja::Value::from_safe_string(blob.to_base64()),
     };
-    let html = crate::report::template::render("viewer.html", TEMPLATE, context)?;
+    let html = crate::output::template::render("viewer.html", TEMPLATE, context)?;
     stats.page_bytes = html.len();
     Ok(Page { html, stats })
 }

@@ -7,9 +7,9 @@ use serde_json::{Map, Value};
 
 use serde::{Deserialize, Serialize};
 
+use super::Goal;
 use super::{best_index, diversity, push_best, push_fitness_stats, score, take, uniform_genomes};
 use super::{Fields, Individual, LogFields, Optimizer, Setup};
-use crate::evolve::experiment::Goal;
 use crate::evolve::rng::Rng;
 use crate::evolve::EvolveError;
 

@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use serde_json::{Map, Value};
 
+use super::Goal;
 use super::{best_index, push_best, push_fitness_stats, score, take, Fields, Individual, Optimizer, RunFile, Setup};
-use crate::evolve::experiment::Goal;
 use crate::evolve::reader;
 use crate::rng::SplitMix64 as Rng;
 

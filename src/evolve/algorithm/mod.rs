@@ -15,8 +15,36 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::experiment::{Goal, Objective};
 use super::rng::Rng;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Goal {
+    #[default]
+    Max,
+    Min,
+}
+
+impl Goal {
+    /// The value the algorithm maximises; invalid individuals (None) are below every valid one.
+    pub fn score(self, fitness: Option<f64>) -> f64 {
+        match (fitness, self) {
+            (None, _) => f64::NEG_INFINITY,
+            (Some(v), Goal::Max) => v,
+            (Some(v), Goal::Min) => -v,
+        }
+    }
+}
+
+/// One objective: a number of the result (a name or a JSON pointer, as `fitness.metric`) and its
+/// direction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Objective {
+    pub metric: String,
+    #[serde(default)]
+    pub goal: Goal,
+}
 
 /// The experiment's `"algorithm"`, tagged by `"type"`. (The GA's parameters may also be given as the
 /// experiment's `ea` block, as before.)
@@ -25,7 +53,7 @@ use super::rng::Rng;
 pub enum AlgorithmSpec {
     /// The paper's μ + λ genetic algorithm (2D-VSR-Sim, Medvet et al. 2020): tournament selection,
     /// extended segment crossover or Gaussian mutation, μ + λ survival.
-    Ga(super::experiment::EaParams),
+    Ga(ga::EaParams),
     /// (μ/μ_w, λ)-CMA-ES (Hansen 2016, "The CMA Evolution Strategy: A Tutorial"), separable for long
     /// genomes (Ros and Hansen 2008).
     CmaEs(cma_es::CmaEsParams),
@@ -66,10 +94,16 @@ impl AlgorithmSpec {
         }
     }
 
-    /// Checks the algorithm's parameters and what it needs of the experiment (objectives, descriptors).
-    pub(crate) fn validate(&self, experiment: &super::Experiment) -> Result<(), super::EvolveError> {
-        let prefix = experiment.algorithm_path();
-        if !self.multi_objective() && !experiment.fitness.objectives.is_empty() {
+    /// Checks the algorithm's parameters and what it needs of the experiment: `prefix` is where its
+    /// parameters are written (`ea.` or `algorithm.`), `objectives` how many `fitness.objectives` there
+    /// are, `genome_size` the representation's.
+    pub(crate) fn validate(
+        &self,
+        prefix: &str,
+        objectives: usize,
+        genome_size: usize,
+    ) -> Result<(), super::EvolveError> {
+        if !self.multi_objective() && objectives > 0 {
             return Err(super::EvolveError::Invalid {
                 path: "fitness.objectives".into(),
                 message: format!(
@@ -79,7 +113,6 @@ impl AlgorithmSpec {
                 ),
             });
         }
-        let genome_size = experiment.representation.genome_size();
         let invalid = |(field, message): (String, String)| {
             let path = if field == "genome_size" { "representation".to_string() } else { format!("{prefix}{field}") };
             super::EvolveError::Invalid { path, message }
@@ -89,14 +122,14 @@ impl AlgorithmSpec {
             AlgorithmSpec::CmaEs(p) => p.validate(genome_size).map_err(invalid),
             AlgorithmSpec::Nsga2(p) => {
                 p.validate(genome_size).map_err(invalid)?;
-                if experiment.fitness.objectives.len() < 2 {
+                if objectives < 2 {
                     return Err(super::EvolveError::Invalid {
                         path: "fitness.objectives".into(),
                         message: format!(
                             "gives {} objective(s): NSGA-II needs at least 2, e.g. [{{\"metric\": \"x_velocity\", \
                              \"goal\": \"max\"}}, {{\"metric\": \"control_effort\", \"goal\": \"min\"}}] (for one \
                              metric use the GA or CMA-ES)",
-                            experiment.fitness.objectives.len()
+                            objectives
                         ),
                     });
                 }

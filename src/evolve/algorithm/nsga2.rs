@@ -14,8 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use serde_json::{Map, Value};
 
+use super::Goal;
 use super::{best_index, push_best, take, uniform_genomes, Fields, Individual, Optimizer, RunFile, Setup};
-use crate::evolve::experiment::Goal;
 use crate::evolve::reader::FrontMember;
 use crate::rng::SplitMix64 as Rng;
 

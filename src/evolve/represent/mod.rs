@@ -12,7 +12,6 @@ use serde::{Deserialize, Serialize};
 pub use gmm::{gmm_grid, largest_component, GmmFormula, GmmMaterial, GmmSpec};
 pub use slots::{Slot, SlotsSpec};
 
-use super::experiment::BaseScenario;
 use super::EvolveError;
 use crate::controller::{
     distributed_layer_sizes, mlp_layer_sizes, weight_count, Aggregate, CellFunction, CellWeights, ControllerSpec,
@@ -20,7 +19,17 @@ use crate::controller::{
 };
 use crate::model::voxel::material::MaterialSpec;
 use crate::model::voxel::sensors::SensorKind;
-use crate::scenario::{RobotSpec, Scenario, ScenarioError};
+use crate::scenario::{RobotSpec, Scenario, ScenarioError, TaskSpec, WorldSpec};
+
+/// The parts of a scenario a built-in representation does not generate.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BaseScenario {
+    #[serde(default)]
+    pub world: WorldSpec,
+    #[serde(default)]
+    pub task: TaskSpec,
+}
 
 /// A representation as written in the experiment, tagged by `"type"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -17,10 +17,10 @@ use super::reference::CONDITIONS;
 use super::select::{run_order, scaffolding_sweep_fs};
 use super::summary::DynamicSummary;
 use crate::model::voxel::scaffolding::Scaffolding;
+use crate::output::template;
 use crate::report::checks::{Check, Summary};
 use crate::report::format::{dt_text, quantity, short, sig, sig_or_dash};
 use crate::report::series::{Oscillation, SETTLING_FRACTION, TAIL_FRACTION};
-use crate::report::template;
 
 const TEMPLATE: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/templates/cantilever.html"));
 /// What the page shows besides the data and its analysis.

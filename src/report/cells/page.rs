@@ -454,7 +454,7 @@ pub fn render_page(data: &CellsReportData, charts: &[Chart], media: &[Media]) ->
         })
         .collect();
 
-    crate::report::template::render(
+    crate::output::template::render(
         "cells.html",
         TEMPLATE,
         minijinja::context! {

@@ -350,7 +350,7 @@ fn page(
             theta_deg => format!("{:.1}", mc.aligned.theta.iter().map(|t| t.abs()).fold(0.0, f64::max).to_degrees()),
         }
     });
-    crate::report::template::render(
+    crate::output::template::render(
         "pom.html",
         TEMPLATE,
         minijinja::context! {

@@ -556,7 +556,7 @@ fn page(
             algorithms_text(study)
         ),
     };
-    crate::report::template::render(
+    crate::output::template::render(
         "study.html",
         TEMPLATE,
         minijinja::context! {
