@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use super::{Scenario, ScenarioError, TaskSpec};
 use crate::controller::Controller;
 use crate::geom::Vec2;
-use crate::model::terrain::TerrainError;
+use crate::model::object::ObjectSpec;
+use crate::model::terrain::{Terrain, TerrainError};
 use crate::model::voxel::grid::BodyGrid;
 use crate::model::voxel::grid::BodyGridError;
 use crate::model::voxel::material::MaterialSpec;
@@ -183,21 +184,6 @@ impl Scenario {
                 }
                 task_objects = placement.objects;
             }
-            if let Some(t) = &terrain {
-                let (x0, x1) = (t.profile[0].x, t.profile[t.profile.len() - 1].x);
-                if origin.x < x0 || origin.x + bw > x1 {
-                    return Err(ScenarioError::Position {
-                        robot: i,
-                        position: [origin.x, origin.y],
-                        requirement: format!(
-                            "the body ({} m wide) must lie over the terrain, x in [{x0}, {x1}] m; move it or use \
-                             `\"terrain\": {{\"type\": \"none\"}}`",
-                            crate::geom::compact(bw)
-                        ),
-                    });
-                }
-            }
-            // Two robots sharing space at t = 0 would be pushed apart by the solver in one step.
             let squares: Vec<[f64; 4]> = body
                 .voxels()
                 .map(|(c, _)| {
@@ -205,66 +191,15 @@ impl Scenario {
                     [x, y, x + l, y + l]
                 })
                 .collect();
-            let overlap = |a: &[f64; 4], b: &[f64; 4]| a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
-            let clash = placed.iter().enumerate().find_map(|(j, other): (usize, &Vec<[f64; 4]>)| {
-                squares.iter().find_map(|a| other.iter().find(|b| overlap(a, b)).map(|_| (j, *a)))
-            });
-            if let Some((j, square)) = clash {
-                return Err(ScenarioError::Position {
-                    robot: i,
-                    position: [origin.x, origin.y],
-                    requirement: format!(
-                        "its voxel at [{}, {}] m overlaps a voxel of robot {j} at t = 0; move one of them (or drop \
-                         both positions: robots without one stand side by side)",
-                        crate::geom::compact(square[0]),
-                        crate::geom::compact(square[1]),
-                    ),
-                });
-            }
-            if let (Some(t), true) = (&terrain, spec.position.is_some() || chosen.contains(&i)) {
-                // A voxel that starts in the ground is shot out of it or stays stuck there, and the
-                // task's heights and airtime come out negative (issue 52). The default rule places
-                // bodies over the ground, legacy-1.0's as the original did, so only a chosen origin is
-                // checked. The ends are left out: a body may stand against a riser or a gap's rim.
-                let sunk = squares.iter().find_map(|sq| {
-                    let inset = 1e-9 * (sq[2] - sq[0]);
-                    let ground = t.max_height(sq[0] + inset, sq[2] - inset);
-                    (sq[1] < ground - 1e-9).then_some((*sq, ground))
-                });
-                if let Some((sq, ground)) = sunk {
-                    let raise = ((ground - sq[1]) * 1000.0).ceil() / 1000.0;
-                    return Err(ScenarioError::Position {
-                        robot: i,
-                        position: [origin.x, origin.y],
-                        requirement: format!(
-                            "its voxel at [{}, {}] m starts in the ground (the surface under it is at y = {} m); \
-                             place the body {} m higher or more (y ≥ {} m for its grid corner), or drop `position`",
-                            crate::geom::compact(sq[0]),
-                            crate::geom::compact(sq[1]),
-                            crate::geom::compact(ground),
-                            crate::geom::compact(raise),
-                            crate::geom::compact(origin.y + raise),
-                        ),
-                    });
-                }
-            }
-            if let Some(roof) = terrain.as_ref().and_then(|t| t.ceiling_min(origin.x, origin.x + bw)) {
-                let top = squares.iter().map(|s| s[3]).fold(f64::NEG_INFINITY, f64::max);
-                if top >= roof {
-                    let ceiling = self.world.terrain.ceiling().unwrap_or(0.0);
-                    return Err(ScenarioError::Terrain(TerrainError::Invalid {
-                        field: "ceiling",
-                        value: ceiling,
-                        requirement: format!(
-                            "higher: robot {i}'s top is at y = {} m at its start, the roof above it at {} m; \
-                             raise it by {} m or more, or place the robot lower",
-                            crate::geom::compact(top),
-                            crate::geom::compact(roof),
-                            crate::geom::compact(((top - roof) * 100.0).ceil() / 100.0 + 0.01)
-                        ),
-                    }));
-                }
-            }
+            self.check_place(
+                i,
+                origin,
+                bw,
+                &squares,
+                terrain.as_ref(),
+                &placed,
+                spec.position.is_some() || chosen.contains(&i),
+            )?;
             placed.push(squares);
             // Robots without a position stand side by side, 2 voxel sides apart.
             next_x = next_x.max(origin.x + bw + 2.0 * l);
@@ -282,6 +217,119 @@ impl Scenario {
             let options = RobotOptions { self_collisions: spec.self_collisions, ..RobotOptions::default() };
             world.add_robot(label, &body, origin, options, controller);
         }
+        let fold_goals = self.add_cells(&mut world, &mut labels)?;
+        let task_first = self.add_objects(&mut world, &mut labels, &placed, &task_objects)?;
+        let task = self.task_of(fold_goals, terrain.as_ref(), task_first, &task_objects)?;
+        Ok(Simulation {
+            world,
+            steps: self.steps(),
+            task,
+            labels,
+            robots: self.robots.len(),
+            has_cells: self.has_cells(),
+            control_interval: self.world.control_interval,
+            legacy,
+        })
+    }
+
+    /// Refuses robot `i` at `origin` (its body `bw` wide, its voxel squares `squares`) where it cannot
+    /// start: off the terrain, overlapping a robot placed before it, sunk into the ground (`chosen`: its
+    /// origin was asked for, not the default rule's) or through the ceiling.
+    #[allow(clippy::too_many_arguments)]
+    fn check_place(
+        &self,
+        i: usize,
+        origin: Vec2,
+        bw: f64,
+        squares: &[[f64; 4]],
+        terrain: Option<&Terrain>,
+        placed: &[Vec<[f64; 4]>],
+        chosen: bool,
+    ) -> Result<(), ScenarioError> {
+        if let Some(t) = terrain {
+            let (x0, x1) = (t.profile[0].x, t.profile[t.profile.len() - 1].x);
+            if origin.x < x0 || origin.x + bw > x1 {
+                return Err(ScenarioError::Position {
+                    robot: i,
+                    position: [origin.x, origin.y],
+                    requirement: format!(
+                        "the body ({} m wide) must lie over the terrain, x in [{x0}, {x1}] m; move it or use \
+                         `\"terrain\": {{\"type\": \"none\"}}`",
+                        crate::geom::compact(bw)
+                    ),
+                });
+            }
+        }
+        // Two robots sharing space at t = 0 would be pushed apart by the solver in one step.
+        let overlap = |a: &[f64; 4], b: &[f64; 4]| a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+        let clash = placed.iter().enumerate().find_map(|(j, other): (usize, &Vec<[f64; 4]>)| {
+            squares.iter().find_map(|a| other.iter().find(|b| overlap(a, b)).map(|_| (j, *a)))
+        });
+        if let Some((j, square)) = clash {
+            return Err(ScenarioError::Position {
+                robot: i,
+                position: [origin.x, origin.y],
+                requirement: format!(
+                    "its voxel at [{}, {}] m overlaps a voxel of robot {j} at t = 0; move one of them (or drop \
+                     both positions: robots without one stand side by side)",
+                    crate::geom::compact(square[0]),
+                    crate::geom::compact(square[1]),
+                ),
+            });
+        }
+        if let (Some(t), true) = (terrain, chosen) {
+            // A voxel that starts in the ground is shot out of it or stays stuck there, and the
+            // task's heights and airtime come out negative (issue 52). The default rule places
+            // bodies over the ground, legacy-1.0's as the original did, so only a chosen origin is
+            // checked. The ends are left out: a body may stand against a riser or a gap's rim.
+            let sunk = squares.iter().find_map(|sq| {
+                let inset = 1e-9 * (sq[2] - sq[0]);
+                let ground = t.max_height(sq[0] + inset, sq[2] - inset);
+                (sq[1] < ground - 1e-9).then_some((*sq, ground))
+            });
+            if let Some((sq, ground)) = sunk {
+                let raise = ((ground - sq[1]) * 1000.0).ceil() / 1000.0;
+                return Err(ScenarioError::Position {
+                    robot: i,
+                    position: [origin.x, origin.y],
+                    requirement: format!(
+                        "its voxel at [{}, {}] m starts in the ground (the surface under it is at y = {} m); \
+                         place the body {} m higher or more (y ≥ {} m for its grid corner), or drop `position`",
+                        crate::geom::compact(sq[0]),
+                        crate::geom::compact(sq[1]),
+                        crate::geom::compact(ground),
+                        crate::geom::compact(raise),
+                        crate::geom::compact(origin.y + raise),
+                    ),
+                });
+            }
+        }
+        if let Some(roof) = terrain.and_then(|t| t.ceiling_min(origin.x, origin.x + bw)) {
+            let top = squares.iter().map(|s| s[3]).fold(f64::NEG_INFINITY, f64::max);
+            if top >= roof {
+                let ceiling = self.world.terrain.ceiling().unwrap_or(0.0);
+                return Err(ScenarioError::Terrain(TerrainError::Invalid {
+                    field: "ceiling",
+                    value: ceiling,
+                    requirement: format!(
+                        "higher: robot {i}'s top is at y = {} m at its start, the roof above it at {} m; \
+                         raise it by {} m or more, or place the robot lower",
+                        crate::geom::compact(top),
+                        crate::geom::compact(roof),
+                        crate::geom::compact(((top - roof) * 100.0).ceil() / 100.0 + 0.01)
+                    ),
+                }));
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds the cells and their parts (planned once) after the robots; the `fold` task's goals, for it.
+    fn add_cells(
+        &self,
+        world: &mut World,
+        labels: &mut Vec<String>,
+    ) -> Result<Option<Vec<crate::task::fold::FoldGoal>>, ScenarioError> {
         let first = world.body_count();
         // Planned once: the cells and their parts, and what the `fold` task measures of them.
         let plan = self.cell_plan()?;
@@ -304,6 +352,18 @@ impl Scenario {
             }
             world.set_cell_schedule(plan.events);
         }
+        Ok(fold_goals)
+    }
+
+    /// Adds the scenario's objects, then the task's (`task_objects`), refusing any that overlaps a robot
+    /// (`placed`: each robot's voxel squares); the id of the task's first object.
+    fn add_objects(
+        &self,
+        world: &mut World,
+        labels: &mut Vec<String>,
+        placed: &[Vec<[f64; 4]>],
+        task_objects: &[ObjectSpec],
+    ) -> Result<usize, ScenarioError> {
         for (k, o) in self.objects.iter().enumerate() {
             if let Some((j, _)) =
                 placed.iter().enumerate().find(|(_, squares)| squares.iter().any(|sq| o.overlaps(*sq)))
@@ -319,7 +379,7 @@ impl Scenario {
         }
         // The task's objects come last: their ids are the first of them plus their index.
         let task_first = world.body_count();
-        for o in &task_objects {
+        for o in task_objects {
             // The task's sizes may follow the robot, so its box is checked as placed: a light box on a
             // small robot can fall below the inertia the engine turns.
             if let Some((field, message)) = o.invalid() {
@@ -356,7 +416,18 @@ impl Scenario {
             world.add_object(label.clone(), o);
             labels.push(label);
         }
-        let task = match &self.task {
+        Ok(task_first)
+    }
+
+    /// What the run is for, with the ids and heights its monitor needs.
+    fn task_of(
+        &self,
+        fold_goals: Option<Vec<crate::task::fold::FoldGoal>>,
+        terrain: Option<&Terrain>,
+        task_first: usize,
+        task_objects: &[ObjectSpec],
+    ) -> Result<Task, ScenarioError> {
+        Ok(match &self.task {
             TaskSpec::Locomotion(spec) => Task::Locomotion { transient: spec.transient },
             TaskSpec::Free => Task::Free,
             TaskSpec::Fold => Task::Fold(fold_goals.unwrap_or_default()),
@@ -373,13 +444,13 @@ impl Scenario {
                     spec: spec.clone(),
                 }))
             }
-            TaskSpec::Jumping(_) => Task::Jumping { ground: flat_ground(&terrain) },
+            TaskSpec::Jumping(_) => Task::Jumping { ground: flat_ground(terrain) },
             TaskSpec::Carrying(_) => Task::Carrying { the_box: task_first },
             TaskSpec::Pushing(_) => Task::Pushing { the_box: task_first },
-            TaskSpec::Climbing(_) => Task::Climbing { ground: flat_ground(&terrain) },
+            TaskSpec::Climbing(_) => Task::Climbing { ground: flat_ground(terrain) },
             // A quarter of the platform's thickness: see `BalancingMetrics::time_on_platform`.
             TaskSpec::Balancing(_) => {
-                let (board, ground) = (&task_objects[0], flat_ground(&terrain));
+                let (board, ground) = (&task_objects[0], flat_ground(terrain));
                 Task::Balancing {
                     platform: task_first,
                     ground,
@@ -388,16 +459,6 @@ impl Scenario {
                 }
             }
             TaskSpec::Shape(_) => Task::Shape,
-        };
-        Ok(Simulation {
-            world,
-            steps: self.steps(),
-            task,
-            labels,
-            robots: self.robots.len(),
-            has_cells: self.has_cells(),
-            control_interval: self.world.control_interval,
-            legacy,
         })
     }
 
@@ -425,8 +486,8 @@ impl Scenario {
 }
 
 /// The flat terrain's surface height (the tasks defined on flat ground refuse other terrains).
-fn flat_ground(terrain: &Option<crate::model::terrain::Terrain>) -> f64 {
-    terrain.as_ref().map_or(0.0, |t| t.max_height(t.profile[1].x, t.profile[1].x))
+fn flat_ground(terrain: Option<&Terrain>) -> f64 {
+    terrain.map_or(0.0, |t| t.max_height(t.profile[1].x, t.profile[1].x))
 }
 
 /// Steps for a duration: round(T/dt), or, for `legacy-1.0`, the count of `t += dt while t < T`.
