@@ -8,6 +8,7 @@
 //! name.
 
 pub mod atomic;
+pub mod figure;
 pub mod gif;
 pub mod pipeline;
 pub mod png;
