@@ -287,6 +287,19 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
 
     // Every output is checked before anything is loaded or simulated.
     let video_path = args.video_path();
+    // No output may replace an input or another output (`-o same.mp4 --html same.mp4`),
+    // checked first: whatever else is wrong with such an output, replacing an input is the worse mistake.
+    let mut outputs: Vec<(&str, &Path)> = video_path.iter().map(|p| ("-o", p.as_path())).collect();
+    outputs.extend(args.png.iter().map(|p| ("--png", p.as_path())));
+    outputs.extend(args.filmstrip.iter().map(|p| ("--filmstrip", p.as_path())));
+    outputs.extend(args.html.iter().map(|p| ("--html", p.as_path())));
+    let inputs: Vec<(&str, &Path)> = args
+        .scenarios
+        .iter()
+        .map(|p| ("SCENARIO", p.as_path()))
+        .chain(args.from.iter().map(|p| ("--from", p.as_path())))
+        .collect();
+    vsr2d::output::check_distinct(&outputs, &inputs).map_err(input)?;
     let video_format = video_path.as_deref().map(video_format).transpose()?;
     let still_format = args.png.as_deref().map(|p| figure_format("--png", p)).transpose()?;
     let strip_format = args.filmstrip.as_deref().map(|p| figure_format("--filmstrip", p)).transpose()?;
@@ -329,18 +342,6 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
         tune: args.tune.clone(),
         threads: args.threads,
     };
-    // No output may replace an input or another output (`-o same.mp4 --html same.mp4`).
-    let mut outputs: Vec<(&str, &Path)> = video_path.iter().map(|p| ("-o", p.as_path())).collect();
-    outputs.extend(args.png.iter().map(|p| ("--png", p.as_path())));
-    outputs.extend(args.filmstrip.iter().map(|p| ("--filmstrip", p.as_path())));
-    outputs.extend(args.html.iter().map(|p| ("--html", p.as_path())));
-    let inputs: Vec<(&str, &Path)> = args
-        .scenarios
-        .iter()
-        .map(|p| ("SCENARIO", p.as_path()))
-        .chain(args.from.iter().map(|p| ("--from", p.as_path())))
-        .collect();
-    vsr2d::output::check_distinct(&outputs, &inputs).map_err(input)?;
     match (&video_path, video_format) {
         #[cfg(feature = "video")]
         (Some(path), Some(VideoFormat::Mp4)) => {
