@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages vsr2d needs to build (FFmpeg headers for ffmpeg-next, libclang for bindgen),
-# to verify videos (ffprobe) and to test the HTML viewer in a real browser (chromium, driven by Playwright
-# from scripts/test-python.sh). Does nothing when everything is already there; needs root (or sudo).
+# to verify videos (ffprobe), to open the PDF figures in a real reader (poppler's pdftoppm) and to test the
+# HTML viewer in a real browser (chromium, driven by Playwright from scripts/test-python.sh). Does nothing when everything is already there; needs root (or sudo).
 set -euo pipefail
 
-packages=(pkg-config clang libclang-dev libavcodec-dev libavformat-dev libavutil-dev libswscale-dev ffmpeg chromium)
+packages=(pkg-config clang libclang-dev libavcodec-dev libavformat-dev libavutil-dev libswscale-dev ffmpeg poppler-utils chromium)
 
 missing=()
 for p in "${packages[@]}"; do

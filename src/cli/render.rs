@@ -12,11 +12,14 @@ use vsr2d::geom::Aabb;
 use vsr2d::model::voxel::sensors::SensorKind;
 use vsr2d::movie::board::Board;
 use vsr2d::movie::{frame_index_at, showcase_sources, Movie, MovieSettings, MovieSource, DEFAULT_X264_THREADS};
+use vsr2d::output::figure::{write_figure, FigureFormat};
 use vsr2d::output::gif::GifSink;
+use vsr2d::output::pipeline::Overlap;
 use vsr2d::output::png::{write_png, PngSequence};
-use vsr2d::output::sinks::{Filmstrip, StillPng, Tee};
+use vsr2d::output::sinks::Tee;
 use vsr2d::output::{check_output_writable, FrameSink, VideoFormat};
-use vsr2d::render::{GridLayout, RenderOptions};
+use vsr2d::render::scene::{Scene, FILMSTRIP_GAP_PX};
+use vsr2d::render::{GridLayout, Rasterizer, RenderOptions, Style};
 use vsr2d::report::run_media::{self, RunCell};
 
 use super::picture::{classify, parse_sensor, parse_size, parse_view};
@@ -53,12 +56,13 @@ pub struct RenderArgs {
     /// Grid as ROWSxCOLS, e.g. 1x3 [default: near-square, never taller than wide].
     #[arg(long, value_name = "ROWSxCOLS")]
     pub layout: Option<GridLayout>,
-    /// Frame size in pixels; mp4 needs both even.
+    /// Image size in pixels: each frame of a video, a still, or the whole filmstrip (its frames side by
+    /// side, 8 px apart); mp4 needs both even.
     #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_size)]
     pub size: (u32, u32),
-    /// Frames per simulated second.
-    #[arg(long, default_value_t = 30)]
-    pub fps: u32,
+    /// Frames per simulated second of a video [default: 30].
+    #[arg(long)]
+    pub fps: Option<u32>,
     /// x264 preset (ultrafast … placebo): slower presets give smaller files.
     #[arg(long, default_value = vsr2d::output::DEFAULT_X264_PRESET)]
     pub preset: String,
@@ -85,14 +89,17 @@ pub struct RenderArgs {
     /// simulated again after the video).
     #[arg(long, value_name = "FILE.html")]
     pub html: Option<PathBuf>,
-    /// Write one frame as a PNG: the last one, or the one shown at --at.
-    #[arg(long, value_name = "FILE.png")]
+    /// Write one frame as a picture, its format chosen by the extension (.png, .svg or .pdf): the last
+    /// frame, or the one shown at --at.
+    #[arg(long, visible_alias = "still", value_name = "FILE.png|FILE.svg|FILE.pdf")]
     pub png: Option<PathBuf>,
     /// Simulated time of the --png frame, in seconds.
     #[arg(long, value_name = "SECONDS", requires = "png")]
     pub at: Option<f64>,
-    /// Write frames side by side in one PNG: the frames shown at --times.
-    #[arg(long, value_name = "FILE.png")]
+    /// Write frames side by side in one picture (.png, .svg or .pdf by the extension): the frames shown at
+    /// --times; --size is the whole picture's. A filmstrip is written by a command of its own (no -o,
+    /// --frames or --png).
+    #[arg(long, value_name = "FILE.png|FILE.svg|FILE.pdf", conflicts_with_all = ["output", "frames", "png", "archive", "html"])]
     pub filmstrip: Option<PathBuf>,
     /// Simulated times of the --filmstrip frames, in seconds, comma-separated [default: 0, ¼, ½, ¾ and
     /// the end of the run].
@@ -126,6 +133,22 @@ pub struct RenderArgs {
     /// Every layer above.
     #[arg(long)]
     pub all_layers: bool,
+    /// The look: `screen` (the default) or `paper` (figures for papers: white, thin dark lines, the
+    /// print-safe viridis ramp, larger text, no overlay and no world grid).
+    #[arg(long, value_name = "screen|paper", value_parser = parse_style)]
+    pub style: Option<Style>,
+    /// Leave out the overlay (label, time, distance and speed at the top left).
+    #[arg(long)]
+    pub no_overlay: bool,
+    /// Leave out the keys (the colour key and the material key at the top right).
+    #[arg(long)]
+    pub no_key: bool,
+    /// Leave out the world grid.
+    #[arg(long)]
+    pub no_grid: bool,
+    /// Leave out the distance ticks on the ground.
+    #[arg(long)]
+    pub no_ticks: bool,
     /// The sensor that drives the voxel fill (area_ratio, velocity_magnitude, x_velocity, y_velocity, angle,
     /// x_rot_velocity, y_rot_velocity, touching).
     #[arg(long, value_name = "SENSOR", value_parser = parse_sensor)]
@@ -146,10 +169,9 @@ pub struct RenderArgs {
     pub bench: bool,
 }
 
-/// Refuses a render whose pixels × frames, or pixels × frames × bodies, are over the limits (a still
-/// draws one frame), before anything is simulated or drawn.
-fn check_frame_cost(frames: u64, width: u32, height: u32, bodies: usize, still_only: bool) -> Result<(), Failure> {
-    let drawn = if still_only { 1 } else { frames };
+/// Refuses a render whose pixels × frames, or pixels × frames × bodies, are over the limits (stills and
+/// filmstrips draw only their frames), before anything is simulated or drawn.
+fn check_frame_cost(frames: u64, drawn: u64, width: u32, height: u32, bodies: usize) -> Result<(), Failure> {
     super::limits().check_render(drawn, width, height, bodies as u64).map_err(|e| {
         input(anyhow!(
             "the render of {} frames of {width}×{height} pixels showing {bodies} bodies (robots and cells) {} \
@@ -162,7 +184,16 @@ fn check_frame_cost(frames: u64, width: u32, height: u32, bodies: usize, still_o
 
 impl RenderArgs {
     fn render_options(&self) -> RenderOptions {
-        let mut o = if self.all_layers { RenderOptions::all_layers() } else { RenderOptions::default() };
+        let mut o = match self.style {
+            Some(Style::Paper) => RenderOptions::paper(),
+            _ => RenderOptions::default(),
+        };
+        if self.all_layers {
+            let all = RenderOptions::all_layers();
+            (o.masses, o.springs, o.ropes, o.welds) = (all.masses, all.springs, all.ropes, all.welds);
+            (o.sensor_values, o.velocity_arrows, o.touching_markers, o.signals) =
+                (all.sensor_values, all.velocity_arrows, all.touching_markers, all.signals);
+        }
         o.masses |= self.masses;
         o.springs |= self.springs;
         o.ropes |= self.ropes;
@@ -174,6 +205,11 @@ impl RenderArgs {
         if let Some(kind) = self.color_by {
             o.color_by = kind;
         }
+        o.text &= !self.no_overlay;
+        o.legend &= !self.no_key;
+        o.materials &= !self.no_key;
+        o.world_grid &= !self.no_grid;
+        o.ground_ticks &= !self.no_ticks;
         o
     }
 
@@ -196,6 +232,26 @@ impl RenderArgs {
     }
 }
 
+/// `--style screen|paper`.
+fn parse_style(text: &str) -> Result<Style, String> {
+    match text {
+        "screen" => Ok(Style::Screen),
+        "paper" => Ok(Style::Paper),
+        _ => Err(format!("unknown style {text:?}; use screen or paper")),
+    }
+}
+
+/// The picture format of a --png or --filmstrip output, by its extension.
+fn figure_format(flag: &str, path: &Path) -> Result<FigureFormat, Failure> {
+    FigureFormat::of(path).ok_or_else(|| {
+        input(anyhow!(
+            "{flag} `{}`: unknown picture format; the extension chooses it: {}",
+            path.display(),
+            FigureFormat::CHOICES
+        ))
+    })
+}
+
 /// The video format `-o` names by its extension.
 fn video_format(path: &Path) -> Result<VideoFormat, Failure> {
     VideoFormat::of(path).ok_or_else(|| {
@@ -214,6 +270,7 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
     }
     let started = Instant::now();
     let (width, height) = args.size;
+    let fps = args.fps.unwrap_or(30);
     if let Some(at) = args.at {
         if !(at.is_finite() && at >= 0.0) {
             return Err(input(anyhow!("--at {at} is invalid: give a simulated time in seconds ≥ 0")));
@@ -230,21 +287,8 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
 
     // Every output is checked before anything is loaded or simulated.
     let video_path = args.video_path();
-    let video_format = video_path.as_deref().map(video_format).transpose()?;
-    if let Some(t) = args.times.iter().find(|t| !(t.is_finite() && **t >= 0.0)) {
-        return Err(input(anyhow!("--times {t} is invalid: give simulated times in seconds ≥ 0")));
-    }
-    #[cfg(feature = "video")]
-    let video_settings = vsr2d::output::video::VideoSettings {
-        width,
-        height,
-        fps: args.fps,
-        preset: args.preset.clone(),
-        crf: args.crf,
-        tune: args.tune.clone(),
-        threads: args.threads,
-    };
-    // No output may replace an input or another output (`-o same.mp4 --html same.mp4`).
+    // No output may replace an input or another output (`-o same.mp4 --html same.mp4`),
+    // checked first: whatever else is wrong with such an output, replacing an input is the worse mistake.
     let mut outputs: Vec<(&str, &Path)> = video_path.iter().map(|p| ("-o", p.as_path())).collect();
     outputs.extend(args.png.iter().map(|p| ("--png", p.as_path())));
     outputs.extend(args.filmstrip.iter().map(|p| ("--filmstrip", p.as_path())));
@@ -256,6 +300,48 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
         .chain(args.from.iter().map(|p| ("--from", p.as_path())))
         .collect();
     vsr2d::output::check_distinct(&outputs, &inputs).map_err(input)?;
+    let video_format = video_path.as_deref().map(video_format).transpose()?;
+    let still_format = args.png.as_deref().map(|p| figure_format("--png", p)).transpose()?;
+    let strip_format = args.filmstrip.as_deref().map(|p| figure_format("--filmstrip", p)).transpose()?;
+    let vector = [still_format, strip_format].into_iter().flatten().any(FigureFormat::is_vector);
+    if vector && args.archive.is_some() {
+        return Err(input(anyhow!("--archive draws its grid and axes as pixels: write its picture as .png")));
+    }
+    if vector && args.fps.is_some() && video_path.is_none() && args.frames.is_none() {
+        return Err(input(anyhow!(
+            "--fps is a video's frame rate, and an SVG or PDF picture has none: leave it out (a still shows the \
+             time --at, a filmstrip the times --times)"
+        )));
+    }
+    // A filmstrip's --size is the whole picture: its frames share the width, 8 px apart.
+    let strip_frames = if args.times.is_empty() { 5 } else { args.times.len() as u32 };
+    let (width, height) = match &args.filmstrip {
+        Some(_) => {
+            let gaps = (strip_frames - 1).saturating_mul(FILMSTRIP_GAP_PX);
+            let frame_w = width.saturating_sub(gaps) / strip_frames.max(1);
+            if frame_w == 0 {
+                return Err(input(anyhow!(
+                    "--size {width}x{height} is too narrow for a filmstrip of {strip_frames} frames {FILMSTRIP_GAP_PX} \
+                     px apart; give a wider --size"
+                )));
+            }
+            (frame_w, height)
+        }
+        None => (width, height),
+    };
+    if let Some(t) = args.times.iter().find(|t| !(t.is_finite() && **t >= 0.0)) {
+        return Err(input(anyhow!("--times {t} is invalid: give simulated times in seconds ≥ 0")));
+    }
+    #[cfg(feature = "video")]
+    let video_settings = vsr2d::output::video::VideoSettings {
+        width,
+        height,
+        fps,
+        preset: args.preset.clone(),
+        crf: args.crf,
+        tune: args.tune.clone(),
+        threads: args.threads,
+    };
     match (&video_path, video_format) {
         #[cfg(feature = "video")]
         (Some(path), Some(VideoFormat::Mp4)) => {
@@ -285,7 +371,7 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
     let settings = MovieSettings {
         width: movie_width,
         height: movie_height,
-        fps: args.fps,
+        fps,
         layout: board.as_ref().map(Board::movie_layout).or(args.layout),
         options: board.as_ref().map_or(options.clone(), |b| b.cell_options(&options)),
         fixed_view: args.fixed_camera,
@@ -293,15 +379,27 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
     };
     let mut movie = Movie::new(sources, &settings.clone()).map_err(classify)?;
     let total = movie.frame_count();
-    let still_only = args.png.is_some() && args.frames.is_none() && video_path.is_none();
-    check_frame_cost(total, width, height, movie.body_count(), still_only)?;
-    let still_index = args.at.map(|t| frame_index_at(t, args.fps));
+    let last = total.saturating_sub(1);
+    let still_index = args.at.map(|t| frame_index_at(t, fps));
     if still_index.is_some_and(|k| k >= total) && !args.quiet {
         eprintln!(
-            "note: --at {} s is after the last frame (t = {:.2} s); the PNG shows the last frame",
+            "note: --at {} s is after the last frame (t = {:.2} s); the picture shows the last frame",
             args.at.unwrap_or_default(),
-            total.saturating_sub(1) as f64 / f64::from(args.fps)
+            last as f64 / f64::from(fps)
         );
+    }
+    // The frames kept as scenes: the still's, then the filmstrip's (default: the start, the quarters
+    // and the end of the run).
+    let mut keep: Vec<u64> = Vec::new();
+    if args.png.is_some() {
+        keep.push(still_index.unwrap_or(u64::MAX));
+    }
+    if args.filmstrip.is_some() {
+        if args.times.is_empty() {
+            keep.extend((0..=4).map(|q| last * q / 4));
+        } else {
+            keep.extend(args.times.iter().map(|t| frame_index_at(*t, fps).min(last)));
+        }
     }
 
     let mut sinks: Vec<Box<dyn FrameSink + Send>> = Vec::new();
@@ -311,53 +409,56 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
             let encoder = vsr2d::output::video::Mp4Encoder::new(path, video_settings.clone()).map_err(video_failure)?;
             sinks.push(Box::new(encoder));
         }
-        (Some(path), Some(VideoFormat::Gif)) => sinks.push(Box::new(GifSink::create(path, args.fps)?)),
-        _ => {}
-    }
-    if let Some(path) = &args.filmstrip {
-        // Default: the start, the quarters and the end of the run.
-        let last = total.saturating_sub(1);
-        let indices: Vec<u64> = if args.times.is_empty() {
-            (0..=4).map(|q| last * q / 4).collect()
-        } else {
-            args.times.iter().map(|t| frame_index_at(*t, args.fps).min(last)).collect()
-        };
-        sinks.push(Box::new(Filmstrip::new(path, indices)));
+        #[cfg(not(feature = "video"))]
+        (Some(_), Some(VideoFormat::Mp4)) => return Err(classify(vsr2d::movie::MovieError::VideoUnavailable)),
+        (Some(path), Some(VideoFormat::Gif)) => sinks.push(Box::new(GifSink::create(path, fps)?)),
+        (Some(_), None) | (None, Some(_)) | (None, None) => {}
     }
     if let Some(dir) = &args.frames {
         let sequence = if args.replace_frames { PngSequence::replace(dir) } else { PngSequence::create(dir) };
         sinks.push(Box::new(sequence.map_err(input)?));
     }
+    let drawn = if sinks.is_empty() { keep.len() as u64 } else { total };
+    check_frame_cost(total, drawn, width, height, movie.body_count())?;
 
     let progress = progress_bar(total, args.quiet);
-    let frames = if sinks.is_empty() && args.png.is_none() {
-        // Only the HTML page (below).
-        progress.finish_and_clear();
-        0
-    } else if let (true, Some(path)) = (sinks.is_empty(), &args.png) {
-        // Only a still: draw just that frame (the others only move the cameras).
-        let pixmap = movie.still(still_index.unwrap_or(u64::MAX)).map_err(classify)?;
-        match &board {
-            Some(board) => write_png(&board.composed(pixmap), path)?,
-            None => write_png(pixmap, path)?,
-        }
-        progress.finish_and_clear();
-        1
+    let (frames, scenes) = if sinks.is_empty() {
+        // Only pictures (or only the HTML page): draw just their frames; the others only move the cameras.
+        let scenes = movie.scenes_at(&keep, &|| true).map_err(classify)?;
+        (scenes.len() as u64, scenes)
     } else {
-        if let Some(path) = &args.png {
-            sinks.push(Box::new(StillPng::new(path, still_index)));
-        }
         let mut sink: Box<dyn FrameSink + Send> =
             if sinks.len() == 1 { sinks.pop().expect("one sink") } else { Box::new(Tee::new(sinks)) };
         if let Some(board) = board.clone() {
             sink = Box::new(board.sink(sink));
         }
-        let pushed = movie.run(&mut *sink, &mut |n| progress.set_position(n)).map_err(classify)?;
+        let (pushed, scenes) = movie
+            .run_with(&mut *sink, Overlap::Threaded, &keep, &mut |n| progress.set_position(n))
+            .map_err(classify)?;
         progress.set_message("finishing");
         sink.finish()?;
-        progress.finish_and_clear();
-        pushed
+        (pushed, scenes)
     };
+    progress.finish_and_clear();
+    let mut scenes = scenes.into_iter();
+    if let (Some(path), Some(format)) = (&args.png, still_format) {
+        let scene = scenes.next().expect("the still's scene was kept");
+        match &board {
+            Some(board) => {
+                let pixmap = Rasterizer::new()
+                    .render(&scene)
+                    .ok_or_else(|| input(anyhow!("a {width}×{height} picture cannot be drawn")))?;
+                write_png(&board.composed(&pixmap), path)?;
+            }
+            None => write_figure(&scene, path, format)?,
+        }
+    }
+    if let (Some(path), Some(format)) = (&args.filmstrip, strip_format) {
+        let frames: Vec<Scene> = scenes.collect();
+        let strip = Scene::filmstrip(&frames, args.size.0)
+            .ok_or_else(|| input(anyhow!("the filmstrip would be empty or too large")))?;
+        write_figure(&strip, path, format)?;
+    }
     let metrics = movie.finish_runs().map_err(classify)?;
     if let (Some(path), Some(sources)) = (&args.html, html_sources) {
         let view = vsr2d::view::ViewSettings {
@@ -381,8 +482,8 @@ pub fn run(args: RenderArgs) -> Result<(), Failure> {
         eprintln!(
             "wrote {}: {frames} of {total} frames (0 to {:.2} s at {} fps), {width}×{height}, {} grid, in {:.1} s",
             outputs.join(", "),
-            total.saturating_sub(1) as f64 / f64::from(args.fps),
-            args.fps,
+            total.saturating_sub(1) as f64 / f64::from(fps),
+            fps,
             board.as_ref().map_or(movie.layout(), |b| GridLayout::new(b.spec().cols, b.spec().rows)),
             started.elapsed().as_secs_f64(),
         );

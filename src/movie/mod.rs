@@ -33,7 +33,7 @@ use crate::output::record::{JsonlReader, RecordError};
 use crate::output::{FrameError, FrameSink};
 use crate::render::{
     auto_layout, frame_count, frame_time, Camera, CellFrame, CellRect, CellView, FrameCursor, GridLayout, GridRenderer,
-    RenderError, RenderOptions, FRAME_TIME_EPS,
+    RenderError, RenderOptions, Scene, FRAME_TIME_EPS,
 };
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::world::SimError;
@@ -83,6 +83,9 @@ pub enum MovieError {
     VideoUnavailable,
     #[error("could not create a scratch directory for the benchmark video: {0}")]
     Scratch(#[source] std::io::Error),
+    /// A frame asked of a movie that has already gone past it.
+    #[error("frame {frame} was asked after the movie had gone past it")]
+    FramePassed { frame: u64 },
     /// The caller asked to stop (e.g. Ctrl-C in Python) before frame `frame`.
     #[error("stopped before frame {frame}")]
     Stopped { frame: u64 },
@@ -613,29 +616,73 @@ impl Movie {
     /// `progress` with the number of frames pushed so far. Returns the frames pushed; the caller
     /// finishes the sink.
     pub fn run(&mut self, sink: &mut (dyn FrameSink + Send), progress: &mut dyn FnMut(u64)) -> Result<u64, MovieError> {
-        self.run_with(sink, Overlap::Threaded, progress)
+        self.run_with(sink, Overlap::Threaded, &[], progress).map(|(n, _)| n)
     }
 
-    /// [`Movie::run`] with drawing and encoding overlapped or not: the sink takes the same frames either way.
+    /// [`Movie::run`] with drawing and encoding overlapped or not (the sink takes the same frames either
+    /// way), also keeping the scenes of frames `keep` (each clamped to the last frame; in the order
+    /// given): the stills and filmstrips of a run that writes a video too.
     pub fn run_with(
         &mut self,
         sink: &mut (dyn FrameSink + Send),
         overlap: Overlap,
+        keep: &[u64],
         progress: &mut dyn FnMut(u64),
-    ) -> Result<u64, MovieError> {
+    ) -> Result<(u64, Vec<Scene>), MovieError> {
         let size = self.size();
+        let last = self.frames.saturating_sub(1);
+        let mut kept: std::collections::HashMap<u64, Scene> = std::collections::HashMap::new();
         let draw = |frame: &mut Pixmap| -> Result<bool, MovieError> {
             if self.next >= self.frames {
                 return Ok(false);
             }
-            self.render_frame(self.next)?;
+            let k = self.next;
+            self.render_frame(k)?;
+            if keep.iter().any(|&i| i.min(last) == k) {
+                kept.insert(k, self.renderer.last_scene().clone());
+            }
             self.renderer.swap_frame(frame);
             Ok(true)
         };
-        run_pipeline(sink, size, overlap, draw, progress).map_err(|e| match e {
+        let pushed = run_pipeline(sink, size, overlap, draw, progress).map_err(|e| match e {
             PipelineError::Draw(e) => e,
             PipelineError::Sink(e) => MovieError::Frame(e),
-        })
+        })?;
+        let scenes = keep
+            .iter()
+            .map(|&i| kept.get(&i.min(last)).cloned().ok_or(MovieError::FramePassed { frame: i }))
+            .collect::<Result<_, _>>()?;
+        Ok((pushed, scenes))
+    }
+
+    /// The scenes of frames `indices` (each clamped to the last frame; in the order given), walking the
+    /// movie once from its current frame and drawing no other frame: the cameras move through the
+    /// others as in the video, so each scene is that frame of the video. `keep_going` is asked before
+    /// each frame (a long simulation stays cancellable).
+    pub fn scenes_at(&mut self, indices: &[u64], keep_going: &dyn Fn() -> bool) -> Result<Vec<Scene>, MovieError> {
+        let last = self.frames.saturating_sub(1);
+        let wanted: std::collections::BTreeSet<u64> = indices.iter().map(|&k| k.min(last)).collect();
+        let mut got: std::collections::HashMap<u64, Scene> = std::collections::HashMap::new();
+        if let Some(&max) = wanted.iter().next_back() {
+            if let Some(&first) = wanted.iter().next().filter(|&&f| f < self.next) {
+                return Err(MovieError::FramePassed { frame: first });
+            }
+            while self.next <= max {
+                let i = self.next;
+                if !keep_going() {
+                    return Err(MovieError::Stopped { frame: i });
+                }
+                self.advance(i)?;
+                if wanted.contains(&i) {
+                    let Movie { feeds, cells, renderer, .. } = self;
+                    let frames = Self::frames_of(feeds, cells);
+                    got.insert(i, renderer.scene(&frames)?);
+                } else {
+                    self.move_cameras();
+                }
+            }
+        }
+        indices.iter().map(|&k| got.get(&k.min(last)).cloned().ok_or(MovieError::FramePassed { frame: k })).collect()
     }
 
     /// Renders only frame `k` (clamped to the last frame). Earlier frames are simulated and move the
@@ -848,7 +895,7 @@ mod tests {
         let mut movie = Movie::showcase(&settings, Some(0.5)).unwrap();
         let path = dir.join(name);
         let mut sink = sink(&path);
-        assert_eq!(movie.run_with(&mut *sink, overlap, &mut |_| {}).unwrap(), 16);
+        assert_eq!(movie.run_with(&mut *sink, overlap, &[], &mut |_| {}).unwrap().0, 16);
         sink.finish().unwrap();
         std::fs::read(&path).unwrap()
     }

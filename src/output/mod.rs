@@ -8,6 +8,7 @@
 //! name.
 
 pub mod atomic;
+pub mod figure;
 pub mod gif;
 pub mod pipeline;
 pub mod png;
@@ -25,6 +26,13 @@ use std::path::{Path, PathBuf};
 use tiny_skia::Pixmap;
 
 use atomic::parent_dir;
+
+/// The zlib stream (RFC 1950) of `bytes` at `level` (0–10), by miniz_oxide: the one deflate of the PNGs
+/// and the HTML viewer's data. Called directly rather than through flate2, whose backend (and so whose
+/// bytes) depends on the features other crates in the build turn on.
+pub fn zlib(bytes: &[u8], level: u8) -> Vec<u8> {
+    miniz_oxide::deflate::compress_to_vec_zlib(bytes, level)
+}
 
 /// The default x264 preset and rate factor, chosen by measurement (docs/benchmarks.md): on the 20 s
 /// 1280×720 showcase `superfast` at crf 26 matches `veryfast` at crf 23 in quality (PSNR 42.5 against

@@ -12,9 +12,57 @@ use super::{check_dir_writable, FrameError, FrameSink, OutputError};
 /// file in the same directory, which is then renamed over `path`.
 pub fn write_png(pixmap: &Pixmap, path: impl AsRef<Path>) -> Result<(), FrameError> {
     let path = path.as_ref();
-    // tiny-skia demultiplies while encoding, so translucent pixels come out right.
-    let bytes = pixmap.encode_png().map_err(|e| FrameError::Encode { path: path.to_owned(), source: Box::new(e) })?;
+    let bytes = encode_pixmap(pixmap).map_err(|e| FrameError::Encode { path: path.to_owned(), source: Box::new(e) })?;
     atomic::write(path, &bytes).map_err(|source| FrameError::Io { path: path.to_owned(), source })
+}
+
+/// The PNG bytes of `pixmap` (8-bit RGBA, demultiplied: tiny-skia keeps premultiplied alpha, so translucent
+/// pixels come out right): every picture tiny-skia draws (frames, stills, filmstrips, the cells report's
+/// strips) is encoded here. The report plots drawn by plotters go through `image` (fdeflate), unaffected.
+///
+/// The rows are filtered by the png crate (adaptive, its default) and deflated by [`super::zlib`] at
+/// level 6, flate2's default: the bytes `Pixmap::encode_png` gave through flate2's miniz_oxide backend.
+/// Calling miniz_oxide directly keeps them: flate2 picks its backend by the features the whole build turns
+/// on, and krilla (the PDF writer) turns on zlib-rs, which compresses the same rows into other bytes.
+pub fn encode_pixmap(pixmap: &Pixmap) -> Result<Vec<u8>, ::png::EncodingError> {
+    let (width, height) = (pixmap.width(), pixmap.height());
+    let straight = pixmap.to_owned().take_demultiplied();
+    let mut stored = Vec::new();
+    header(&mut stored, width, height)?.write_image_data(&straight)?;
+    let rows = inflate_idat(&stored).ok_or_else(|| {
+        ::png::EncodingError::IoError(std::io::Error::other("the png crate's stored image data does not inflate"))
+    })?;
+    let mut out = Vec::with_capacity(stored.len() / 4);
+    let mut writer = header(&mut out, width, height)?;
+    writer.write_chunk(::png::chunk::IDAT, &super::zlib(&rows, 6))?;
+    writer.finish()?;
+    Ok(out)
+}
+
+/// A PNG writer of 8-bit RGBA rows that stores them after the png crate's adaptive filter, unchanged by
+/// deflate (level 0: stored blocks).
+fn header(out: &mut Vec<u8>, width: u32, height: u32) -> Result<::png::Writer<&mut Vec<u8>>, ::png::EncodingError> {
+    let mut encoder = ::png::Encoder::new(out, width, height);
+    encoder.set_color(::png::ColorType::Rgba);
+    encoder.set_depth(::png::BitDepth::Eight);
+    encoder.set_filter(::png::Filter::Adaptive);
+    encoder.set_deflate_compression(::png::DeflateCompression::Level(0));
+    encoder.write_header()
+}
+
+/// The inflated image data of the PNG `bytes` (its IDAT chunks joined); `None` if they are no PNG.
+fn inflate_idat(bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut zlib = Vec::new();
+    let mut rest = bytes.get(8..)?;
+    while rest.len() >= 12 {
+        let len = u32::from_be_bytes(rest[..4].try_into().ok()?) as usize;
+        let data = rest.get(8..8 + len)?;
+        if &rest[4..8] == b"IDAT" {
+            zlib.extend_from_slice(data);
+        }
+        rest = rest.get(12 + len..)?;
+    }
+    miniz_oxide::inflate::decompress_to_vec_zlib(&zlib).ok()
 }
 
 /// Writes each frame as `DIR/frame_000000.png`, `DIR/frame_000001.png`, ...
@@ -156,5 +204,28 @@ mod tests {
         assert!(!is_frame_file_name("frame_01.png"));
         assert!(!is_frame_file_name("frame_00000a.png"));
         assert!(!is_frame_file_name(".frame_000001.png.abc.tmp"));
+    }
+
+    /// The encoder writes the bytes tiny-skia's `encode_png` wrote through flate2's miniz_oxide backend
+    /// (vsr2d up to 142af7d): tests/golden/png/encoder-reference.png is that encoder's PNG of this
+    /// translucent gradient (tiny-skia 0.12.0, png 0.18.1, flate2 1.1.11 without zlib-rs), and a build in
+    /// which some crate switches flate2's backend must still match it byte for byte.
+    #[test]
+    fn pngs_keep_the_bytes_of_the_miniz_encoder() {
+        let (w, h) = (64u32, 32u32);
+        let mut pixmap = Pixmap::new(w, h).unwrap();
+        for (i, px) in pixmap.pixels_mut().iter_mut().enumerate() {
+            let (x, y) = (i as u32 % w, i as u32 / w);
+            let a = ((x * 4 + y * 3) % 256) as u8;
+            let c = |v: u32| ((v % 256) * a as u32 / 255) as u8;
+            *px = tiny_skia::PremultipliedColorU8::from_rgba(c(x * 7), c(y * 11), c(x * y), a).unwrap();
+        }
+        let reference = include_bytes!("../../tests/golden/png/encoder-reference.png");
+        let ours = encode_pixmap(&pixmap).unwrap();
+        assert_eq!(ours.len(), reference.len());
+        assert!(ours == reference, "the PNG bytes differ from the miniz_oxide encoder's");
+        // And they decode to the demultiplied pixels.
+        let decoded = image::load_from_memory(&ours).unwrap().to_rgba8();
+        assert_eq!(decoded.as_raw(), &pixmap.to_owned().take_demultiplied());
     }
 }

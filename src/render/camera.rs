@@ -44,7 +44,8 @@ impl Camera {
         Camera { fixed: None, history: VecDeque::with_capacity(256), state: None, last_t: f64::NEG_INFINITY }
     }
 
-    /// A camera that always shows `view` (centred in the cell with a uniform scale).
+    /// A camera that always shows `view`: centred in the cell with a uniform scale, the rest of the cell
+    /// left blank (letterboxed), so a picture shows the rectangle asked for and no more.
     pub fn fixed(view: Aabb) -> Self {
         Camera { fixed: Some(view), history: VecDeque::new(), state: None, last_t: f64::NEG_INFINITY }
     }

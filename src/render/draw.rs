@@ -1,12 +1,14 @@
-//! Paints one cell (spec §12 paint order): background, world grid, terrain and walls, voxels, optional
-//! layers, text. Everything is transformed to cell pixels here, so stroke widths are in pixels.
+//! Describes one cell as scene items (spec §12 paint order): background, world grid, terrain and
+//! walls, voxels, optional layers, text. Everything is transformed to cell pixels here, so stroke
+//! widths are in pixels.
 
 use std::fmt::Write as _;
 
-use tiny_skia::{FillRule, LineCap, Paint, PathBuilder, Pixmap, Rect, Stroke, StrokeDash, Transform};
+use tiny_skia::Rect;
 
 use super::camera::ViewTransform;
 use super::layout::nice_spacing;
+use super::scene::{Cap, Group, Item, Join, Path, Stroke};
 use super::style::{self, Rgba};
 use super::text::TextRenderer;
 use super::{CellFrame, RenderOptions};
@@ -35,56 +37,47 @@ const GUARD_PX: f64 = 1024.0;
 /// A polygon in cell pixels (f64, before clipping).
 type PixelPolygon = Vec<(f64, f64)>;
 
-/// Buffers reused from frame to frame so steady-state rendering does not allocate paths or strings.
+/// Buffers reused from frame to frame.
 pub(crate) struct Scratch {
-    builder: Option<PathBuilder>,
     clip: (PixelPolygon, PixelPolygon),
-    stroke: Stroke,
-    dashed: Stroke,
     text: String,
-    /// The colour key, drawn once: it depends only on the renderer's options, which never change.
-    legend: Option<Pixmap>,
-    /// Material keys drawn so far, by their entries (a cell's key changes only when other robots come
-    /// into view).
-    material_keys: Vec<(Vec<KeyEntry>, Option<Pixmap>)>,
+    /// The colour key, made once: it depends only on the renderer's options, which never change.
+    legend: Option<Option<Group>>,
+}
+
+/// The items of one cell (or key) being described, and its size in pixels.
+pub(crate) struct Canvas {
+    pub items: Vec<Item>,
+    pub w: u32,
+    pub h: u32,
+    pub look: &'static style::Look,
 }
 
 /// One line of a material key: the hatch and the text beside it.
 type KeyEntry = (style::Hatch, String);
 
-/// Most material keys kept (more distinct keys than that in one renderer start the cache over).
-const MAX_MATERIAL_KEYS: usize = 16;
-
 impl Default for Scratch {
     fn default() -> Self {
-        let dashed = Stroke {
-            width: style::ROPE_PX,
-            dash: StrokeDash::new(style::ROPE_DASH_PX.to_vec(), 0.0),
-            ..Stroke::default()
-        };
-        Scratch {
-            builder: Some(PathBuilder::with_capacity(64, 64)),
-            clip: (Vec::with_capacity(16), Vec::with_capacity(16)),
-            stroke: Stroke::default(),
-            dashed,
-            text: String::new(),
-            legend: None,
-            material_keys: Vec::new(),
-        }
+        Scratch { clip: (Vec::with_capacity(16), Vec::with_capacity(16)), text: String::new(), legend: None }
     }
 }
 
 impl Scratch {
-    /// A pen for one batched path in the cell `pm`, seen through `tf`.
-    fn pen<'t>(&mut self, tf: &'t ViewTransform, pm: &Pixmap) -> Pen<'t> {
-        let guard = [-GUARD_PX, -GUARD_PX, f64::from(pm.width()) + GUARD_PX, f64::from(pm.height()) + GUARD_PX];
-        Pen { pb: self.builder.take().unwrap_or_default(), tf, guard, clip: std::mem::take(&mut self.clip) }
+    /// A pen for one batched path in the cell `cv`, seen through `tf`.
+    fn pen<'t>(&mut self, tf: &'t ViewTransform, cv: &Canvas) -> Pen<'t> {
+        let guard = [-GUARD_PX, -GUARD_PX, f64::from(cv.w) + GUARD_PX, f64::from(cv.h) + GUARD_PX];
+        Pen { pb: Path::default(), tf, guard, clip: std::mem::take(&mut self.clip) }
     }
+}
+
+/// A stroke of `width` pixels in `color`, butt caps and miter joins.
+fn line(color: Rgba, width: f32) -> Stroke {
+    Stroke::solid(color, width)
 }
 
 /// Builds a path in cell pixels from world geometry, clipped to the guard band.
 struct Pen<'t> {
-    pb: PathBuilder,
+    pb: Path,
     tf: &'t ViewTransform,
     /// x0, y0, x1, y1 of the guard rectangle.
     guard: [f64; 4],
@@ -176,7 +169,7 @@ impl Pen<'_> {
     fn circle(&mut self, c: Vec2, radius: f32) {
         let p = self.tf.to_pixel(c);
         if c.is_finite() && self.inside(p) {
-            self.pb.push_circle(p.0 as f32, p.1 as f32, radius);
+            self.pb.circle(p.0 as f32, p.1 as f32, radius);
         }
     }
 }
@@ -210,38 +203,13 @@ fn clip_polygon(input: &[(f64, f64)], out: &mut Vec<(f64, f64)>, side: usize, v:
     }
 }
 
-fn paint(color: Rgba) -> Paint<'static> {
-    let mut p = Paint::default();
-    p.set_color(color.to_skia());
-    p.anti_alias = true;
-    p
-}
-
-/// Finishes the pen's path and fills and/or strokes it, then returns the buffers to the scratch.
-fn finish(pm: &mut Pixmap, sc: &mut Scratch, pen: Pen<'_>, fill: Option<Rgba>, stroke: Option<(Rgba, f32, bool)>) {
+/// Finishes the pen's path as an item that fills and/or strokes it, and returns the buffers to the
+/// scratch. An empty path (e.g. no touching voxel) is no item.
+fn finish(cv: &mut Canvas, sc: &mut Scratch, pen: Pen<'_>, fill: Option<Rgba>, stroke: Option<Stroke>) {
     sc.clip = pen.clip;
-    let pb = pen.pb;
-    if pb.is_empty() {
-        // Nothing to draw (e.g. no touching voxel): keep the builder's buffers.
-        sc.builder = Some(pb);
-        return;
+    if !pen.pb.is_empty() {
+        cv.items.push(Item::Path { path: pen.pb, fill, stroke });
     }
-    let Some(path) = pb.finish() else {
-        return;
-    };
-    if let Some(color) = fill {
-        pm.fill_path(&path, &paint(color), FillRule::Winding, Transform::identity(), None);
-    }
-    if let Some((color, width, dashed)) = stroke {
-        if dashed {
-            sc.dashed.width = width;
-            pm.stroke_path(&path, &paint(color), &sc.dashed, Transform::identity(), None);
-        } else {
-            sc.stroke.width = width;
-            pm.stroke_path(&path, &paint(color), &sc.stroke, Transform::identity(), None);
-        }
-    }
-    sc.builder = Some(path.clear());
 }
 
 /// The reading that drives a voxel's fill (and its printed value).
@@ -293,43 +261,55 @@ pub(crate) struct Cell<'a> {
     pub progress: Option<(f64, Option<f64>)>,
     /// The bodies the camera sees (see [`Seen`]).
     pub visible: &'a [usize],
+    /// A fixed camera's world rectangle: the cell shows exactly it, the rest of the cell left blank
+    /// (letterboxed), never more of the world than asked for.
+    pub letterbox: bool,
 }
 
-pub(crate) fn draw_cell(
-    pm: &mut Pixmap,
-    cell: &Cell<'_>,
-    opts: &RenderOptions,
-    text: &mut TextRenderer,
-    sc: &mut Scratch,
-) {
+pub(crate) fn draw_cell(cv: &mut Canvas, cell: &Cell<'_>, opts: &RenderOptions, sc: &mut Scratch) {
     let tf = cell.tf;
     let frame = &Seen { snapshot: cell.frame.snapshot, visible: cell.visible };
-    pm.fill(style::BACKGROUND.to_skia());
     if opts.world_grid {
-        draw_world_grid(pm, tf);
+        draw_world_grid(cv, tf);
     }
-    draw_statics(pm, tf, frame, sc);
+    draw_statics(cv, tf, frame, sc);
     if opts.ground_ticks {
-        draw_ground_ticks(pm, tf, frame, text, sc);
+        draw_ground_ticks(cv, tf, frame, sc);
     }
-    draw_objects(pm, tf, frame, sc);
-    draw_voxels(pm, tf, frame, opts, sc);
-    draw_soft_cells(pm, tf, frame, sc);
-    draw_layers(pm, tf, frame, opts, text, sc);
-    let overlay = if opts.text { draw_overlay(pm, cell, opts.progress, text, sc) } else { None };
-    let legend = if opts.legend { draw_legend(pm, opts, overlay, text, sc) } else { None };
+    draw_objects(cv, tf, frame, sc);
+    draw_voxels(cv, tf, frame, opts, sc);
+    draw_soft_cells(cv, tf, frame, sc);
+    draw_layers(cv, tf, frame, opts, sc);
+    if cell.letterbox {
+        draw_letterbox(cv, tf);
+    }
+    let overlay = if opts.text { draw_overlay(cv, cell, opts.progress, sc) } else { None };
+    let legend = if opts.legend { draw_legend(cv, opts, overlay, sc) } else { None };
     if opts.materials {
-        draw_material_key(pm, tf, frame, overlay, legend, text, sc);
+        draw_material_key(cv, tf, frame, overlay, legend, sc);
+    }
+}
+
+/// Blank bars over what the cell shows beyond the camera's rectangle (to whole pixels).
+fn draw_letterbox(cv: &mut Canvas, tf: &ViewTransform) {
+    let (x0, y0) = tf.to_pixel(Vec2::new(tf.view.min.x, tf.view.max.y));
+    let (x1, y1) = tf.to_pixel(Vec2::new(tf.view.max.x, tf.view.min.y));
+    let (w, h) = (f64::from(cv.w), f64::from(cv.h));
+    let (x0, y0, x1, y1) = (x0.round().max(0.0), y0.round().max(0.0), x1.round().min(w), y1.round().min(h));
+    for [x, y, bw, bh] in [[0.0, 0.0, x0, h], [x1, 0.0, w - x1, h], [0.0, 0.0, w, y0], [0.0, y1, w, h - y1]] {
+        if bw >= 1.0 && bh >= 1.0 {
+            let rect = [x as f32, y as f32, bw as f32, bh as f32];
+            cv.items.push(Item::Rect { rect, color: style::BACKGROUND, crisp: true });
+        }
     }
 }
 
 /// 1 px lines snapped to whole pixels (crisp, and cheaper than anti-aliased strokes).
-fn draw_world_grid(pm: &mut Pixmap, tf: &ViewTransform) {
+fn draw_world_grid(cv: &mut Canvas, tf: &ViewTransform) {
     let Some(g) = nice_spacing(tf.view.width()) else { return };
     let vis = tf.visible_world();
-    let (w, h) = (pm.width() as f32, pm.height() as f32);
-    let mut p = paint(style::WORLD_GRID);
-    p.anti_alias = false;
+    let (w, h) = (cv.w as f32, cv.h as f32);
+    let color = style::WORLD_GRID;
     let (kx0, kx1) = ((vis.min.x / g).ceil() as i64, (vis.max.x / g).floor() as i64);
     let (ky0, ky1) = ((vis.min.y / g).ceil() as i64, (vis.max.y / g).floor() as i64);
     if kx1.saturating_sub(kx0) > MAX_GRID_LINES || ky1.saturating_sub(ky0) > MAX_GRID_LINES {
@@ -337,46 +317,45 @@ fn draw_world_grid(pm: &mut Pixmap, tf: &ViewTransform) {
     }
     for k in kx0..=kx1 {
         let (x, _) = tf.to_pixel(Vec2::new(k as f64 * g, 0.0));
-        if let Some(r) = Rect::from_xywh(x.floor() as f32, 0.0, style::GRID_LINE_PX, h) {
-            pm.fill_rect(r, &p, Transform::identity(), None);
-        }
+        cv.items.push(Item::Rect { rect: [x.floor() as f32, 0.0, style::GRID_LINE_PX, h], color, crisp: true });
     }
     for k in ky0..=ky1 {
         let (_, y) = tf.to_pixel(Vec2::new(0.0, k as f64 * g));
-        if let Some(r) = Rect::from_xywh(0.0, y.floor() as f32, w, style::GRID_LINE_PX) {
-            pm.fill_rect(r, &p, Transform::identity(), None);
-        }
+        cv.items.push(Item::Rect { rect: [0.0, y.floor() as f32, w, style::GRID_LINE_PX], color, crisp: true });
     }
 }
 
-fn draw_statics(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut Scratch) {
+fn draw_statics(cv: &mut Canvas, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut Scratch) {
+    let look = cv.look;
     let snap = frame.snapshot;
     if snap.terrain.is_none() && snap.statics.is_empty() {
         return;
     }
-    let mut pen = sc.pen(tf, pm);
+    let mut pen = sc.pen(tf, cv);
     for poly in snap.terrain.iter().chain(snap.statics.iter()) {
         pen.polygon(poly);
     }
-    finish(pm, sc, pen, Some(style::TERRAIN_FILL), Some((style::TERRAIN_OUTLINE, style::TERRAIN_OUTLINE_PX, false)));
+    finish(cv, sc, pen, Some(look.terrain_fill), Some(line(look.terrain_outline, look.terrain_outline_px)));
 }
 
 /// Rigid objects: fixed ones as terrain, moving ones in their own colour, all outlined like terrain.
-fn draw_objects(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut Scratch) {
+fn draw_objects(cv: &mut Canvas, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut Scratch) {
+    let look = cv.look;
     use crate::model::object::ObjectMotion;
     for fixed in [true, false] {
-        let mut pen = sc.pen(tf, pm);
+        let mut pen = sc.pen(tf, cv);
         for o in
             frame.bodies().filter_map(BodySnapshot::as_object).filter(|o| (o.motion == ObjectMotion::Fixed) == fixed)
         {
             pen.polygon(&o.outline);
         }
-        let fill = if fixed { style::TERRAIN_FILL } else { style::OBJECT_FILL };
-        finish(pm, sc, pen, Some(fill), Some((style::TERRAIN_OUTLINE, style::TERRAIN_OUTLINE_PX, false)));
+        let fill = if fixed { look.terrain_fill } else { look.object_fill };
+        finish(cv, sc, pen, Some(fill), Some(line(look.terrain_outline, look.terrain_outline_px)));
     }
 }
 
-fn draw_voxels(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, opts: &RenderOptions, sc: &mut Scratch) {
+fn draw_voxels(cv: &mut Canvas, tf: &ViewTransform, frame: &Seen<'_>, opts: &RenderOptions, sc: &mut Scratch) {
+    let look = cv.look;
     let kind = opts.color_by;
     let fixed_domain = match (kind, opts.voxel_side) {
         (SensorKind::AreaRatio | SensorKind::Angle | SensorKind::Touching, _) => {
@@ -390,42 +369,41 @@ fn draw_voxels(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, opts: &Ren
         for v in &robot.voxels {
             let domain =
                 fixed_domain.unwrap_or_else(|| style::display_domain(kind, inferred_side(v), opts.area_ratio_range));
-            let mut pen = sc.pen(tf, pm);
+            let mut pen = sc.pen(tf, cv);
             pen.polygon(&v.outline);
-            finish(pm, sc, pen, Some(style::voxel_fill(reading(v, kind), domain)), None);
+            finish(cv, sc, pen, Some(look.fill(reading(v, kind), domain)), None);
         }
     }
     if opts.materials {
-        draw_material_hatch(pm, tf, frame, sc);
+        draw_material_hatch(cv, tf, frame, sc);
     }
-    let mut pen = sc.pen(tf, pm);
+    let mut pen = sc.pen(tf, cv);
     for robot in robots(frame) {
         for v in &robot.voxels {
             pen.polygon(&v.outline);
         }
     }
-    finish(pm, sc, pen, None, Some((style::VOXEL_OUTLINE, style::VOXEL_OUTLINE_PX, false)));
+    finish(cv, sc, pen, None, Some(line(look.voxel_outline, look.voxel_outline_px)));
 }
 
 /// Soft cells (`cells.md` §13, first slice): the polygon through the body centres filled by A/A₀ on
 /// [0.75, 1.25], stroked at the bodies' width with round joins, the bodies as thin circles and a line
 /// from the centre to body 0 (the orientation tick).
-fn draw_soft_cells(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut Scratch) {
+fn draw_soft_cells(cv: &mut Canvas, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut Scratch) {
+    let look = cv.look;
     for cell in frame.bodies().filter_map(BodySnapshot::as_cell) {
         if cell.bodies.len() < 3 {
             continue;
         }
-        let mut pen = sc.pen(tf, pm);
+        let mut pen = sc.pen(tf, cv);
         pen.polygon(&cell.bodies);
-        finish(pm, sc, pen, Some(style::voxel_fill(cell.area_ratio, style::CELL_AREA_DOMAIN)), None);
-        let mut pen = sc.pen(tf, pm);
+        finish(cv, sc, pen, Some(look.fill(cell.area_ratio, style::CELL_AREA_DOMAIN)), None);
+        let mut pen = sc.pen(tf, cv);
         pen.polygon(&cell.bodies);
         let width = (2.0 * cell.body_radius * tf.scale).max(1.0) as f32;
         // Round joins: the membrane is a chain of discs, so its outline has no corners.
-        let saved = std::mem::replace(&mut sc.stroke.line_join, tiny_skia::LineJoin::Round);
-        finish(pm, sc, pen, None, Some((style::CELL_MEMBRANE, width, false)));
-        sc.stroke.line_join = saved;
-        let mut pen = sc.pen(tf, pm);
+        finish(cv, sc, pen, None, Some(Stroke { join: Join::Round, ..line(style::CELL_MEMBRANE, width) }));
+        let mut pen = sc.pen(tf, cv);
         let r_px = (cell.body_radius * tf.scale) as f32;
         if r_px >= 2.0 {
             for b in &cell.bodies {
@@ -433,13 +411,14 @@ fn draw_soft_cells(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, sc: &m
             }
         }
         pen.segment(cell.center, cell.bodies[0]);
-        finish(pm, sc, pen, None, Some((style::CELL_BODY_OUTLINE, style::CELL_BODY_OUTLINE_PX, false)));
+        finish(cv, sc, pen, None, Some(line(style::CELL_BODY_OUTLINE, style::CELL_BODY_OUTLINE_PX)));
     }
-    draw_cell_parts(pm, tf, frame, sc);
+    draw_cell_parts(cv, tf, frame, sc);
 }
 
 /// Connectors, active pairs, muscles and pins (`cells.md` §13 items 4–5), over every cell's membrane.
-fn draw_cell_parts(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut Scratch) {
+fn draw_cell_parts(cv: &mut Canvas, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut Scratch) {
+    let look = cv.look;
     use crate::model::cell::connector::ConnectorState;
     for cell in frame.bodies().filter_map(BodySnapshot::as_cell) {
         let r_px = ((cell.body_radius * tf.scale) as f32).max(1.5);
@@ -454,7 +433,7 @@ fn draw_cell_parts(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, sc: &m
             let n = Vec2::new(-d.y, d.x) * (1.0 / len);
             let zigs = 12;
             let amp = cell.body_radius.max(len * 0.03);
-            let mut pen = sc.pen(tf, pm);
+            let mut pen = sc.pen(tf, cv);
             let mut prev = a;
             for k in 1..=zigs {
                 let f = k as f64 / zigs as f64;
@@ -469,100 +448,98 @@ fn draw_cell_parts(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, sc: &m
                 pen.segment(prev, q);
                 prev = q;
             }
-            let color = style::voxel_fill(m.length / m.rest_length, style::CELL_AREA_DOMAIN);
-            finish(pm, sc, pen, None, Some((Rgba { a: 1.0, ..color }, 2.0, false)));
+            let color = look.fill(m.length / m.rest_length, style::CELL_AREA_DOMAIN);
+            finish(cv, sc, pen, None, Some(line(Rgba { a: 1.0, ..color }, 2.0)));
         }
         // Active pairs as red segments.
-        let mut pen = sc.pen(tf, pm);
+        let mut pen = sc.pen(tf, cv);
         for p in &cell.pairs {
             pen.segment(p.from, p.to);
         }
-        finish(pm, sc, pen, None, Some((style::CELL_PAIR, 1.5, false)));
+        finish(cv, sc, pen, None, Some(line(style::CELL_PAIR, 1.5)));
         // Connector discs by state.
         for c in &cell.connectors {
             let (fill, outline) = match c.state {
                 ConnectorState::Active => (style::CONNECTOR_ACTIVE, None),
-                ConnectorState::Passive => (style::CONNECTOR_PASSIVE, Some((style::CONNECTOR_OUTLINE, 1.0, false))),
+                ConnectorState::Passive => (style::CONNECTOR_PASSIVE, Some(line(style::CONNECTOR_OUTLINE, 1.0))),
                 ConnectorState::Inactive => (style::CONNECTOR_TYPES[c.type_index % style::CONNECTOR_TYPES.len()], None),
             };
-            let mut pen = sc.pen(tf, pm);
+            let mut pen = sc.pen(tf, cv);
             pen.circle(c.position, r_px);
-            finish(pm, sc, pen, Some(fill), outline);
+            finish(cv, sc, pen, Some(fill), outline);
         }
         // Pins (and merge joints) as red dots of radius r_b/2.
-        let mut pen = sc.pen(tf, pm);
+        let mut pen = sc.pen(tf, cv);
         for l in &cell.links {
             pen.circle((l.from + l.to) * 0.5, (r_px * 0.5).max(1.5));
         }
-        finish(pm, sc, pen, Some(style::CELL_PIN), None);
+        finish(cv, sc, pen, Some(style::CELL_PIN), None);
     }
 }
 
-fn draw_layers(
-    pm: &mut Pixmap,
-    tf: &ViewTransform,
-    frame: &Seen<'_>,
-    opts: &RenderOptions,
-    text: &mut TextRenderer,
-    sc: &mut Scratch,
-) {
+fn draw_layers(cv: &mut Canvas, tf: &ViewTransform, frame: &Seen<'_>, opts: &RenderOptions, sc: &mut Scratch) {
+    let look = cv.look;
     if opts.masses {
-        let mut pen = sc.pen(tf, pm);
+        let mut pen = sc.pen(tf, cv);
         for v in robots(frame).flat_map(|r| &r.voxels) {
             for m in &v.masses {
                 pen.polygon(m);
             }
         }
-        finish(pm, sc, pen, Some(style::MASS_FILL), None);
+        finish(cv, sc, pen, Some(style::MASS_FILL), None);
     }
     if opts.springs {
         for group in SpringGroup::ALL {
-            let mut pen = sc.pen(tf, pm);
+            let mut pen = sc.pen(tf, cv);
             for s in robots(frame).filter_map(|r| r.springs.as_deref()).flatten().filter(|s| s.group == group) {
                 pen.segment(s.a, s.b);
             }
-            finish(pm, sc, pen, None, Some((style::spring_color(group), style::SPRING_PX, false)));
+            finish(cv, sc, pen, None, Some(line(style::spring_color(group), style::SPRING_PX)));
         }
     }
     if opts.ropes {
-        let mut pen = sc.pen(tf, pm);
+        let mut pen = sc.pen(tf, cv);
         for r in robots(frame).filter_map(|r| r.ropes.as_deref()).flatten() {
             pen.segment(r.a, r.b);
         }
-        finish(pm, sc, pen, None, Some((style::ROPE, style::ROPE_PX, true)));
+        finish(
+            cv,
+            sc,
+            pen,
+            None,
+            Some(Stroke { dash: Some(style::ROPE_DASH_PX.to_vec()), ..line(style::ROPE, style::ROPE_PX) }),
+        );
     }
     if opts.welds {
         let radius = ((style::WELD_RADIUS_M * tf.scale) as f32).max(style::WELD_MIN_RADIUS_PX);
-        let mut pen = sc.pen(tf, pm);
+        let mut pen = sc.pen(tf, cv);
         for pair in robots(frame).filter_map(|r| r.welds.as_deref()).flatten() {
             for &p in pair {
                 pen.circle(p, radius);
             }
         }
-        finish(pm, sc, pen, Some(style::WELD), None);
+        finish(cv, sc, pen, Some(style::WELD), None);
     }
     // Over the structure layers (the ring would be hidden by mass squares), under arrows and text.
     if opts.touching_markers {
-        let mut pen = sc.pen(tf, pm);
+        let mut pen = sc.pen(tf, cv);
         for v in robots(frame).flat_map(|r| &r.voxels).filter(|v| v.touching) {
             pen.polygon(&v.outline);
         }
-        finish(pm, sc, pen, None, Some((style::TOUCHING, style::TOUCHING_PX, false)));
+        finish(cv, sc, pen, None, Some(line(style::TOUCHING, style::TOUCHING_PX)));
     }
     if opts.velocity_arrows {
-        let mut pen = sc.pen(tf, pm);
+        let mut pen = sc.pen(tf, cv);
         for v in robots(frame).flat_map(|r| &r.voxels) {
             push_arrow(&mut pen, v.center, v.center + v.velocity * 0.5);
         }
-        sc.stroke.line_cap = LineCap::Round;
-        finish(pm, sc, pen, None, Some((style::ARROW, style::ARROW_PX, false)));
-        sc.stroke.line_cap = LineCap::default();
+        finish(cv, sc, pen, None, Some(Stroke { cap: Cap::Round, ..line(style::ARROW, style::ARROW_PX) }));
     }
     if opts.signals {
-        draw_signals(pm, tf, frame, sc);
+        draw_signals(cv, tf, frame, sc);
     }
     if opts.sensor_values {
-        let digit_half = 0.5 * TextRenderer::digit_height(style::TEXT_PX);
+        let digit_half = 0.5 * TextRenderer::digit_height(look.text_px);
         for v in robots(frame).flat_map(|r| &r.voxels) {
             let value = reading(v, opts.color_by);
             // Print 0.00, not -0.00, for tiny negative readings.
@@ -571,13 +548,13 @@ fn draw_layers(
             let _ = write!(sc.text, "{value:.2}");
             let (cx, cy) = tf.px(v.center);
             // Cull labels of voxels far outside the cell.
-            if !(cx > -100.0 && cy > -100.0 && cx < pm.width() as f32 + 100.0 && cy < pm.height() as f32 + 100.0) {
+            if !(cx > -100.0 && cy > -100.0 && cx < cv.w as f32 + 100.0 && cy < cv.h as f32 + 100.0) {
                 continue;
             }
-            let width = TextRenderer::measure(&sc.text, style::TEXT_PX);
+            let width = TextRenderer::measure(&sc.text, look.text_px);
             // Centre the digits (which stand on the baseline) on the voxel centre.
             let baseline = cy + digit_half;
-            text.draw(pm, &sc.text, cx - width * 0.5, baseline, style::TEXT_PX, style::TEXT);
+            cv.items.push(text(&sc.text, cx - width * 0.5, baseline, look.text_px, style::TEXT));
         }
     }
 }
@@ -587,9 +564,9 @@ fn draw_layers(
 /// proportional to |value| (the mean of the side's values), black when positive, white when
 /// negative. The arrows keep to the right of the edge's middle, so the two directions across one
 /// edge sit side by side.
-fn draw_signals(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut Scratch) {
+fn draw_signals(cv: &mut Canvas, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut Scratch) {
     for positive in [true, false] {
-        let mut pen = sc.pen(tf, pm);
+        let mut pen = sc.pen(tf, cv);
         for r in robots(frame) {
             let Some(signals) = r.controller.as_ref().and_then(|c| c.signals.as_ref()) else {
                 continue;
@@ -631,9 +608,7 @@ fn draw_signals(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut 
             }
         }
         let color = if positive { style::SIGNAL_POSITIVE } else { style::SIGNAL_NEGATIVE };
-        sc.stroke.line_cap = LineCap::Round;
-        finish(pm, sc, pen, None, Some((color, style::SIGNAL_PX, false)));
-        sc.stroke.line_cap = LineCap::default();
+        finish(cv, sc, pen, None, Some(Stroke { cap: Cap::Round, ..line(color, style::SIGNAL_PX) }));
     }
 }
 
@@ -657,16 +632,16 @@ fn push_arrow(pen: &mut Pen<'_>, from: Vec2, to: Vec2) {
     }
 }
 
+/// A text item.
+fn text(s: &str, x: f32, baseline: f32, size: f32, color: Rgba) -> Item {
+    Item::Text { text: s.to_owned(), x, baseline, size, color }
+}
+
 /// The overlay lines on a translucent white box, so they read over anything: label, time, progress.
 /// Returns the box.
-fn draw_overlay(
-    pm: &mut Pixmap,
-    cell: &Cell<'_>,
-    progress: bool,
-    text: &mut TextRenderer,
-    sc: &mut Scratch,
-) -> Option<Rect> {
-    let m = TextRenderer::metrics(style::TEXT_PX);
+fn draw_overlay(cv: &mut Canvas, cell: &Cell<'_>, progress: bool, sc: &mut Scratch) -> Option<Rect> {
+    let look = cv.look;
+    let m = TextRenderer::metrics(look.text_px);
     sc.text.clear();
     let _ = write!(sc.text, "t = {:.2} s", cell.frame.snapshot.t);
     let mut lines = vec![sc.text.clone()];
@@ -679,16 +654,20 @@ fn draw_overlay(
             None => format!("Δx = {distance:+.1} m"),
         });
     }
-    let width = lines.iter().map(|l| TextRenderer::measure(l, style::TEXT_PX)).fold(0.0f32, f32::max);
+    let width = lines.iter().map(|l| TextRenderer::measure(l, look.text_px)).fold(0.0f32, f32::max);
     let height = m.line_height * lines.len() as f32;
     let pad = TEXT_MARGIN_PX * 0.5;
     let rect = Rect::from_xywh(TEXT_MARGIN_PX - pad, TEXT_MARGIN_PX - pad, width + 2.0 * pad, height + 2.0 * pad);
     if let Some(r) = rect {
-        pm.fill_rect(r, &paint(style::OVERLAY_BOX), Transform::identity(), None);
+        cv.items.push(Item::Rect {
+            rect: [r.x(), r.y(), r.width(), r.height()],
+            color: style::OVERLAY_BOX,
+            crisp: false,
+        });
     }
     let mut baseline = TEXT_MARGIN_PX + m.ascent;
-    for line in &lines {
-        text.draw(pm, line, TEXT_MARGIN_PX, baseline, style::TEXT_PX, style::TEXT);
+    for line in lines {
+        cv.items.push(Item::Text { text: line, x: TEXT_MARGIN_PX, baseline, size: look.text_px, color: style::TEXT });
         baseline += m.line_height;
     }
     rect
@@ -700,33 +679,24 @@ const LEGEND_BAR_H_PX: f32 = 8.0;
 /// The fill's key: the sensor and its display domain, a colour bar that is the voxel fill itself, and
 /// what its ends mean (for the area ratio: contracted, expanded). Top-right, beside the overlay; left out
 /// when the cell is too narrow for both (it would cover the robots).
-fn draw_legend(
-    pm: &mut Pixmap,
-    opts: &RenderOptions,
-    overlay: Option<Rect>,
-    text: &mut TextRenderer,
-    sc: &mut Scratch,
-) -> Option<Rect> {
-    if sc.legend.is_none() {
-        sc.legend = legend_pixmap(opts, text);
-    }
-    let key = sc.legend.as_ref()?;
-    let (box_w, box_h) = (key.width() as f32, key.height() as f32);
-    let x0 = (pm.width() as f32 - box_w - TEXT_MARGIN_PX).floor();
+fn draw_legend(cv: &mut Canvas, opts: &RenderOptions, overlay: Option<Rect>, sc: &mut Scratch) -> Option<Rect> {
+    let key = sc.legend.get_or_insert_with(|| legend_group(opts, cv.look)).as_ref()?;
+    let (box_w, box_h) = (key.width as f32, key.height as f32);
+    let x0 = (cv.w as f32 - box_w - TEXT_MARGIN_PX).floor();
     let y0 = TEXT_MARGIN_PX;
     let beside_overlay = overlay.is_none_or(|r| r.right() + TEXT_MARGIN_PX <= x0);
-    if x0 < 0.0 || !beside_overlay || y0 + box_h > pm.height() as f32 * 0.5 {
+    if x0 < 0.0 || !beside_overlay || y0 + box_h > cv.h as f32 * 0.5 {
         return None; // no room: the robots matter more than their key
     }
-    pm.draw_pixmap(x0 as i32, y0 as i32, key.as_ref(), &tiny_skia::PixmapPaint::default(), Transform::identity(), None);
+    cv.items.push(Item::Group(Group { x: x0 as i32, y: y0 as i32, ..key.clone() }));
     Rect::from_xywh(x0, y0, box_w, box_h)
 }
 
-/// The key on its translucent box, as an image to place in each cell.
-fn legend_pixmap(opts: &RenderOptions, text: &mut TextRenderer) -> Option<Pixmap> {
+/// The key on its translucent box, as a group to place in each cell (at 0, 0 here).
+fn legend_group(opts: &RenderOptions, look: &style::Look) -> Option<Group> {
     let kind = opts.color_by;
     let domain = style::display_domain(kind, opts.voxel_side.unwrap_or(DEFAULT_VOXEL_SIDE), opts.area_ratio_range);
-    let size = style::SMALL_TEXT_PX;
+    let size = look.small_text_px;
     let m = TextRenderer::metrics(size);
     let title = format!("{} {:.2} – {:.2}", kind.id().replace('_', " "), domain[0], domain[1]);
     let (lo, hi) = match kind {
@@ -737,33 +707,35 @@ fn legend_pixmap(opts: &RenderOptions, text: &mut TextRenderer) -> Option<Pixmap
     let ends_w = TextRenderer::measure(lo, size) + TextRenderer::measure(hi, size) + 8.0;
     let inner_w = ends_w.max(TextRenderer::measure(&title, size)).ceil();
     let (box_w, box_h) = (inner_w + 2.0 * pad, (2.0 * m.line_height + LEGEND_BAR_H_PX + 2.0 * pad + 2.0).ceil());
-    let mut key = Pixmap::new(box_w as u32, box_h as u32)?;
-    key.fill(style::OVERLAY_BOX.to_skia());
+    let (width, height) = (box_w as u32, box_h as u32);
+    if width == 0 || height == 0 {
+        return None;
+    }
+    let mut items = Vec::new();
     let baseline = pad + m.ascent;
-    text.draw(&mut key, &title, pad, baseline, size, style::TEXT);
+    items.push(text(&title, pad, baseline, size, style::TEXT));
     let bar_y = baseline + m.descent.abs() + 2.0;
     for i in 0..inner_w as u32 {
         let value = domain[0] + (domain[1] - domain[0]) * (f64::from(i) + 0.5) / f64::from(inner_w);
-        if let Some(r) = Rect::from_xywh(pad + i as f32, bar_y, 1.0, LEGEND_BAR_H_PX) {
-            key.fill_rect(r, &paint(style::voxel_fill(value, domain)), Transform::identity(), None);
-        }
+        let color = look.fill(value, domain);
+        items.push(Item::Rect { rect: [pad + i as f32, bar_y, 1.0, LEGEND_BAR_H_PX], color, crisp: false });
     }
     let baseline = bar_y + LEGEND_BAR_H_PX + m.ascent + 1.0;
-    text.draw(&mut key, lo, pad, baseline, size, style::TEXT);
-    text.draw(&mut key, hi, pad + inner_w - TextRenderer::measure(hi, size), baseline, size, style::TEXT);
-    Some(key)
+    items.push(text(lo, pad, baseline, size, style::TEXT));
+    items.push(text(hi, pad + inner_w - TextRenderer::measure(hi, size), baseline, size, style::TEXT));
+    Some(Group { x: 0, y: 0, width, height, backdrop: Some(style::OVERLAY_BOX), items })
 }
 
 /// Hatches the voxels of every material but a robot's first, in one batched path: lines in the voxel's
 /// own bilinear coordinates, so the hatch deforms and turns with the voxel. The line count follows the
 /// voxel's rest side on screen (not its breathing size, which would make lines come and go).
-fn draw_material_hatch(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut Scratch) {
-    let mut pen = sc.pen(tf, pm);
+fn draw_material_hatch(cv: &mut Canvas, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut Scratch) {
+    let mut pen = sc.pen(tf, cv);
     for v in robots(frame).flat_map(|r| &r.voxels).filter(|v| v.material != 0) {
         let lines = hatch_lines(inferred_side(v) * tf.scale);
         push_hatch(&mut pen, &v.outline, style::material_hatch(v.material), lines);
     }
-    finish(pm, sc, pen, None, Some((style::MATERIAL_HATCH, style::MATERIAL_HATCH_PX, false)));
+    finish(cv, sc, pen, None, Some(line(style::MATERIAL_HATCH, style::MATERIAL_HATCH_PX)));
 }
 
 /// Most hatch lines per direction in one voxel (a large voxel keeps a coarse, readable hatch).
@@ -809,12 +781,11 @@ const SWATCH_H_PX: f32 = 9.0;
 /// contribute. Top-right: left of the colour key, else under it (in its place without one); left out
 /// where it would meet the overlay or a robot's box, or reach below the top half of the cell.
 fn draw_material_key(
-    pm: &mut Pixmap,
+    cv: &mut Canvas,
     tf: &ViewTransform,
     frame: &Seen<'_>,
     overlay: Option<Rect>,
     legend: Option<Rect>,
-    text: &mut TextRenderer,
     sc: &mut Scratch,
 ) {
     let vis = tf.visible_world();
@@ -835,21 +806,10 @@ fn draw_material_key(
             }
         }
     }
-    let index = match sc.material_keys.iter().position(|(e, _)| *e == entries) {
-        Some(i) => i,
-        None => {
-            if sc.material_keys.len() >= MAX_MATERIAL_KEYS {
-                sc.material_keys.clear();
-            }
-            let key = material_key_pixmap(&entries, text, sc);
-            sc.material_keys.push((entries, key));
-            sc.material_keys.len() - 1
-        }
-    };
-    let Some(key) = sc.material_keys[index].1.as_ref() else { return };
-    let (box_w, box_h) = (key.width() as f32, key.height() as f32);
+    let Some(key) = material_key_group(&entries, cv.look, sc) else { return };
+    let (box_w, box_h) = (key.width as f32, key.height as f32);
     let m = TEXT_MARGIN_PX;
-    let right_aligned = (pm.width() as f32 - box_w - m).floor();
+    let right_aligned = (cv.w as f32 - box_w - m).floor();
     // Beside the colour key (its left), else under it; top-right without one.
     let candidates = match legend {
         Some(r) => vec![((r.left() - m - box_w).floor(), r.top()), (right_aligned, (r.bottom() + m).ceil())],
@@ -868,28 +828,31 @@ fn draw_material_key(
         .collect();
     let fits = |&&(x0, y0): &&(f32, f32)| {
         x0 >= 0.0
-            && y0 + box_h <= pm.height() as f32 * 0.5
+            && y0 + box_h <= cv.h as f32 * 0.5
             && overlay.is_none_or(|r| !overlaps(r, (x0, y0)))
             && robot_boxes.iter().all(|&r| !overlaps(r, (x0, y0)))
     };
     // No room: the robots matter more than their key.
     let Some(&(x0, y0)) = candidates.iter().find(fits) else { return };
-    pm.draw_pixmap(x0 as i32, y0 as i32, key.as_ref(), &tiny_skia::PixmapPaint::default(), Transform::identity(), None);
+    cv.items.push(Item::Group(Group { x: x0 as i32, y: y0 as i32, ..key }));
 }
 
-/// A material key on its translucent box, one line per entry.
-fn material_key_pixmap(entries: &[KeyEntry], text: &mut TextRenderer, sc: &mut Scratch) -> Option<Pixmap> {
-    let size = style::SMALL_TEXT_PX;
+/// A material key on its translucent box, one line per entry (at 0, 0).
+fn material_key_group(entries: &[KeyEntry], look: &'static style::Look, sc: &mut Scratch) -> Option<Group> {
+    let size = look.small_text_px;
     let m = TextRenderer::metrics(size);
     let pad = TEXT_MARGIN_PX * 0.5;
     let gap = 4.0;
     let text_w = entries.iter().map(|(_, t)| TextRenderer::measure(t, size)).fold(0.0f32, f32::max);
     let box_w = (pad + SWATCH_W_PX + gap + text_w + pad).ceil();
     let box_h = (2.0 * pad + m.line_height * entries.len() as f32).ceil();
-    let mut key = Pixmap::new(box_w as u32, box_h as u32)?;
-    key.fill(style::OVERLAY_BOX.to_skia());
+    let (width, height) = (box_w as u32, box_h as u32);
+    if width == 0 || height == 0 {
+        return None;
+    }
+    let mut key = Canvas { items: Vec::new(), w: width, h: height, look };
     // The swatches are drawn as voxels 1 m wide seen at SWATCH_W_PX pixels per metre.
-    for (row, (hatch, line)) in entries.iter().enumerate() {
+    for (row, (hatch, line_text)) in entries.iter().enumerate() {
         let top = pad + m.line_height * row as f32;
         let baseline = top + m.ascent;
         let sy = (top + 0.5 * (m.line_height - SWATCH_H_PX)).round();
@@ -901,16 +864,16 @@ fn material_key_pixmap(entries: &[KeyEntry], text: &mut TextRenderer, sc: &mut S
             ViewTransform { scale: 1.0, center: Vec2::ZERO, pixel_center: (0.0, 0.0), view: crate::geom::Aabb::EMPTY };
         let mut pen = sc.pen(&tf, &key);
         pen.polygon(&quad);
-        finish(&mut key, sc, pen, Some(style::voxel_fill(1.0, [0.75, 1.25])), None);
+        finish(&mut key, sc, pen, Some(look.fill(1.0, [0.75, 1.25])), None);
         let mut pen = sc.pen(&tf, &key);
         push_hatch(&mut pen, &quad, *hatch, 2);
-        finish(&mut key, sc, pen, None, Some((style::MATERIAL_HATCH, style::MATERIAL_HATCH_PX, false)));
+        finish(&mut key, sc, pen, None, Some(line(style::MATERIAL_HATCH, style::MATERIAL_HATCH_PX)));
         let mut pen = sc.pen(&tf, &key);
         pen.polygon(&quad);
-        finish(&mut key, sc, pen, None, Some((style::VOXEL_OUTLINE, 1.0, false)));
-        text.draw(&mut key, line, pad + SWATCH_W_PX + gap, baseline, size, style::TEXT);
+        finish(&mut key, sc, pen, None, Some(line(look.voxel_outline, 1.0)));
+        key.items.push(text(line_text, pad + SWATCH_W_PX + gap, baseline, size, style::TEXT));
     }
-    Some(key)
+    Some(Group { x: 0, y: 0, width, height, backdrop: Some(style::OVERLAY_BOX), items: key.items })
 }
 
 /// The terrain's surface height at `x`: the highest edge of its outline above x.
@@ -929,7 +892,8 @@ fn surface_at(outline: &[Vec2], x: f64) -> Option<f64> {
 const MIN_TICK_SPACING_PX: f64 = 4.0;
 
 /// Ticks down into the ground every metre (longer every 10 m, with the distance written under them).
-fn draw_ground_ticks(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, text: &mut TextRenderer, sc: &mut Scratch) {
+fn draw_ground_ticks(cv: &mut Canvas, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut Scratch) {
+    let look = cv.look;
     let Some(terrain) = frame.snapshot.terrain.as_deref() else { return };
     let vis = tf.visible_world();
     let step = if tf.scale >= MIN_TICK_SPACING_PX { 1.0 } else { 10.0 };
@@ -937,7 +901,7 @@ fn draw_ground_ticks(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, text
     if k1.saturating_sub(k0) > MAX_GRID_LINES {
         return;
     }
-    let mut pen = sc.pen(tf, pm);
+    let mut pen = sc.pen(tf, cv);
     let mut labels = Vec::new();
     for k in k0..=k1 {
         let x = k as f64 * step;
@@ -950,18 +914,17 @@ fn draw_ground_ticks(pm: &mut Pixmap, tf: &ViewTransform, frame: &Seen<'_>, text
             labels.push((px, py + len, x));
         }
     }
-    finish(pm, sc, pen, None, Some((style::GROUND_TICK, style::GRID_LINE_PX, false)));
-    let m = TextRenderer::metrics(style::SMALL_TEXT_PX);
+    finish(cv, sc, pen, None, Some(line(look.ground_tick, style::GRID_LINE_PX)));
+    let m = TextRenderer::metrics(look.small_text_px);
     for (px, py, x) in labels {
         let label = format!("{x:.0} m");
-        let w = TextRenderer::measure(&label, style::SMALL_TEXT_PX);
-        text.draw(
-            pm,
+        let w = TextRenderer::measure(&label, look.small_text_px);
+        cv.items.push(text(
             &label,
             px as f32 - w * 0.5,
             py as f32 + m.ascent + 1.0,
-            style::SMALL_TEXT_PX,
-            style::GROUND_TICK,
-        );
+            look.small_text_px,
+            look.ground_tick,
+        ));
     }
 }

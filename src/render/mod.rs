@@ -1,6 +1,7 @@
-//! Headless renderer (spec §12): draws snapshots into tiny-skia pixmaps, one simulation per cell of a
-//! grid, each cell with its own camera. Depends only on [`crate::snapshot`], so it can render recorded or
-//! hand-built snapshots as well as live runs.
+//! Headless renderer (spec §12): describes snapshots as a [`Scene`] (plain data: paths, fills,
+//! strokes, text, groups), one simulation per cell of a grid, each cell with its own camera, and draws
+//! the scene with tiny-skia ([`raster`]) or writes it as SVG ([`svg`]) or PDF ([`pdf`]). Depends only on
+//! [`crate::snapshot`], so it can render recorded or hand-built snapshots as well as live runs.
 //!
 //! ```ignore
 //! let mut r = GridRenderer::new(1280, 720, 2, 2, RenderOptions::default())?;
@@ -13,7 +14,11 @@ pub mod compare;
 mod draw;
 pub mod lattice;
 mod layout;
+pub mod pdf;
+pub mod raster;
+pub mod scene;
 mod style;
+pub mod svg;
 mod text;
 mod timing;
 mod viewer_style;
@@ -24,7 +29,11 @@ use tiny_skia::Pixmap;
 
 pub use camera::{Camera, ViewTransform, FOLLOW_MARGIN, FOLLOW_TIME_CONSTANT_S, FOLLOW_WINDOW_S};
 pub use layout::{auto_layout, cell_rect, nice_spacing, CellRect, GridLayout, LayoutParseError};
-pub use style::{display_domain, diverging, material_hatch, spring_color, voxel_fill, Hatch, Rgba};
+pub use raster::Rasterizer;
+pub use scene::Scene;
+pub use style::{
+    display_domain, diverging, material_hatch, spring_color, viridis, voxel_fill, Hatch, Look, Rgba, Style,
+};
 pub use text::{LineMetrics, TextRenderer};
 pub use timing::{frame_count, frame_count_of, frame_time, pick_index, FrameCursor, FRAME_TIME_EPS};
 pub use viewer_style::style_json;
@@ -85,6 +94,8 @@ pub struct RenderOptions {
     /// and a key of them (swatch and name) under the colour key when a robot in view has more than one.
     /// One-material robots look the same either way.
     pub materials: bool,
+    /// The look: `screen` (the default) or `paper` ([`RenderOptions::paper`]).
+    pub style: Style,
 }
 
 impl Default for RenderOptions {
@@ -107,11 +118,19 @@ impl Default for RenderOptions {
             legend: true,
             ground_ticks: true,
             materials: true,
+            style: Style::Screen,
         }
     }
 }
 
 impl RenderOptions {
+    /// Figures for papers: the paper look (white, thin dark lines, the print-safe viridis ramp, text
+    /// legible at a column's width), no overlay and no world grid; the colour key, the material key
+    /// and the ground's distance ticks stay.
+    pub fn paper() -> Self {
+        RenderOptions { style: Style::Paper, text: false, world_grid: false, ..RenderOptions::default() }
+    }
+
     /// Every optional layer on (debug views, tests).
     pub fn all_layers() -> Self {
         RenderOptions {
@@ -183,7 +202,6 @@ pub struct CellView {
 struct CellState {
     rect: CellRect,
     camera: Camera,
-    pixmap: Pixmap,
     transform: Option<ViewTransform>,
     progress: Progress,
 }
@@ -223,7 +241,9 @@ pub struct GridRenderer {
     options: RenderOptions,
     cells: Vec<CellState>,
     output: Pixmap,
-    text: TextRenderer,
+    /// The scene of the last rendered frame.
+    last: Scene,
+    raster: Rasterizer,
     scratch: draw::Scratch,
     /// The body index of each distinct snapshot of the frame being rendered (cells of one multi-robot
     /// world share theirs), reused from frame to frame.
@@ -246,17 +266,14 @@ impl GridRenderer {
         if cols > width || rows > height {
             return Err(RenderError::CellTooSmall { width, height, cols, rows });
         }
-        let too_large = RenderError::TooLarge { width, height };
-        let output = Pixmap::new(width, height).ok_or(too_large.clone())?;
+        let output = Pixmap::new(width, height).ok_or(RenderError::TooLarge { width, height })?;
         let mut cells = Vec::with_capacity(cols as usize * rows as usize);
         for j in 0..rows {
             for i in 0..cols {
                 let rect = cell_rect(width, height, cols, rows, i, j);
-                let pixmap = Pixmap::new(rect.width, rect.height).ok_or(too_large.clone())?;
                 cells.push(CellState {
                     rect,
                     camera: Camera::follow(),
-                    pixmap,
                     transform: None,
                     progress: Progress::default(),
                 });
@@ -267,7 +284,8 @@ impl GridRenderer {
             options,
             cells,
             output,
-            text: TextRenderer::new(),
+            last: Scene::new(width, height),
+            raster: Rasterizer::new(),
             scratch: draw::Scratch::default(),
             indexes: Vec::new(),
             visible: Vec::new(),
@@ -348,6 +366,19 @@ impl GridRenderer {
     /// through an index of each snapshot's bodies built once per frame, so a frame costs time linear in
     /// the number of cells and bodies.
     pub fn render(&mut self, cells: &[CellFrame<'_>]) -> Result<&Pixmap, RenderError> {
+        self.last = self.scene(cells)?;
+        self.raster.render_into(&mut self.output, &self.last);
+        Ok(&self.output)
+    }
+
+    /// The scene of the last [`GridRenderer::render`]: what the last frame's pixels show.
+    pub fn last_scene(&self) -> &Scene {
+        &self.last
+    }
+
+    /// What [`GridRenderer::render`] draws, as a scene (each cell a group with its own white backdrop),
+    /// moving the cameras exactly as rendering does: for the vector writers, which draw the same frame.
+    pub fn scene(&mut self, cells: &[CellFrame<'_>]) -> Result<Scene, RenderError> {
         if cells.len() > self.cells.len() {
             return Err(RenderError::TooManyCells { given: cells.len(), capacity: self.cells.len() });
         }
@@ -365,7 +396,10 @@ impl GridRenderer {
             }
             slot_of.push(slot);
         }
+        let mut scene = Scene::new(self.output.width(), self.output.height());
         for (index, cell) in self.cells.iter_mut().enumerate() {
+            let look = self.options.style.look();
+            let mut canvas = draw::Canvas { items: Vec::new(), w: cell.rect.width, h: cell.rect.height, look };
             match cells.get(index) {
                 Some(frame) => {
                     let (w, h) = (cell.rect.width, cell.rect.height);
@@ -380,19 +414,26 @@ impl GridRenderer {
                         &mut self.visible,
                     );
                     self.drawn[index] = self.visible.len();
-                    let cell_frame = draw::Cell { tf: &tf, frame, progress, visible: &self.visible };
-                    draw::draw_cell(&mut cell.pixmap, &cell_frame, &self.options, &mut self.text, &mut self.scratch);
+                    let letterbox = cell.camera.is_fixed();
+                    let cell_frame = draw::Cell { tf: &tf, frame, progress, visible: &self.visible, letterbox };
+                    draw::draw_cell(&mut canvas, &cell_frame, &self.options, &mut self.scratch);
                     cell.transform = Some(tf);
                 }
                 None => {
-                    cell.pixmap.fill(style::BACKGROUND.to_skia());
                     cell.transform = None;
                     self.drawn[index] = 0;
                 }
             }
-            blit_cell(&mut self.output, &cell.pixmap, cell.rect);
+            scene.items.push(scene::Item::Group(scene::Group {
+                x: cell.rect.x as i32,
+                y: cell.rect.y as i32,
+                width: cell.rect.width,
+                height: cell.rect.height,
+                backdrop: Some(style::BACKGROUND),
+                items: canvas.items,
+            }));
         }
-        Ok(&self.output)
+        Ok(scene)
     }
 
     /// How many bodies (robots, cells, objects) cell `index` drew in the last frame: those its camera
@@ -411,18 +452,6 @@ fn framed_centre(frame: &CellFrame<'_>) -> crate::geom::Vec2 {
         crate::geom::Vec2::new(f64::NAN, f64::NAN)
     } else {
         sum * (1.0 / n as f64)
-    }
-}
-
-/// Copies a cell's pixmap into its rectangle of the output, row by row.
-fn blit_cell(output: &mut Pixmap, cell: &Pixmap, rect: CellRect) {
-    let out_stride = output.width() as usize * 4;
-    let row_bytes = rect.width as usize * 4;
-    let src = cell.data();
-    let dst = output.data_mut();
-    for row in 0..rect.height as usize {
-        let d = (rect.y as usize + row) * out_stride + rect.x as usize * 4;
-        dst[d..d + row_bytes].copy_from_slice(&src[row * row_bytes..(row + 1) * row_bytes]);
     }
 }
 

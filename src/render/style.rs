@@ -99,6 +99,104 @@ pub const TEXT_PX: f32 = 12.0;
 /// Legend and tick labels.
 pub const SMALL_TEXT_PX: f32 = 10.0;
 
+/// A look: the screen's (the default: the colours and widths above) or the paper's (white, thin dark
+/// lines, the print-safe viridis ramp that stays ordered in grey, larger text; no overlay or grid by
+/// default, see `RenderOptions::paper`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Style {
+    #[default]
+    Screen,
+    Paper,
+}
+
+impl Style {
+    pub fn look(self) -> &'static Look {
+        match self {
+            Style::Screen => &SCREEN,
+            Style::Paper => &PAPER,
+        }
+    }
+}
+
+/// What differs between the looks.
+#[derive(Debug, Clone)]
+pub struct Look {
+    pub terrain_fill: Rgba,
+    pub terrain_outline: Rgba,
+    pub terrain_outline_px: f32,
+    pub object_fill: Rgba,
+    pub voxel_outline: Rgba,
+    pub voxel_outline_px: f32,
+    /// The fill ramp, u in [0, 1] to RGB in [0, 1].
+    pub ramp: fn(f64) -> [f64; 3],
+    pub fill_alpha: f32,
+    pub ground_tick: Rgba,
+    pub text_px: f32,
+    pub small_text_px: f32,
+}
+
+impl Look {
+    /// The fill of a reading `value` on the display domain `[lo, hi]`.
+    pub fn fill(&self, value: f64, [lo, hi]: [f64; 2]) -> Rgba {
+        let u = if hi > lo { (value - lo) / (hi - lo) } else { 0.5 };
+        let [r, g, b] = (self.ramp)(u);
+        let to8 = |c: f64| (c * 255.0).round() as u8;
+        Rgba { r: to8(r), g: to8(g), b: to8(b), a: self.fill_alpha }
+    }
+}
+
+pub const SCREEN: Look = Look {
+    terrain_fill: TERRAIN_FILL,
+    terrain_outline: TERRAIN_OUTLINE,
+    terrain_outline_px: TERRAIN_OUTLINE_PX,
+    object_fill: OBJECT_FILL,
+    voxel_outline: VOXEL_OUTLINE,
+    voxel_outline_px: VOXEL_OUTLINE_PX,
+    ramp: diverging,
+    fill_alpha: VOXEL_FILL_ALPHA,
+    ground_tick: GROUND_TICK,
+    text_px: TEXT_PX,
+    small_text_px: SMALL_TEXT_PX,
+};
+
+pub const PAPER: Look = Look {
+    terrain_fill: Rgba::opaque(215, 215, 215),
+    terrain_outline: Rgba::opaque(60, 60, 60),
+    terrain_outline_px: 0.75,
+    // Brick red: no viridis colour is near it, in colour or in grey.
+    object_fill: Rgba::opaque(196, 78, 62),
+    voxel_outline: Rgba::opaque(20, 20, 20),
+    voxel_outline_px: 0.75,
+    ramp: viridis,
+    fill_alpha: 1.0,
+    ground_tick: Rgba::opaque(40, 40, 40),
+    text_px: 16.0,
+    small_text_px: 14.0,
+};
+
+/// Viridis (matplotlib's), piecewise linear through nine of its colours: perceptually ordered, safe
+/// for colour-blind readers and monotonic in grey. `u` is clamped; NaN maps to the middle.
+pub fn viridis(u: f64) -> [f64; 3] {
+    const STOPS: [[f64; 3]; 9] = [
+        [68.0, 1.0, 84.0],
+        [71.0, 45.0, 123.0],
+        [59.0, 82.0, 139.0],
+        [44.0, 114.0, 142.0],
+        [33.0, 145.0, 140.0],
+        [40.0, 174.0, 128.0],
+        [94.0, 201.0, 98.0],
+        [173.0, 220.0, 48.0],
+        [253.0, 231.0, 37.0],
+    ];
+    let u = if u.is_nan() { 0.5 } else { u.clamp(0.0, 1.0) };
+    let x = u * 8.0;
+    let i = (x.floor() as usize).min(7);
+    let f = x - i as f64;
+    let (a, b) = (STOPS[i], STOPS[i + 1]);
+    [0, 1, 2].map(|k| (a[k] + (b[k] - a[k]) * f) / 255.0)
+}
+
 /// How a voxel's material shows over its fill.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Hatch {

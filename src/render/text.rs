@@ -49,6 +49,16 @@ pub struct TextRenderer {
     cache: HashMap<GlyphKey, GlyphBitmap>,
 }
 
+/// One character of a laid-out line: its start from the line's start in pixels, its glyph in the
+/// embedded font, its bytes in the text, and its advance in ems (kerning with the next included).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlacedChar {
+    pub x: f32,
+    pub glyph: u16,
+    pub range: std::ops::Range<usize>,
+    pub advance_em: f32,
+}
+
 /// Vertical metrics of the font at an em size, in pixels (ascent > 0, descent < 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LineMetrics {
@@ -102,6 +112,38 @@ impl TextRenderer {
             prev = Some(id);
         }
         pen
+    }
+
+    /// Where each character of `text` starts, at an em size of `size` pixels, from 0 (kerning
+    /// included, as [`TextRenderer::draw`] places them): for the vector writers, which place every
+    /// character as drawn here. Also each character's glyph id and advance (to the next character's
+    /// start) in ems.
+    pub fn layout(text: &str, size: f32) -> Vec<PlacedChar> {
+        let Some(f) = font() else { return Vec::new() };
+        let s = f.as_scaled(px_scale(f, size));
+        let upem = f.units_per_em().unwrap_or(2048.0);
+        let mut out: Vec<PlacedChar> = Vec::with_capacity(text.len());
+        let mut pen = 0.0;
+        let mut prev: Option<GlyphId> = None;
+        for (i, c) in text.char_indices() {
+            let id = s.glyph_id(c);
+            if let Some(p) = prev {
+                let kern = s.kern(p, id);
+                pen += kern;
+                if let Some(last) = out.last_mut() {
+                    last.advance_em += f.kern_unscaled(p, id) / upem;
+                }
+            }
+            out.push(PlacedChar {
+                x: pen,
+                glyph: id.0,
+                range: i..i + c.len_utf8(),
+                advance_em: f.h_advance_unscaled(id) / upem,
+            });
+            pen += s.h_advance(id);
+            prev = Some(id);
+        }
+        out
     }
 
     /// Draws `text` with its baseline starting at (`x`, `baseline`) in pixel coordinates of `pixmap`.

@@ -4,8 +4,6 @@
 //! (zlib) and written as base64. The page's script undoes the same steps (`decodeChannels` in
 //! templates/viewer.html) with the browser's own `DecompressionStream`.
 
-use std::io::Write as _;
-
 use serde::Serialize;
 
 /// Quantised values are clamped to ±2⁴⁰ quanta, and a non-finite value is stored as [`NAN_CODE`], so
@@ -140,10 +138,8 @@ impl Blob {
 
     /// The zlib stream of all channels, as base64.
     pub fn to_base64(&self) -> String {
-        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
-        // Writing to a Vec cannot fail.
-        let _ = z.write_all(&self.bytes);
-        base64(&z.finish().unwrap_or_default())
+        // Level 9: flate2's `Compression::best()`, which wrote these pages before.
+        base64(&crate::output::zlib(&self.bytes, 9))
     }
 }
 

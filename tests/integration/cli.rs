@@ -255,7 +255,7 @@ fn an_output_that_names_an_input_or_another_output_is_refused_untouched() {
     let out = vsr2d(&["view", s, "-o", m]);
     assert_refused(&out, &[".html", "vsr2d render"]);
     // /dev/null may take several outputs.
-    let out = vsr2d(&["render", s, "--duration", "0.1", "--png", "/dev/null", "--filmstrip", "/dev/null", "--quiet"]);
+    let out = vsr2d(&["render", s, "--duration", "0.1", "--png", "/dev/null", "--html", "/dev/null", "--quiet"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 

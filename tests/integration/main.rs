@@ -11,6 +11,7 @@ mod descriptors;
 mod distributed;
 mod eval;
 mod evolve;
+mod figures;
 mod fold;
 mod fuzz;
 mod golden;

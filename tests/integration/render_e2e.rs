@@ -347,6 +347,16 @@ fn cli_filmstrip_holds_the_frames_at_the_given_times() {
         "160x90",
         "--frames",
         frames.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    // --size is the whole filmstrip: three 160 px frames 8 px apart.
+    let out = vsr2d(&[
+        "render",
+        biped.to_str().unwrap(),
+        "--duration",
+        "1",
+        "--size",
+        "496x90",
         "--filmstrip",
         strip.to_str().unwrap(),
         "--times",

@@ -749,6 +749,14 @@ fn fixed_camera_shows_its_rectangle_centred() {
     assert_eq!(tf.to_pixel(Vec2::new(20.0, 5.0)), (200.0, 150.0));
     // y is flipped: higher world points are nearer the top.
     assert!(tf.to_pixel(Vec2::new(20.0, 10.0)).1 < 150.0);
+    // The rectangle and no more: below y = -5 m (pixel row 250) the cell is blank, letterboxed, where
+    // the ground would otherwise go on; inside the rectangle the ground is drawn.
+    let at = |x, y| {
+        let p = r.pixmap().pixel(x, y).unwrap().demultiply();
+        [p.red(), p.green(), p.blue()]
+    };
+    assert_eq!(at(200, 270), [255, 255, 255], "letterbox below the rectangle");
+    assert_eq!(at(200, 245), [128, 128, 128], "ground inside the rectangle");
 }
 
 // ---------------------------------------------------------------------------------------------------

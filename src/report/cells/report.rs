@@ -202,8 +202,7 @@ fn write_strip(
     times: &[f64],
 ) -> Result<String, CellsReportError> {
     let pixmap = filmstrip_camera(label, scenario, times, true, false)?;
-    let bytes = pixmap
-        .encode_png()
+    let bytes = crate::output::png::encode_pixmap(&pixmap)
         .map_err(|e| DirError::Io { path: dir.path().join(name), source: std::io::Error::other(e) })?;
     dir.write(name, &bytes)?;
     Ok(name.to_string())
