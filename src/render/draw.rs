@@ -277,6 +277,9 @@ pub(crate) fn draw_cell(cv: &mut Canvas, cell: &Cell<'_>, opts: &RenderOptions, 
         draw_ground_ticks(cv, tf, frame, sc);
     }
     draw_objects(cv, tf, frame, sc);
+    if opts.ground_ticks {
+        draw_wall_ticks(cv, tf, frame, sc);
+    }
     draw_voxels(cv, tf, frame, opts, sc);
     draw_soft_cells(cv, tf, frame, sc);
     draw_layers(cv, tf, frame, opts, sc);
@@ -891,13 +894,18 @@ fn surface_at(outline: &[Vec2], x: f64) -> Option<f64> {
 /// Pixels per metre below which metre ticks are left out (only the 10 m ones remain).
 const MIN_TICK_SPACING_PX: f64 = 4.0;
 
-/// Ticks down into the ground every metre (longer every 10 m, with the distance written under them).
+/// Ticks down into the ground every metre (longer every 10 m, with the distance written under them),
+/// from the foot of the left end ramp to the foot of the right one.
 fn draw_ground_ticks(cv: &mut Canvas, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut Scratch) {
     let look = cv.look;
     let Some(terrain) = frame.snapshot.terrain.as_deref() else { return };
     let vis = tf.visible_world();
     let step = if tf.scale >= MIN_TICK_SPACING_PX { 1.0 } else { 10.0 };
-    let (k0, k1) = ((vis.min.x / step).ceil() as i64, (vis.max.x / step).floor() as i64);
+    // Along the ground only: the world's end ramps are no course, and ticks on their steep faces read as
+    // marks on a wall.
+    use crate::model::terrain::{GROUND_END, GROUND_START};
+    let (lo, hi) = (vis.min.x.max(GROUND_START), vis.max.x.min(GROUND_END));
+    let (k0, k1) = ((lo / step).ceil() as i64, (hi / step).floor() as i64);
     if k1.saturating_sub(k0) > MAX_GRID_LINES {
         return;
     }
@@ -926,5 +934,73 @@ fn draw_ground_ticks(cv: &mut Canvas, tf: &ViewTransform, frame: &Seen<'_>, sc: 
             look.small_text_px,
             look.ground_tick,
         ));
+    }
+}
+
+/// A fixed object at least this many times taller than wide is a wall (a climbing channel's): it gets
+/// height ticks.
+const WALL_ASPECT: f64 = 3.0;
+/// Label steps tried for wall heights, m: the first whose labels are this many text lines apart.
+const HEIGHT_LABEL_STEPS_M: [f64; 5] = [1.0, 2.0, 5.0, 10.0, 20.0];
+const HEIGHT_LABEL_LINES: f64 = 2.5;
+
+/// Height ticks on walls, as the ground's distance ticks but upwards: every metre above the wall's foot
+/// (every 10 m when zoomed out), from the face towards the robots into the wall, longer where a label
+/// gives the height. The labels stand beside the first wall, on its side away from the robots; a wall
+/// of a climbing channel so reads off how high the climber got.
+fn draw_wall_ticks(cv: &mut Canvas, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut Scratch) {
+    use crate::model::object::ObjectMotion;
+    let look = cv.look;
+    let robots_x: Vec<f64> = robots(frame).map(|r| r.bbox.center().x).filter(|x| x.is_finite()).collect();
+    if robots_x.is_empty() {
+        return;
+    }
+    let robots_x = robots_x.iter().sum::<f64>() / robots_x.len() as f64;
+    let vis = tf.visible_world();
+    let mut walls: Vec<crate::geom::Aabb> = frame
+        .bodies()
+        .filter_map(BodySnapshot::as_object)
+        .filter(|o| o.motion == ObjectMotion::Fixed && o.angle == 0.0)
+        .map(|o| o.bbox)
+        .filter(|b| b.height() >= WALL_ASPECT * b.width() && b.max.x >= vis.min.x && b.min.x <= vis.max.x)
+        .collect();
+    walls.sort_by(|a, b| a.min.x.total_cmp(&b.min.x));
+    let step = if tf.scale >= MIN_TICK_SPACING_PX { 1.0 } else { 10.0 };
+    let label_step = HEIGHT_LABEL_STEPS_M
+        .into_iter()
+        .find(|s| s * tf.scale >= HEIGHT_LABEL_LINES * f64::from(look.small_text_px))
+        .filter(|s| *s >= step);
+    let mut pen = sc.pen(tf, cv);
+    let mut labels = Vec::new();
+    for (i, wall) in walls.iter().enumerate() {
+        // The face towards the robots, the ticks going into the wall from it.
+        let (face, into) = if wall.center().x < robots_x { (wall.max.x, -1.0) } else { (wall.min.x, 1.0) };
+        let top = wall.max.y.min(vis.max.y);
+        let (k0, k1) =
+            (((vis.min.y - wall.min.y).max(0.0) / step).ceil() as i64, ((top - wall.min.y) / step).floor() as i64);
+        if k1.saturating_sub(k0) > MAX_GRID_LINES {
+            continue;
+        }
+        for k in k0.max(1)..=k1 {
+            let h = k as f64 * step;
+            let labelled = label_step.is_some_and(|s| (h / s).round() * s == h);
+            let (px, py) = tf.to_pixel(Vec2::new(face, wall.min.y + h));
+            let len = if labelled { style::MAJOR_TICK_PX } else { style::MINOR_TICK_PX };
+            pen.pixel_segment((px, py), (px + into * len, py));
+            if labelled && i == 0 {
+                // Beside the wall's other face, away from the robots.
+                let outer = if into < 0.0 { wall.min.x } else { wall.max.x };
+                labels.push((tf.to_pixel(Vec2::new(outer, 0.0)).0, py, h, into));
+            }
+        }
+    }
+    finish(cv, sc, pen, None, Some(line(look.ground_tick, style::GRID_LINE_PX)));
+    for (x, y, h, into) in labels {
+        let label = format!("{h:.0} m");
+        let w = TextRenderer::measure(&label, look.small_text_px);
+        let gap = 3.0;
+        let x = if into < 0.0 { x as f32 - gap - w } else { x as f32 + gap };
+        let baseline = y as f32 + 0.5 * TextRenderer::digit_height(look.small_text_px);
+        cv.items.push(text(&label, x, baseline, look.small_text_px, style::TEXT));
     }
 }

@@ -51,9 +51,10 @@ pub const BACKGROUND: Rgba = Rgba::opaque(255, 255, 255);
 pub const WORLD_GRID: Rgba = Rgba::opaque(220, 220, 220);
 pub const TERRAIN_FILL: Rgba = Rgba::opaque(128, 128, 128);
 pub const TERRAIN_OUTLINE: Rgba = Rgba::opaque(0, 0, 0);
-/// Rigid objects that move (boxes, a see-saw's platform): wood brown, apart from the terrain's grey and
-/// the voxels' ramp; fixed structures (walls, poles) are drawn as terrain.
-pub const OBJECT_FILL: Rgba = Rgba::opaque(181, 132, 82);
+/// Rigid objects that move (boxes, a see-saw's platform): steel blue, a hue the voxels' red–green–yellow
+/// ramp never takes (the wood brown it replaced read as a contracted voxel), apart from the terrain's
+/// grey; fixed structures (walls, poles) are drawn as terrain.
+pub const OBJECT_FILL: Rgba = Rgba::opaque(70, 130, 180);
 pub const VOXEL_OUTLINE: Rgba = Rgba::opaque(0, 0, 255);
 /// Alpha of the voxel fill; the world grid shows through a little.
 pub const VOXEL_FILL_ALPHA: f32 = 0.75;
@@ -281,5 +282,22 @@ mod tests {
         assert_eq!(diverging(f64::NAN), [0.0, 1.0, 0.0]);
         let c = voxel_fill(1.0, [0.75, 1.25]);
         assert_eq!((c.r, c.g, c.b, c.a), (0, 255, 0, 0.75));
+    }
+
+    /// A moving object is never mistaken for a voxel: in each look its fill is far (in RGB, as seen on
+    /// the white background) from every colour of the voxel ramp.
+    #[test]
+    fn objects_are_coloured_apart_from_the_voxel_ramp() {
+        let on_white = |c: Rgba| [c.r, c.g, c.b].map(|v| f64::from(v) * f64::from(c.a) + 255.0 * f64::from(1.0 - c.a));
+        for look in [&SCREEN, &PAPER] {
+            let object = on_white(look.object_fill);
+            let nearest = (0..=200)
+                .map(|i| {
+                    let voxel = on_white(look.fill(f64::from(i) / 200.0, [0.0, 1.0]));
+                    (0..3).map(|k| (voxel[k] - object[k]).powi(2)).sum::<f64>().sqrt()
+                })
+                .fold(f64::INFINITY, f64::min);
+            assert!(nearest > 100.0, "object fill {:?} is {nearest:.0} from the ramp", look.object_fill);
+        }
     }
 }

@@ -568,6 +568,60 @@ fn material_hatches_cycle_after_the_plain_first() {
     );
 }
 
+/// The paper look (issue 49): white, thin dark outlines, the viridis ramp at full opacity, larger key
+/// text, no overlay and no world grid; the colour key, the material key and the ground ticks stay.
+#[test]
+fn golden_paper_style() {
+    let snap = two_material_snapshot();
+    let (img, tf) = render_one(&snap, 480, 270, RenderOptions::paper());
+    assert_golden(SUITE, "paper_two_materials", &img, GoldenOptions::default());
+    let r = robot_of(&snap, 0);
+    // The resting hard voxel is viridis' middle, opaque: (33, 145, 140).
+    let (x, y) = tf.to_pixel(r.voxels[1].center);
+    assert_rgb_near(rgb(&img, x, y), [33, 145, 140], 1, "resting voxel");
+    // The sky left of the robot, from below the keys down to the ground, is white: no world grid.
+    let left = tf.to_pixel(r.bbox.min).0 - 5.0;
+    let ground = tf.to_pixel(Vec2::new(0.0, 0.0)).1 - 3.0;
+    let sky = (0..left as u32).flat_map(|x| (60..ground as u32).map(move |y| (x, y)));
+    assert!(sky.into_iter().all(|(x, y)| img.get_pixel(x, y).0[..3] == [255, 255, 255]), "grid lines in the paper sky");
+    // No overlay: the top-left corner is blank.
+    assert!((0..120).all(|x| (0..40).all(|y| img.get_pixel(x, y).0[..3] == [255, 255, 255])), "overlay drawn");
+    // The keys stay: dark text at the top right.
+    assert!((240..480).any(|x| (0..30).any(|y| img.get_pixel(x, y).0[..3].iter().all(|c| *c < 80))), "no key");
+}
+
+/// Every default layer left out (`--no-overlay --no-key --no-grid --no-ticks`): the robot on its
+/// terrain and nothing else.
+#[test]
+fn golden_hidden_layers() {
+    let snap = two_material_snapshot();
+    let bare = RenderOptions {
+        text: false,
+        legend: false,
+        materials: false,
+        world_grid: false,
+        ground_ticks: false,
+        ..RenderOptions::default()
+    };
+    let (img, tf) = render_one(&snap, 480, 270, bare);
+    assert_golden(SUITE, "hidden_layers", &img, GoldenOptions::default());
+    // Above the ground and away from the robot every pixel is white; below it every pixel is the
+    // terrain's grey apart from its outline (no ticks, no tick labels).
+    let r = robot_of(&snap, 0);
+    let (left, top) = tf.to_pixel(Vec2::new(r.bbox.min.x, r.bbox.max.y));
+    let (right, _) = tf.to_pixel(Vec2::new(r.bbox.max.x, 0.0));
+    let ground = tf.to_pixel(Vec2::new(0.0, 0.0)).1;
+    for (x, y, p) in img.enumerate_pixels() {
+        let (fx, fy) = (f64::from(x), f64::from(y));
+        let robot = fx >= left - 3.0 && fx <= right + 3.0 && fy >= top - 3.0;
+        if fy < ground - 2.0 && !robot {
+            assert_eq!(p.0[..3], [255, 255, 255], "sky pixel ({x}, {y})");
+        } else if fy > ground + 2.0 {
+            assert_eq!(p.0[..3], [128, 128, 128], "ground pixel ({x}, {y})");
+        }
+    }
+}
+
 #[test]
 fn snapshots_without_materials_still_load_and_new_ones_round_trip() {
     let snap = two_material_snapshot();

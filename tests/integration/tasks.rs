@@ -297,10 +297,10 @@ fn a_recorded_run_replays_its_objects_and_the_result_schema_names_every_task() {
     let out =
         vsr2d(&["render", "--from", record.to_str().unwrap(), "--png", png.to_str().unwrap(), "--size", "640x360"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    // One grid cell: the box is drawn in the robot's cell, it has none of its own; it is brown.
+    // One grid cell: the box is drawn in the robot's cell, it has none of its own; it is steel blue.
     let img = image::open(&png).unwrap().to_rgb8();
     assert_eq!(img.dimensions(), (640, 360));
-    assert!(img.pixels().any(|p| p.0 == [181, 132, 82]), "the box's fill colour is in the frame");
+    assert!(img.pixels().any(|p| p.0 == [70, 130, 180]), "the box's fill colour is in the frame");
     let out = vsr2d(&["schema", "--result"]);
     let schema = String::from_utf8(out.stdout).unwrap();
     for name in TASK_FIXTURES {
