@@ -23,13 +23,15 @@ python3 -m venv "$venv"
 # pyribs and pymoo, pinned to the major (for pyribs, 0.x: the minor) versions the examples are written for.
 "$venv/bin/pip" install -q --disable-pip-version-check "maturin>=1.5,<2" "numpy>=1.21" "pytest>=7" "gymnasium>=0.29" "playwright>=1.40" "ray>=2.9" \
     "cma>=4,<5" "ribs>=0.12,<0.13" "pymoo>=0.6.1,<0.7"
-# The portable wheel (scripts/build-wheel.sh) with the dev profile (opt-level 3, no LTO; the test
-# profile inherits it, so the wheel reuses the dependencies `cargo test` compiled) instead of the
-# whole-program-optimised `dist` (for shipping); scripts/test-wheel.sh then installs the same wheel
-# without Rust.
-wheel=$(bash scripts/build-wheel.sh --profile dev --out target/wheels-test | tail -1)
+# The portable wheel (scripts/build-wheel.sh; VSR2D_WHEEL when ./scripts/test.sh built it already) with the
+# dev profile (opt-level 3, no LTO; the test profile inherits it, so the wheel reuses every crate `cargo
+# test` compiled and only its two final links differ) instead of the whole-program-optimised `dist` (for
+# shipping); scripts/test-wheel.sh then installs the same wheel without Rust.
+wheel=${VSR2D_WHEEL:-}
+[ -n "$wheel" ] || wheel=$(bash scripts/build-wheel.sh --profile dev --out target/wheels-test | tail -1)
 "$venv/bin/pip" install -q --disable-pip-version-check "$wheel"
 
-bin="${VSR2D_BIN:-target/debug/vsr2d}"
-[ -x "$bin" ] || cargo build --locked --bin vsr2d
+# The command line the package is compared with: VSR2D_BIN (./scripts/test.sh gives the source build), or
+# the wheel's own `vsr2d`, installed in the venv with the package.
+bin="${VSR2D_BIN:-$venv/bin/vsr2d}"
 VSR2D_BIN="$(realpath "$bin")" "$venv/bin/python" -m pytest -q python/tests
