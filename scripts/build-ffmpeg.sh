@@ -42,7 +42,7 @@ for p in "${packages[@]}"; do
 done
 # Debian's source archive, next to the binary one the machine already uses (bookworm and its security
 # updates: apt-get source then gives the FFmpeg the system's libavcodec-dev headers describe).
-if ! apt-cache showsrc ffmpeg 2>/dev/null | grep -q '^Package: ffmpeg'; then
+if ! apt-cache showsrc ffmpeg 2>/dev/null | grep -c '^Package: ffmpeg' >/dev/null; then
     step "adding Debian's deb-src entries (/etc/apt/sources.list.d/vsr2d-deb-src.sources)"
     "${sudo_cmd[@]}" tee /etc/apt/sources.list.d/vsr2d-deb-src.sources >/dev/null <<'EOF'
 Types: deb-src

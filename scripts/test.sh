@@ -7,7 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-system-deps.sh
-cargo test --locked --all-targets
+# --workspace: the Python package's crate too (it has no Rust tests), so the crates it shares with vsr2d
+# are built with the features its build unifies and the wheel below reuses them, vsr2d included.
+cargo test --locked --workspace --all-targets
 # The source build (Debian's FFmpeg, x264), kept before the wheel's link replaces target/debug/vsr2d: the
 # Python package and the wheel's command line are compared with it.
 target_dir=${CARGO_TARGET_DIR:-target}

@@ -306,6 +306,20 @@ pub fn h264_encoder() -> Result<H264Encoder, VideoError> {
     find_encoder().map(|(e, _)| e)
 }
 
+/// One line on what this build makes mp4 files with: the H.264 encoder and the linked libavcodec's
+/// version and licence as FFmpeg reports them (`vsr2d --version`, the Python package's `build_info()`),
+/// e.g. "mp4: H.264 by OpenH264 through FFmpeg's libavcodec 59.37.100 (LGPL version 2.1 or later)".
+pub fn encoder_description() -> String {
+    let v = ffmpeg::codec::version();
+    let libavcodec = format!("libavcodec {}.{}.{}", v >> 16, (v >> 8) & 0xff, v & 0xff);
+    match find_encoder() {
+        Ok((encoder, _)) => {
+            format!("mp4: H.264 by {encoder} through FFmpeg's {libavcodec} ({})", ffmpeg::codec::license())
+        }
+        Err(e) => format!("mp4: unavailable ({e})"),
+    }
+}
+
 /// Everything that can be checked before a simulation starts: the settings, that an H.264 encoder exists
 /// and can honour them, and that `path` can be written. Call it first so a bad path does not cost a
 /// whole run.
