@@ -15,8 +15,8 @@
 # `vsr2d render --bench --duration 20` (frames per second of time spent in the encoder, 1280×720, default
 # settings). Needs ffmpeg and ffprobe (Debian's `ffmpeg` package) on the PATH.
 set -euo pipefail
-wheel_bin=$(realpath "${1:?give the wheel's vsr2d, then a source build's}")
-source_bin=$(realpath "${2:?give a source build's vsr2d}")
+wheel_bin=$(realpath "${1:?usage: encoder-benchmark.sh WHEEL_VSR2D SOURCE_VSR2D [CRF ...]}")
+source_bin=$(realpath "${2:?usage: encoder-benchmark.sh WHEEL_VSR2D SOURCE_VSR2D [CRF ...]}")
 shift 2
 crfs=("$@")
 
