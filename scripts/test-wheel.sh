@@ -114,6 +114,15 @@ vsr2d simulate "$repo/fixtures/scenarios/jumping.json" >wheel.json
 cmp wheel.json "$tmp/source.json"
 echo "check: vsr2d simulate equals the source build's output"
 vsr2d render "$repo/fixtures/scenarios/jumping.json" --duration 1 --size 320x180 -o cli.mp4 >/dev/null
+# What OpenH264 cannot honour is refused by name, before any simulation (exit 2: the caller's input).
+set +e
+vsr2d render "$repo/fixtures/scenarios/jumping.json" --preset medium -o refused.mp4 2>refused.txt
+code=\$?
+set -e
+if [ "\$code" -ne 2 ] || ! grep -q 'preset .medium. cannot be honoured by this build.s H.264 encoder, OpenH264' refused.txt || [ -e refused.mp4 ]; then
+    echo "render --preset medium: exit \$code, \$(cat refused.txt)" >&2; exit 1
+fi
+echo "check: render --preset medium refused: \$(cat refused.txt)"
 "$tmp/venv/bin/python" - <<'PY'
 import json, gymnasium, numpy as np, vsr2d
 fixture = "$repo/fixtures/scenarios/jumping.json"
