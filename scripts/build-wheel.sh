@@ -13,9 +13,11 @@
 # FFmpeg: the minimal static build of scripts/build-ffmpeg.sh (Debian's FFmpeg 5.1 source with only the
 # OpenH264 encoder, the mp4 muxer and the file protocol; cached under target/ffmpeg), linked statically
 # into both the extension and the binary by scripts/link-static-ffmpeg.sh: neither needs a shared
-# library outside glibc, libgcc_s and libstdc++. Every crate below them is the artifact `cargo build`
-# and `cargo test` compile for the same profile (ffmpeg-sys-next's bindings come from Debian's FFmpeg
-# 5.1 headers, which describe the static libraries too): only the two final links differ.
+# library outside glibc, libgcc_s and libstdc++. Only the two final links differ from a source build
+# (ffmpeg-sys-next's bindings come from Debian's FFmpeg 5.1 headers, which describe the static libraries
+# too): the binary reuses the crates `cargo build`/`cargo test` compiled for the same profile, the
+# extension those of any earlier build of python/ (numpy and pyo3 unify other features into a few shared
+# dependencies, so vsr2d itself is compiled once for each).
 #
 # Licence: the wheel carries vsr2d (MIT OR Apache-2.0), FFmpeg (LGPL-2.1-or-later) and OpenH264
 # (BSD-2-Clause); its metadata says so (License-Expression) and carries the three licence texts.

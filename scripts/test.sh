@@ -1,15 +1,13 @@
 #!/usr/bin/env bash
 # Runs the whole test suite (unit, integration, golden images, video round trip, the Python package)
 # on a fresh Debian machine: installs the system packages FFmpeg support needs, runs `cargo test`, then
-# builds the portable wheel once (dev profile: the crates `cargo test` compiled, two final links with the
-# minimal static FFmpeg) and runs pytest on it in a throw-away virtual environment, then installs the same
+# builds the portable wheel once (dev profile: the binary is the crates `cargo test` compiled relinked with
+# the minimal static FFmpeg) and runs pytest on it in a throw-away virtual environment, then installs the same
 # wheel where there is no Rust and no system FFmpeg (scripts/test-wheel.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-system-deps.sh
-# --workspace: the Python package's crate too (it has no Rust tests), so the crates it shares with vsr2d
-# are built with the features its build unifies and the wheel below reuses them, vsr2d included.
-cargo test --locked --workspace --all-targets
+cargo test --locked --all-targets
 # The source build (Debian's FFmpeg, x264), kept before the wheel's link replaces target/debug/vsr2d: the
 # Python package and the wheel's command line are compared with it.
 target_dir=${CARGO_TARGET_DIR:-target}
