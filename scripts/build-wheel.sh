@@ -15,9 +15,8 @@
 # into both the extension and the binary by scripts/link-static-ffmpeg.sh: neither needs a shared
 # library outside glibc, libgcc_s and libstdc++. Only the two final links differ from a source build
 # (ffmpeg-sys-next's bindings come from Debian's FFmpeg 5.1 headers, which describe the static libraries
-# too): the binary reuses the crates `cargo build`/`cargo test` compiled for the same profile, the
-# extension those of any earlier build of python/ (numpy and pyo3 unify other features into a few shared
-# dependencies, so vsr2d itself is compiled once for each).
+# too), and both link one build of vsr2d: the binary is the crate's src/main.rs compiled in python/
+# (python/Cargo.toml says why).
 #
 # Licence: the wheel carries vsr2d (MIT OR Apache-2.0), FFmpeg (LGPL-2.1-or-later) and OpenH264
 # (BSD-2-Clause); its metadata says so (License-Expression) and carries the three licence texts.
@@ -88,8 +87,9 @@ heartbeat=$!
 trap 'kill $heartbeat 2>/dev/null || true' EXIT
 
 target_dir=${CARGO_TARGET_DIR:-$repo/target}
-step "cargo rustc --profile $profile --bin vsr2d (cargo's progress follows)"
-cargo rustc --locked -p vsr2d --bin vsr2d --profile "$profile" -- "${link[@]}"
+# The binary first (from python/, see its Cargo.toml: the same build of vsr2d as the extension's).
+step "cargo rustc --profile $profile --bin vsr2d of python/ (cargo's progress follows)"
+cargo rustc --locked -p vsr2d-python --bin vsr2d --profile "$profile" -- "${link[@]}"
 case $profile in dev) dir=debug ;; *) dir=$profile ;; esac
 staging=$(mktemp -d)
 trap 'kill $heartbeat 2>/dev/null || true; rm -rf "$staging"' EXIT

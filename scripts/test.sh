@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite (unit, integration, golden images, video round trip, the Python package)
 # on a fresh Debian machine: installs the system packages FFmpeg support needs, runs `cargo test`, then
-# builds the portable wheel once (dev profile: the binary is the crates `cargo test` compiled relinked with
-# the minimal static FFmpeg) and runs pytest on it in a throw-away virtual environment, then installs the same
+# builds the portable wheel once (dev profile; it reuses `cargo test`'s dependencies, but vsr2d is compiled
+# again with the features numpy and pyo3 unify) and runs pytest on it in a throw-away virtual environment, then installs the same
 # wheel where there is no Rust and no system FFmpeg (scripts/test-wheel.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
