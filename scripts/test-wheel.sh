@@ -1,82 +1,173 @@
 #!/usr/bin/env bash
-# Tests that the portable wheel installs and runs without Rust and without the system's FFmpeg:
-# builds it with scripts/build-wheel.sh (by default with the `dev` profile, the one
-# scripts/test-python.sh builds, so it is built once: the bundling of the FFmpeg libraries is what is
-# tested, not the optimisation),
-# installs it into a fresh virtual environment from a clean environment whose PATH has no cargo or
-# rustc, and, in a mount namespace where the system's libav*/libsw* files are hidden, evaluates a
-# fixture (the same bits as `vsr2d simulate`), renders it to mp4 and runs the Python examples
-# random_search.py and gym_rollout.py.
+# Tests the portable wheel as a colleague without root, Rust or FFmpeg gets it:
 #
-#   scripts/test-wheel.sh [--profile NAME]
+# - the wheel (VSR2D_WHEEL, or built here by scripts/build-wheel.sh --profile dev: the bundling is what is
+#   tested, not the optimisation) is at most 15 MB, and its metadata's License-Expression names the
+#   licence of every library it bundles, found by reading its ELF files (FFmpeg's configured licence
+#   string, OpenH264's and x264's own signatures), each with its licence file in the wheel;
+# - in a mount namespace where the system's libav*/libsw*/libx264/libopenh264 files are hidden, as the
+#   unprivileged user `nobody`, with a PATH of system directories only (no cargo, no rustc) and Debian's
+#   /usr/bin/python3: a fresh virtual environment (no system site-packages), `pip install WHEEL
+#   gymnasium`; `vsr2d --version`; `vsr2d simulate` of a fixture gives the source build's output
+#   (VSR2D_SOURCE_BIN, or target/debug/vsr2d built here first: Debian's FFmpeg, x264) byte for byte;
+#   `vsr2d render -o x.mp4`; Python `evaluate` (equal to that output), `render` to mp4 and
+#   `gymnasium.make` of an environment, reset and stepped; the examples random_search.py and
+#   gym_rollout.py;
+# - outside the namespace, ffprobe finds H.264 in yuv420p in both mp4 files.
+#
+#   scripts/test-wheel.sh            (root, or a machine where `unshare -m` works, hides FFmpeg)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
+target_dir=${CARGO_TARGET_DIR:-$repo/target}
+max_bytes=15000000
 
-profile=dev
-[[ ${1:-} == --profile ]] && profile=${2:?--profile needs a name}
-
-out=target/wheels-test
-wheel=$(bash scripts/build-wheel.sh --profile "$profile" --out "$out" | tail -1)
-echo "test-wheel: $wheel"
+failed=0
+pass() { printf 'test-wheel: ok: %s\n' "$*"; }
+fail() {
+    printf 'test-wheel: FAILED: %s\n' "$*" >&2
+    failed=$((failed + 1))
+}
 
 tmp=$(mktemp -d)
+chmod 755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
-# A clean environment: only system directories on PATH (no ~/.cargo/bin), a throw-away HOME.
-clean=(env -i HOME="$tmp/home" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8)
-mkdir -p "$tmp/home"
-if "${clean[@]}" bash -c 'command -v cargo || command -v rustc' >/dev/null; then
-    echo "test-wheel: cargo or rustc is still on the clean PATH" >&2
-    exit 1
+
+# The source build's output, before the wheel's link replaces target/debug/vsr2d.
+source_bin=${VSR2D_SOURCE_BIN:-}
+if [ -z "$source_bin" ]; then
+    cargo build --locked --bin vsr2d
+    source_bin=$tmp/vsr2d-source
+    cp "$target_dir/debug/vsr2d" "$source_bin"
 fi
-python=$(python3 -c "import sys; print(sys.executable)")
-"${clean[@]}" "$python" -m venv "$tmp/venv"
-"${clean[@]}" "$tmp/venv/bin/pip" install -q --disable-pip-version-check "$wheel" "gymnasium>=0.29"
+"$source_bin" simulate fixtures/scenarios/jumping.json >"$tmp/source.json"
 
-so=$(ls "$tmp"/venv/lib/python3*/site-packages/vsr2d/_vsr2d*.so)
-ffmpeg_libs=$(ldd "$so" | grep -E 'libav|libsw' || true)
-echo "test-wheel: the extension's FFmpeg libraries:"
-echo "$ffmpeg_libs" | sed 's/^/    /'
-outside=$(awk '!/vsr2d\.libs\// { n++ } END { print n + 0 }' <<<"$ffmpeg_libs")
-if [ -z "$ffmpeg_libs" ] || [ "$outside" -ne 0 ]; then
-    echo "test-wheel: the extension links an FFmpeg library outside the wheel" >&2
-    exit 1
+wheel=${VSR2D_WHEEL:-}
+[ -n "$wheel" ] || wheel=$(bash scripts/build-wheel.sh --profile dev --out target/wheels-test | tail -1)
+echo "test-wheel: $wheel"
+cp "$wheel" "$tmp/"
+wheel=$tmp/$(basename "$wheel")
+chmod 644 "$wheel"
+
+size=$(stat -c %s "$wheel")
+if [ "$size" -le "$max_bytes" ]; then pass "the wheel is $size bytes (limit $max_bytes)"; else fail "the wheel is $size bytes, over $max_bytes"; fi
+
+# The licences: what the ELF files carry, against what the metadata says.
+if python3 - "$wheel" <<'PY'; then pass "the licence metadata names every bundled library's licence"; else fail "licence metadata"; fi
+import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+names = z.namelist()
+meta = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+fields = [line.split(": ", 1) for line in meta.split("\n\n")[0].splitlines() if ": " in line]
+expression = " ".join(v for k, v in fields if k == "License-Expression")
+files = {v for k, v in fields if k == "License-File"}
+elves = [n for n in names if n.endswith(".so") or ("/scripts/" in n and not n.endswith("/"))]
+assert len(elves) == 2, f"expected the extension and the binary, found {elves}"
+# (signature in the ELF file, library, SPDX id its licence must appear as, its licence file in the wheel)
+libraries = [
+    (b"libavcodec license: LGPL version 2.1 or later", "FFmpeg", "LGPL-2.1-or-later", "FFmpeg-COPYING.LGPLv2.1"),
+    (b"libavcodec license: GPL version 2 or later", "FFmpeg (GPL build)", "GPL-2.0-or-later", None),
+    (b"openh264 codec version", "OpenH264", "BSD-2-Clause", "OpenH264-copyright"),
+    (b"x264 - core", "x264", "GPL-2.0-or-later", None),
+]
+ok = True
+for elf in elves:
+    data = z.read(elf)
+    found = [(lib, spdx, f) for sig, lib, spdx, f in libraries if sig in data]
+    print(f"    {elf}: bundles {', '.join(lib for lib, _, _ in found) or 'nothing known'}")
+    if not any(lib == "FFmpeg" for lib, _, _ in found):
+        print(f"    {elf}: no FFmpeg licence string found (an FFmpeg that is not the minimal LGPL build?)")
+        ok = False
+    for lib, spdx, f in found:
+        if spdx not in expression:
+            print(f"    License-Expression {expression!r} does not name {spdx} ({lib})")
+            ok = False
+        if f is None or f not in files or not any(n.endswith("/licenses/" + f) for n in names):
+            print(f"    no licence file for {lib} in the wheel (License-File: {sorted(files)})")
+            ok = False
+print(f"    License-Expression: {expression}; License-File: {', '.join(sorted(files))}")
+sys.exit(0 if ok else 1)
+PY
+
+# The check itself, run as `nobody` with the system's FFmpeg hidden.
+python=/usr/bin/python3
+if ! "$python" -c 'import venv, ensurepip' 2>/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
 fi
-
-# The command line's result, to compare with (it links the system's FFmpeg, so it runs out here).
-[ -x target/debug/vsr2d ] || cargo build --locked --bin vsr2d
-target/debug/vsr2d simulate fixtures/scenarios/jumping.json >"$tmp/cli.json"
-
-# The check itself, run with no cargo/rustc on PATH and, where a mount namespace can be made (root),
-# with the system's FFmpeg libraries hidden.
+mkdir -p "$tmp/home" "$tmp/work"
 cat >"$tmp/check.sh" <<EOF
 set -euo pipefail
-cd "$tmp"
-for f in /usr/lib/x86_64-linux-gnu/lib{avcodec,avformat,avutil,avdevice,avfilter,swscale,swresample}.so.*; do
-    if [ -f "\$f" ] && [ ! -L "\$f" ]; then mount --bind /dev/null "\$f"; fi
-done
+cd "$tmp/work"
+if command -v cargo || command -v rustc; then echo "cargo or rustc is on the PATH" >&2; exit 1; fi
+$python -m venv "$tmp/venv"
+"$tmp/venv/bin/pip" install -q --disable-pip-version-check "$wheel" "gymnasium>=0.29"
+export PATH="$tmp/venv/bin:\$PATH"
+[ "\$(command -v vsr2d)" = "$tmp/venv/bin/vsr2d" ] || { echo "vsr2d is not the venv's" >&2; exit 1; }
+version=\$(vsr2d --version)
+echo "check: vsr2d --version: \$version (\$(command -v vsr2d))"
+grep -q 'H.264 by OpenH264 through FFmpeg.s libavcodec 59\..* (LGPL version 2.1 or later)' <<<"\$version"
+so=\$(ls "$tmp"/venv/lib/python3*/site-packages/vsr2d/_vsr2d*.so)
+if ldd "$tmp/venv/bin/vsr2d" "\$so" | grep -E 'libav|libsw|libx26|openh264|not found'; then
+    echo "the binary or the extension links a codec library or misses one" >&2; exit 1
+fi
+vsr2d simulate "$repo/fixtures/scenarios/jumping.json" >wheel.json
+cmp wheel.json "$tmp/source.json"
+echo "check: vsr2d simulate equals the source build's output"
+vsr2d render "$repo/fixtures/scenarios/jumping.json" --duration 1 --size 320x180 -o cli.mp4 >/dev/null
+# What OpenH264 cannot honour is refused by name, before any simulation (exit 2: the caller's input).
+set +e
+vsr2d render "$repo/fixtures/scenarios/jumping.json" --preset medium -o refused.mp4 2>refused.txt
+code=\$?
+set -e
+if [ "\$code" -ne 2 ] || ! grep -q 'preset .medium. cannot be honoured by this build.s H.264 encoder, OpenH264' refused.txt || [ -e refused.mp4 ]; then
+    echo "render --preset medium: exit \$code, \$(cat refused.txt)" >&2; exit 1
+fi
+echo "check: render --preset medium refused: \$(cat refused.txt)"
 "$tmp/venv/bin/python" - <<'PY'
-import json, vsr2d
+import json, gymnasium, numpy as np, vsr2d
 fixture = "$repo/fixtures/scenarios/jumping.json"
-result = vsr2d.evaluate(fixture)
-cli = json.load(open("$tmp/cli.json"))
-assert result == cli, "the wheel's result differs from vsr2d simulate's"
+assert vsr2d.evaluate(fixture) == json.load(open("$tmp/source.json")), "evaluate differs from the source build's vsr2d simulate"
 scenario = json.load(open(fixture))
 scenario["world"]["duration"] = 1.0
-vsr2d.render([scenario], "jump.mp4", size=(320, 180))
-head = open("jump.mp4", "rb").read()
-assert head[4:8] == b"ftyp" and b"avc1" in head, "an H.264 mp4"
-print("test-wheel: evaluate equals vsr2d simulate; jump.mp4", len(head), "bytes")
+vsr2d.render([scenario], "python.mp4", size=(320, 180))
+env = gymnasium.make("vsr2d/Locomotion-v0")
+obs, info = env.reset(seed=1)
+obs, reward, terminated, truncated, info = env.step(np.zeros(env.action_space.shape))
+assert env.observation_space.contains(obs.astype(env.observation_space.dtype)) and np.isfinite(reward)
+info = vsr2d.build_info()
+assert "OpenH264" in info["mp4"] and "LGPL version 2.1 or later" in info["mp4"], info
+print("check: build_info():", info)
+print("check: evaluate equals the source build; python.mp4 written; gymnasium.make('vsr2d/Locomotion-v0') reset and stepped")
 PY
 "$tmp/venv/bin/python" "$repo/examples/python/random_search.py"
-"$tmp/venv/bin/python" "$repo/examples/python/gym_rollout.py" "$tmp/rollout.gif"
+"$tmp/venv/bin/python" "$repo/examples/python/gym_rollout.py" "$tmp/work/rollout.gif"
 EOF
+chmod -R a+rX "$tmp"
+chown -R nobody "$tmp/home" "$tmp/work"
+chmod 777 "$tmp"
+clean=(env -i HOME="$tmp/home" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8)
+drop=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+hide='for f in /usr/lib/x86_64-linux-gnu/lib{avcodec,avformat,avutil,avdevice,avfilter,swscale,swresample,postproc,x264,openh264}.so.*; do
+    if [ -f "$f" ] && [ ! -L "$f" ]; then mount --bind /dev/null "$f"; fi
+done'
 if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
-    "${clean[@]}" unshare -m bash "$tmp/check.sh"
-    echo "test-wheel: ran with the system's FFmpeg libraries hidden"
+    if "${clean[@]}" unshare -m bash -c "$hide; ${drop[*]} bash $tmp/check.sh"; then
+        pass "installed and ran as nobody, without cargo or rustc, with the system's FFmpeg, x264 and OpenH264 libraries hidden"
+    else
+        fail "the check in the hidden view"
+    fi
 else
-    sed -i '/mount --bind/d' "$tmp/check.sh"
-    "${clean[@]}" bash "$tmp/check.sh"
-    echo "test-wheel: no mount namespace here: ran with the system's FFmpeg libraries present"
+    if "${clean[@]}" bash "$tmp/check.sh"; then
+        pass "installed and ran without cargo or rustc (no mount namespace here: the system's FFmpeg was present)"
+    else
+        fail "the check"
+    fi
 fi
-echo "test-wheel: 1 passed, 0 failed"
+
+for mp4 in cli.mp4 python.mp4; do
+    got=$(ffprobe -v error -select_streams v -show_entries stream=codec_name,pix_fmt -of csv=p=0 "$tmp/work/$mp4" 2>&1 || true)
+    if [ "$got" = "h264,yuv420p" ]; then pass "$mp4 is $got (ffprobe)"; else fail "$mp4: ffprobe says '$got', not h264,yuv420p"; fi
+done
+
+echo "test-wheel: $((5 - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]

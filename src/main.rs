@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod cli;
 
@@ -86,10 +86,24 @@ enum Command {
     Pom(cli::pom::PomArgs),
 }
 
+#[cfg(feature = "video")]
+fn video_description() -> String {
+    vsr2d::output::video::encoder_description()
+}
+
+#[cfg(not(feature = "video"))]
+fn video_description() -> String {
+    "mp4: not in this build (built without the `video` feature)".into()
+}
+
 fn main() -> ExitCode {
     clean_up_on_signals();
     quiet_print_failures();
-    let cli = Cli::parse();
+    // `--version` (not `-V`) also says what mp4 files are made with: x264 in a source build on Debian's
+    // FFmpeg, OpenH264 in the portable wheel.
+    let long_version = format!("{}\n{}", env!("CARGO_PKG_VERSION"), video_description());
+    let matches = Cli::command().long_version(&*Box::leak(long_version.into_boxed_str())).get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     cli::set_limits(if cli.allow_large { Limits::NONE } else { Limits::DEFAULT });
     let (code, e) = match run(cli) {
         Ok(()) => return ExitCode::SUCCESS,

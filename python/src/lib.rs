@@ -993,6 +993,19 @@ fn check<'py>(
     to_py(py, &report.to_json())
 }
 
+/// What this build is: its version and what it makes mp4 files with (the H.264 encoder, and the linked
+/// libavcodec's version and licence, as `vsr2d --version` prints them).
+#[pyfunction]
+fn build_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let info = PyDict::new(py);
+    info.set_item("version", env!("CARGO_PKG_VERSION"))?;
+    #[cfg(feature = "video")]
+    info.set_item("mp4", vsr2d::output::video::encoder_description())?;
+    #[cfg(not(feature = "video"))]
+    info.set_item("mp4", "mp4: not in this build (built without the `video` feature)")?;
+    Ok(info)
+}
+
 #[pymodule]
 fn _vsr2d(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
@@ -1010,5 +1023,6 @@ fn _vsr2d(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(fixtures::task_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(build_info, m)?)?;
     Ok(())
 }

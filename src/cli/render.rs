@@ -63,17 +63,20 @@ pub struct RenderArgs {
     /// Frames per simulated second of a video [default: 30].
     #[arg(long)]
     pub fps: Option<u32>,
-    /// x264 preset (ultrafast … placebo): slower presets give smaller files.
+    /// x264 preset (ultrafast … placebo): slower presets give smaller files. OpenH264 (the portable
+    /// wheel's encoder) has no presets and takes only the default.
     #[arg(long, default_value = vsr2d::output::DEFAULT_X264_PRESET)]
     pub preset: String,
-    /// x264 constant rate factor, 0 (lossless) to 51 (smallest).
+    /// x264 constant rate factor, 0 (lossless) to 51 (smallest); with OpenH264 (the portable wheel's
+    /// encoder) a constant quantiser, 1 to 51.
     #[arg(long, default_value_t = vsr2d::output::DEFAULT_X264_CRF)]
     pub crf: u8,
     /// x264 tune (none, film, animation, grain, stillimage, fastdecode, zerolatency, psnr, ssim): the
-    /// default encodes fastest; `none` gives a smaller file more slowly.
+    /// default encodes fastest; `none` gives a smaller file more slowly. OpenH264 (the portable wheel's
+    /// encoder) takes only the default.
     #[arg(long, default_value = vsr2d::output::DEFAULT_X264_TUNE)]
     pub tune: String,
-    /// x264 threads; the same value gives byte-identical files, 0 = auto (depends on the CPU count).
+    /// Encoder threads; the same value gives byte-identical files, 0 = auto (depends on the CPU count).
     #[arg(long, default_value_t = DEFAULT_X264_THREADS)]
     pub threads: u32,
     /// Override the scenarios' duration (and cut recordings), in seconds.

@@ -1,7 +1,11 @@
-//! H.264/mp4 export through the system FFmpeg libraries (libx264), plus probing and decoding helpers used
-//! by tests and verification.
+//! H.264/mp4 export through FFmpeg, plus probing and decoding helpers used by tests and verification.
 //!
-//! [`Mp4Encoder`] streams: each pushed frame is converted and handed to x264 at once, so memory stays flat
+//! The H.264 encoder is whichever of [`H264Encoder`]'s the linked FFmpeg has, x264 first: a source build
+//! on Debian's FFmpeg encodes with x264 (`libx264`); the portable wheel's minimal FFmpeg
+//! (scripts/build-ffmpeg.sh) has only OpenH264 (`libopenh264`, BSD-2-Clause), which honours the rate
+//! factor as a constant quantiser and has no presets or tunes (see [`VideoSettings::validate_for`]).
+//!
+//! [`Mp4Encoder`] streams: each pushed frame is converted and handed to the encoder at once, so memory stays flat
 //! however long the clip. The file is written under a hidden temporary name next to the destination and
 //! renamed on a successful [`Mp4Encoder::finish`]; on error or drop the temporary file is deleted, so a
 //! half-written mp4 never appears under the final name.
@@ -33,8 +37,41 @@ use crate::output::{FrameError, FrameSink, OutputError};
 
 pub use crate::output::check_output_writable;
 
-/// The encoder every mp4 is made with.
-pub const ENCODER_NAME: &str = "libx264";
+/// The H.264 encoders vsr2d drives, in the order it looks for them in the linked FFmpeg.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum H264Encoder {
+    /// x264 through FFmpeg's `libx264` (GPL-2.0-or-later): Debian's FFmpeg, what source builds link.
+    X264,
+    /// OpenH264 through FFmpeg's `libopenh264` (BSD-2-Clause): the portable wheel's minimal FFmpeg.
+    OpenH264,
+}
+
+impl H264Encoder {
+    /// Every encoder, in order of preference.
+    pub const ALL: [H264Encoder; 2] = [H264Encoder::X264, H264Encoder::OpenH264];
+
+    /// FFmpeg's name of the encoder.
+    pub fn ffmpeg_name(self) -> &'static str {
+        match self {
+            H264Encoder::X264 => "libx264",
+            H264Encoder::OpenH264 => "libopenh264",
+        }
+    }
+
+    /// The encoder's own name, as messages give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            H264Encoder::X264 => "x264",
+            H264Encoder::OpenH264 => "OpenH264",
+        }
+    }
+}
+
+impl std::fmt::Display for H264Encoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// The highest frame rate accepted (keeps `fps` well inside FFmpeg's `i32` rationals).
 pub const MAX_FPS: u32 = 1000;
@@ -63,7 +100,7 @@ pub struct VideoSettings {
     pub crf: u8,
     /// x264 tune, one of [`TUNES`] (default [`super::DEFAULT_X264_TUNE`]).
     pub tune: String,
-    /// x264 threads (default 1). The same input and the same thread count give byte-identical files;
+    /// Encoder threads (default 1; with OpenH264 also its slices per frame). The same input and the same thread count give byte-identical files;
     /// 0 means "auto", which depends on the CPU count and so is not reproducible across machines.
     pub threads: u32,
 }
@@ -118,6 +155,41 @@ impl VideoSettings {
         }
         Ok(())
     }
+
+    /// [`validate`](Self::validate), then what `encoder` can honour. x264 takes every valid setting.
+    /// OpenH264 has no CRF, presets or tunes: the rate factor becomes a constant quantiser (QP = crf,
+    /// so 0, x264's lossless, is refused: OpenH264 has no lossless mode); it has one speed, so a preset
+    /// other than the default [`super::DEFAULT_X264_PRESET`] is refused; and it never uses B-frames
+    /// or lookahead, which is what the default tune `zerolatency` asks of x264, so any other tune is
+    /// refused. Each refusal is a [`VideoError::NotWithEncoder`] naming the setting.
+    pub fn validate_for(&self, encoder: H264Encoder) -> Result<(), VideoError> {
+        self.validate()?;
+        if encoder == H264Encoder::OpenH264 {
+            let refuse = |setting: &'static str, value: String, reason: &'static str| {
+                Err(VideoError::NotWithEncoder { setting, value, encoder, reason })
+            };
+            if self.crf == 0 {
+                return refuse("crf", "0".into(), "it has no lossless mode; give a crf of 1 to 51 (a constant QP)");
+            }
+            if self.preset != super::DEFAULT_X264_PRESET {
+                return refuse(
+                    "preset",
+                    self.preset.clone(),
+                    "it has no presets (one speed, measured close to x264's superfast); leave the preset at its \
+                     default, or use a source build of vsr2d, which encodes with x264",
+                );
+            }
+            if self.tune != super::DEFAULT_X264_TUNE {
+                return refuse(
+                    "tune",
+                    self.tune.clone(),
+                    "it has no tunes (it never uses B-frames or lookahead, as the default `zerolatency`); \
+                     leave the tune at its default, or use a source build of vsr2d, which encodes with x264",
+                );
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Errors of the video module. Each message says what to change.
@@ -144,11 +216,14 @@ pub enum VideoError {
          zerolatency, psnr, ssim"
     )]
     UnknownTune { tune: String },
+    #[error("the {setting} `{value}` cannot be honoured by this build's H.264 encoder, {encoder}: {reason}")]
+    NotWithEncoder { setting: &'static str, value: String, encoder: H264Encoder, reason: &'static str },
     #[error(
-        "this FFmpeg build has no `{encoder}` encoder, which mp4 export needs. On Debian/Ubuntu install \
-         libavcodec59 (or libavcodec-extra59 / libavcodec-extra), or write a PNG sequence instead"
+        "this FFmpeg build has no H.264 encoder (neither `libx264` nor `libopenh264`), which mp4 export \
+         needs. On Debian/Ubuntu install libavcodec59 (or libavcodec-extra59 / libavcodec-extra), or write \
+         a GIF or a PNG sequence instead"
     )]
-    EncoderMissing { encoder: &'static str },
+    EncoderMissing,
     #[error(transparent)]
     Output(#[from] OutputError),
     #[error("could not create a temporary file next to `{path}`: {source}")]
@@ -198,6 +273,7 @@ impl VideoError {
                 | VideoError::UnknownPreset { .. }
                 | VideoError::CrfOutOfRange { .. }
                 | VideoError::UnknownTune { .. }
+                | VideoError::NotWithEncoder { .. }
                 | VideoError::Output(_)
         )
     }
@@ -215,16 +291,42 @@ fn init() -> Result<(), VideoError> {
     (*result).map_err(|source| VideoError::Ffmpeg { action: "initialising", path: PathBuf::new(), source })
 }
 
-fn find_x264() -> Result<ffmpeg::Codec, VideoError> {
+/// The H.264 encoder the linked FFmpeg has (the first of [`H264Encoder::ALL`]) and FFmpeg's handle of it.
+fn find_encoder() -> Result<(H264Encoder, ffmpeg::Codec), VideoError> {
     init()?;
-    encoder::find_by_name(ENCODER_NAME).ok_or(VideoError::EncoderMissing { encoder: ENCODER_NAME })
+    H264Encoder::ALL
+        .into_iter()
+        .find_map(|e| encoder::find_by_name(e.ffmpeg_name()).map(|codec| (e, codec)))
+        .ok_or(VideoError::EncoderMissing)
 }
 
-/// Everything that can be checked before a simulation starts: the settings, that libx264 exists, and that
-/// `path` can be written. Call it first so a bad path does not cost a whole run.
+/// The H.264 encoder mp4 files are made with in this build: x264 where the linked FFmpeg has it (source
+/// builds on Debian's FFmpeg), else OpenH264 (the portable wheel).
+pub fn h264_encoder() -> Result<H264Encoder, VideoError> {
+    find_encoder().map(|(e, _)| e)
+}
+
+/// One line on what this build makes mp4 files with: the H.264 encoder and the linked libavcodec's
+/// version and licence as FFmpeg reports them (`vsr2d --version`, the Python package's `build_info()`),
+/// e.g. "mp4: H.264 by OpenH264 through FFmpeg's libavcodec 59.37.100 (LGPL version 2.1 or later)".
+pub fn encoder_description() -> String {
+    let v = ffmpeg::codec::version();
+    let libavcodec = format!("libavcodec {}.{}.{}", v >> 16, (v >> 8) & 0xff, v & 0xff);
+    match find_encoder() {
+        Ok((encoder, _)) => {
+            format!("mp4: H.264 by {encoder} through FFmpeg's {libavcodec} ({})", ffmpeg::codec::license())
+        }
+        Err(e) => format!("mp4: unavailable ({e})"),
+    }
+}
+
+/// Everything that can be checked before a simulation starts: the settings, that an H.264 encoder exists
+/// and can honour them, and that `path` can be written. Call it first so a bad path does not cost a
+/// whole run.
 pub fn preflight(path: impl AsRef<Path>, settings: &VideoSettings) -> Result<(), VideoError> {
     settings.validate()?;
-    find_x264()?;
+    let (encoder, _) = find_encoder()?;
+    settings.validate_for(encoder)?;
     check_output_writable(path)?;
     Ok(())
 }
@@ -265,18 +367,25 @@ impl Mp4Encoder {
     pub fn new(path: impl AsRef<Path>, settings: VideoSettings) -> Result<Self, VideoError> {
         let path = path.as_ref().to_owned();
         settings.validate()?;
-        let codec = find_x264()?;
+        let (encoder, codec) = find_encoder()?;
+        settings.validate_for(encoder)?;
         check_output_writable(&path)?;
 
         let temp = atomic::staging_temp(&path, ".part")
             .map_err(|source| VideoError::TempFile { path: path.clone(), source })?
             .into_temp_path();
         // If opening fails, `temp` is dropped here, which deletes the file FFmpeg may have started.
-        let active = Active { ffmpeg: Self::open(&temp, &path, codec, &settings)?, temp };
+        let active = Active { ffmpeg: Self::open(&temp, &path, encoder, codec, &settings)?, temp };
         Ok(Mp4Encoder { active: Some(active), path, settings, frames: 0 })
     }
 
-    fn open(temp: &Path, path: &Path, codec: ffmpeg::Codec, settings: &VideoSettings) -> Result<Encoding, VideoError> {
+    fn open(
+        temp: &Path,
+        path: &Path,
+        which: H264Encoder,
+        codec: ffmpeg::Codec,
+        settings: &VideoSettings,
+    ) -> Result<Encoding, VideoError> {
         let ff = |action: &'static str| move |source| VideoError::Ffmpeg { action, path: path.to_owned(), source };
         let mut octx = ffmpeg::format::output_as(temp, "mp4").map_err(ff("creating"))?;
         let global_header = octx.format().flags().contains(ffmpeg::format::Flags::GLOBAL_HEADER);
@@ -299,16 +408,38 @@ impl Mp4Encoder {
             enc.set_flags(codec::Flags::GLOBAL_HEADER);
         }
         let mut options = Dictionary::new();
-        options.set("preset", &settings.preset);
-        options.set("crf", &settings.crf.to_string());
-        if settings.tune != "none" {
-            options.set("tune", &settings.tune);
-        }
         options.set("threads", &settings.threads.to_string());
-        if let Some(cpu) = x264_cpu_without_avx512() {
-            options.set("x264-params", &format!("asm={cpu}"));
+        match which {
+            H264Encoder::X264 => {
+                options.set("preset", &settings.preset);
+                options.set("crf", &settings.crf.to_string());
+                if settings.tune != "none" {
+                    options.set("tune", &settings.tune);
+                }
+                if let Some(cpu) = x264_cpu_without_avx512() {
+                    options.set("x264-params", &format!("asm={cpu}"));
+                }
+            }
+            H264Encoder::OpenH264 => {
+                // `validate_for` has checked what OpenH264 cannot honour. The rate factor is a constant
+                // quantiser: the quality mode's QP clipped to [crf, crf].
+                options.set("rc_mode", "quality");
+                options.set("qmin", &settings.crf.to_string());
+                options.set("qmax", &settings.crf.to_string());
+                // CABAC, hence the High profile (FFmpeg's wrapper otherwise picks Constrained Baseline).
+                options.set("coder", "cabac");
+                // An IDR frame at least every 250 frames, x264's default keyframe interval (OpenH264's
+                // own is only the first frame): players seek without decoding from the start.
+                options.set("g", "250");
+                // A fixed slice count: left at 0, OpenH264 picks one from the CPU count, and the bytes
+                // would differ between machines. 0 threads ("auto") keeps that automatic choice.
+                options.set("slices", &settings.threads.to_string());
+            }
         }
-        let encoder = enc.open_with(options).map_err(ff("opening libx264 for"))?;
+        let encoder = enc.open_with(options).map_err(ff(match which {
+            H264Encoder::X264 => "opening libx264 for",
+            H264Encoder::OpenH264 => "opening libopenh264 for",
+        }))?;
 
         let stream_index = {
             let mut stream = octx.add_stream(codec).map_err(ff("adding a video stream to"))?;

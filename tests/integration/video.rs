@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use tiny_skia::{Color, FillRule, Paint, PathBuilder, Pixmap, Rect, Transform};
 use vsr2d::output::png::PngSequence;
-use vsr2d::output::video::{decode_frames, probe, Mp4Encoder, VideoError, VideoSettings};
+use vsr2d::output::video::{decode_frames, h264_encoder, probe, H264Encoder, Mp4Encoder, VideoError, VideoSettings};
 use vsr2d::output::{check_output_writable, FrameError, FrameSink, OutputError};
 
 const W: u32 = 320;
@@ -165,6 +165,37 @@ fn odd_or_zero_size_and_bad_settings_are_refused_before_encoding() {
     assert!(matches!(no_fps.validate(), Err(VideoError::FpsOutOfRange { fps: 0 })));
     assert!(VideoSettings::default().validate().is_ok());
     assert!(entries(dir.path()).is_empty(), "a refused encoder creates no file");
+}
+
+/// OpenH264 (the portable wheel's encoder) has no CRF, presets or tunes: what it cannot honour is refused
+/// with the setting named, what it can (the defaults, any crf 1..=51 as a constant QP) passes; x264 takes
+/// every valid setting. The source build the tests run links Debian's FFmpeg: x264.
+#[test]
+fn settings_openh264_cannot_honour_are_refused_by_name() {
+    assert_eq!(h264_encoder().unwrap(), H264Encoder::X264, "the source build encodes with x264");
+    let defaults = VideoSettings::new(W, H);
+    assert!(defaults.validate_for(H264Encoder::OpenH264).is_ok());
+    assert!(VideoSettings { crf: 51, ..defaults.clone() }.validate_for(H264Encoder::OpenH264).is_ok());
+    for (settings, setting, value) in [
+        (VideoSettings { preset: "medium".into(), ..defaults.clone() }, "preset", "medium"),
+        (VideoSettings { tune: "none".into(), ..defaults.clone() }, "tune", "none"),
+        (VideoSettings { tune: "film".into(), ..defaults.clone() }, "tune", "film"),
+        (VideoSettings { crf: 0, ..defaults.clone() }, "crf", "0"),
+    ] {
+        assert!(settings.validate_for(H264Encoder::X264).is_ok(), "x264 takes {setting} {value}");
+        let e = settings.validate_for(H264Encoder::OpenH264).unwrap_err();
+        assert!(
+            matches!(&e, VideoError::NotWithEncoder { setting: s, value: v, encoder: H264Encoder::OpenH264, .. }
+                if *s == setting && v == value),
+            "{e:?}"
+        );
+        assert!(e.is_input(), "a setting the encoder cannot honour is the caller's input");
+        let message = e.to_string();
+        assert!(message.contains(&format!("{setting} `{value}`")) && message.contains("OpenH264"), "{message}");
+    }
+    // An invalid setting is refused as such whatever the encoder.
+    let bad = VideoSettings { preset: "warp".into(), ..defaults };
+    assert!(matches!(bad.validate_for(H264Encoder::OpenH264), Err(VideoError::UnknownPreset { .. })));
 }
 
 #[test]
