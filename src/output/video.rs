@@ -175,8 +175,8 @@ impl VideoSettings {
                 return refuse(
                     "preset",
                     self.preset.clone(),
-                    "it has no presets (one speed, measured close to x264's superfast); leave the preset at its \
-                     default, or use a source build of vsr2d, which encodes with x264",
+                    "it has no presets (one speed, faster than x264's superfast on the showcase); leave the \
+                     preset at its default, or use a source build of vsr2d, which encodes with x264",
                 );
             }
             if self.tune != super::DEFAULT_X264_TUNE {
