@@ -58,6 +58,9 @@ enum Command {
         result: bool,
         #[arg(long)]
         manifest: bool,
+        /// Hidden: the global `--allow-large` means nothing here (see `compare`'s).
+        #[arg(long, hide = true)]
+        allow_large: bool,
     },
     /// Run the cantilever characterization sweeps and write an HTML report with plots and data.
     Cantilever(cli::cantilever::CantileverArgs),
@@ -190,7 +193,10 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Study(args) => cli::study::run(args),
         Command::Cantilever(args) => cli::cantilever::run(args),
         Command::CellsReport(args) => cli::cells_report::run(args),
-        Command::Schema { result, manifest } => {
+        Command::Schema { allow_large: true, .. } => Err(input(anyhow::anyhow!(
+            "--allow-large lifts the resource limits of simulations and renders; schema runs neither: leave it out"
+        ))),
+        Command::Schema { result, manifest, .. } => {
             let schema = if result {
                 schemars::schema_for!(vsr2d::task::RunResult)
             } else if manifest {

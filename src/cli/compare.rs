@@ -6,8 +6,7 @@ use anyhow::{anyhow, Context};
 use clap::Args;
 use image::RgbaImage;
 
-use vsr2d::output::atomic;
-use vsr2d::render::compare::{compare, Budget};
+use vsr2d::render::compare::{compare, composite, read_image, write_image, Budget};
 
 use super::{input, Failure};
 
@@ -23,22 +22,41 @@ pub struct CompareArgs {
     /// How many pixels may differ: a count (12) or a percentage of the image (0.5%).
     #[arg(long, default_value = "0")]
     pub budget: Budget,
-    /// Write the difference image (red where pixels differ) here, when they differ beyond the budget.
+    /// Write the difference mask (red where pixels differ, on black) here, when they differ beyond the
+    /// budget.
     #[arg(long, value_name = "DIFF.png")]
     pub diff: Option<PathBuf>,
+    /// Write one composite here when they differ beyond the budget: expected | actual | the differing
+    /// pixels highlighted on a faded copy of the actual, with their bounding box and the counts under it
+    /// (what `vsr2d check` writes as CASE-compare.png).
+    #[arg(long, value_name = "COMPARE.png")]
+    pub composite: Option<PathBuf>,
+    /// The global `--allow-large` lifts the limits of simulations and renders; compare runs none. Declared
+    /// here, hidden, so that this command's help does not list it and giving it is refused.
+    #[arg(long, hide = true)]
+    pub allow_large: bool,
 }
 
 fn open(path: &Path) -> Result<RgbaImage, Failure> {
-    Ok(image::open(path).with_context(|| format!("cannot read image {}", path.display())).map_err(input)?.to_rgba8())
+    read_image(path).with_context(|| format!("cannot read image {}", path.display())).map_err(input)
 }
 
 /// Prints the one-line verdict; exit 0 when the images match within the budget, 1 when they differ.
 pub fn run(args: CompareArgs) -> Result<(), Failure> {
-    if let Some(path) = &args.diff {
-        vsr2d::output::check_output_writable(path).map_err(input)?;
-        vsr2d::output::check_distinct(&[("--diff", path)], &[("EXPECTED", &args.expected), ("ACTUAL", &args.actual)])
-            .map_err(input)?;
+    if args.allow_large {
+        return Err(input(anyhow!(
+            "--allow-large lifts the resource limits of simulations and renders; compare runs neither: leave it out"
+        )));
     }
+    let outputs: Vec<(&str, &Path)> = [("--diff", &args.diff), ("--composite", &args.composite)]
+        .into_iter()
+        .filter_map(|(flag, path)| path.as_deref().map(|p| (flag, p)))
+        .collect();
+    for (_, path) in &outputs {
+        vsr2d::output::check_output_writable(path).map_err(input)?;
+    }
+    vsr2d::output::check_distinct(&outputs, &[("EXPECTED", &args.expected), ("ACTUAL", &args.actual)])
+        .map_err(input)?;
     let (expected, actual) = (open(&args.expected)?, open(&args.actual)?);
     let c = compare(&expected, &actual, args.tolerance);
     let budget = args.budget.pixels(&expected);
@@ -48,12 +66,16 @@ pub fn run(args: CompareArgs) -> Result<(), Failure> {
     }
     let mut why = format!("{} differs from {}", args.actual.display(), args.expected.display());
     if let Some(path) = &args.diff {
-        let mut png = Vec::new();
-        c.diff
-            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
-            .context("cannot encode the difference image")?;
-        atomic::write(path, &png).with_context(|| format!("cannot write {}", path.display()))?;
+        write_png(path, &c.diff)?;
         why.push_str(&format!("; differences in {}", path.display()));
     }
+    if let Some(path) = &args.composite {
+        write_png(path, &composite(&expected, &actual, &c, &[c.summary(budget)]))?;
+        why.push_str(&format!("; composite in {}", path.display()));
+    }
     Err(Failure::Runtime(anyhow!(why)))
+}
+
+fn write_png(path: &Path, image: &RgbaImage) -> Result<(), Failure> {
+    Ok(write_image(path, image).with_context(|| format!("cannot write {}", path.display()))?)
 }

@@ -3,6 +3,7 @@
 
 mod build;
 pub mod cell_parts;
+pub mod cell_plan;
 pub mod cells;
 pub mod force_deflection;
 
@@ -390,6 +391,16 @@ pub(crate) fn without_rust_type_names(message: &str) -> String {
         }
         None => message,
     };
+    // "expected struct CellSpec" names a Rust type: an object is what the JSON must hold there.
+    const STRUCT: &str = "expected struct ";
+    let message = match message.find(STRUCT) {
+        Some(start) => {
+            let rest = &message[start + STRUCT.len()..];
+            let end = rest.find(|c: char| !c.is_alphanumeric() && c != '_').unwrap_or(rest.len());
+            format!("{}expected an object{}", &message[..start], &rest[end..])
+        }
+        None => message,
+    };
     // "expected f64" names a Rust type: say the JSON's.
     let mut message = message;
     for (rust, json) in [
@@ -479,8 +490,8 @@ impl Scenario {
     }
 
     /// The cells, their connectors, muscles, links and schedule, checked and resolved.
-    pub fn cell_plan(&self) -> Result<cell_parts::CellPlan, ScenarioError> {
-        cell_parts::plan(&cell_parts::CellInput {
+    pub fn cell_plan(&self) -> Result<cell_plan::CellPlan, ScenarioError> {
+        cell_plan::plan(&cell_plan::CellInput {
             cell_types: &self.cell_types,
             cells: &self.cells,
             connector_types: &self.connector_types,
@@ -600,7 +611,7 @@ impl Scenario {
 
     /// The `fold` task's conditions (`cells.md` §11: "totally frictionless, gravity free"): a programmed
     /// chain, no gravity, friction 0 on its cells.
-    fn validate_fold(&self, plan: &cell_parts::CellPlan) -> Result<(), ScenarioError> {
+    fn validate_fold(&self, plan: &cell_plan::CellPlan) -> Result<(), ScenarioError> {
         let json = |path: &str, message: String| ScenarioError::Json { path: path.into(), message };
         if plan.folds.is_empty() {
             return Err(json(
@@ -639,7 +650,7 @@ impl Scenario {
     }
 
     /// What the `fold` task measures of a planned scene: one goal per chain with a folding program.
-    pub(crate) fn fold_goals_of(plan: &cell_parts::CellPlan) -> Vec<crate::task::fold::FoldGoal> {
+    pub(crate) fn fold_goals_of(plan: &cell_plan::CellPlan) -> Vec<crate::task::fold::FoldGoal> {
         plan.folds
             .iter()
             .map(|f| crate::task::fold::FoldGoal {
@@ -961,6 +972,16 @@ mod tests {
             e.starts_with("`robots[1].controller.default.amp`: unknown field `amp`") && e.contains("vsr2d schema"),
             "{e}"
         );
+        // A number where an object belongs is named in JSON's words, not by the Rust struct's name.
+        for (text, at) in [
+            (r#"{"cells": [99999]}"#, "`cells[0]`"),
+            (r##"{"cell_types": {"soft": "x"}, "robots": [{"body": ["#"]}]}"##, "`cell_types.soft`"),
+            (r##"{"robots": [{"body": ["#"], "materials": {"#": 3}}]}"##, "`robots[0].materials.#`"),
+        ] {
+            let e = Scenario::from_json(text).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("{at}: invalid type")) && e.contains("expected an object"), "{e}");
+            assert!(!e.contains("struct") && !e.contains("Spec"), "{e}");
+        }
     }
 
     #[test]

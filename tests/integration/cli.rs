@@ -149,6 +149,36 @@ fn compare_exits_by_verdict_and_writes_the_diff() {
     assert_eq!(vsr2d(&["compare", &a, &b, "--budget", "1%"]).status.code(), Some(0), "1 % of 100 pixels is 1");
     assert_eq!(vsr2d(&["compare", &a, &b, "--tolerance", "10"]).status.code(), Some(0));
     assert_eq!(vsr2d(&["compare", &a, "missing.png"]).status.code(), Some(2));
+
+    // --composite: nothing for a match; for a difference, the picture `vsr2d check` writes for a case.
+    let composite = dir.path().join("compare.png");
+    let c = composite.to_str().unwrap();
+    assert_eq!(vsr2d(&["compare", &a, &a, "--composite", c]).status.code(), Some(0));
+    assert!(!composite.exists(), "a match writes no composite");
+    let differ = vsr2d(&["compare", &a, &b, "--composite", c]);
+    assert_eq!(differ.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&differ.stderr).contains("composite in"), "{differ:?}");
+    let written = image::open(&composite).unwrap().to_rgba8();
+    let comparison = vsr2d::render::compare::compare(&img, &changed, 2);
+    let expected = vsr2d::render::compare::composite(&img, &changed, &comparison, &[comparison.summary(0)]);
+    assert!(written.width() > 3 * 10 && written == expected, "three panels, the check's composite");
+}
+
+/// `--allow-large` lifts simulation and render limits; `compare` and `schema` run neither, so their
+/// help does not list it and giving it to them is refused.
+#[test]
+fn allow_large_is_not_offered_where_it_means_nothing() {
+    for command in ["compare", "schema"] {
+        let help = String::from_utf8_lossy(&vsr2d(&[command, "--help"]).stdout).to_string();
+        assert!(!help.contains("allow-large"), "{command} --help: {help}");
+    }
+    assert!(String::from_utf8_lossy(&vsr2d(&["simulate", "--help"]).stdout).contains("--allow-large"));
+    let schema = vsr2d(&["schema", "--allow-large"]);
+    assert_eq!(schema.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&schema.stderr).contains("leave it out"), "{schema:?}");
+    let compare = vsr2d(&["compare", "a.png", "b.png", "--allow-large"]);
+    assert_eq!(compare.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&compare.stderr).contains("compare runs neither"), "{compare:?}");
 }
 
 #[test]
