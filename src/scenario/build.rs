@@ -3,17 +3,18 @@
 
 use std::collections::BTreeMap;
 
+use super::placement::PlacedRobot;
 use super::{Scenario, ScenarioError, TaskSpec};
 use crate::controller::Controller;
 use crate::geom::Vec2;
 use crate::model::object::ObjectSpec;
-use crate::model::terrain::{Terrain, TerrainError};
+use crate::model::terrain::Terrain;
 use crate::model::voxel::grid::BodyGrid;
 use crate::model::voxel::grid::BodyGridError;
 use crate::model::voxel::material::MaterialSpec;
 use crate::sim::{RobotOptions, Stepping, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS, LEGACY_SOLVER_ITERATIONS};
 use crate::snapshot::BodyId;
-use crate::task::{Footprint, ForceDeflectionRun, Placement, Simulation, Task};
+use crate::task::{ForceDeflectionRun, Simulation, Task};
 
 impl Scenario {
     /// The body of robot `i`, with materials resolved.
@@ -140,69 +141,10 @@ impl Scenario {
         if let Some(t) = &terrain {
             world.add_terrain(t);
         }
-        // Legacy uneven placement uses the unshifted heights of the first two points.
-        let legacy_placement = terrain.as_ref().and_then(|t| t.legacy_placement);
-        let mut next_x = 11.0;
-        // The voxel squares of every robot built so far, [x0, y0, x1, y1].
-        let mut placed: Vec<Vec<[f64; 4]>> = Vec::new();
+        let placements = self.place_robots(terrain.as_ref())?;
         let mut labels = Vec::new();
-        let mut task_objects = Vec::new();
-        // Whether robot i's origin was asked for (its `position`, or the task's placement), not the
-        // default rule: only such an origin can put it in the ground.
-        let mut chosen = Vec::new();
-        for (i, spec) in self.robots.iter().enumerate() {
-            let body = self.body(i)?;
-            let l = body.side();
-            let bw = body.width() as f64 * l;
-            let default_origin = match (&terrain, legacy_placement) {
-                (Some(_), Some(([y1, y2], x2))) if i == 0 => {
-                    Vec2::new(2.0, 1.0 + y1.max(y1 + (y2 - y1) * bw / (x2 - 2.0)))
-                }
-                (Some(t), _) => Vec2::new(next_x, 1.0 + t.max_height(next_x, next_x + bw)),
-                (None, _) => Vec2::new(next_x, 0.0),
-            };
-            let mut origin = spec.position.map_or(default_origin, |[x, y]| Vec2::new(x, y));
-            if i == 0 {
-                let rows = body.voxels().map(|(c, _)| c[1]);
-                let (min_row, max_row) = rows.fold((u32::MAX, 0), |(lo, hi), r| (lo.min(r), hi.max(r)));
-                let ground_under = |x0: f64, x1: f64| terrain.as_ref().map_or(0.0, |t| t.max_height(x0, x1));
-                let footprint = Footprint {
-                    origin: default_origin,
-                    width: bw,
-                    bottom: min_row as f64 * l,
-                    top: (max_row + 1) as f64 * l,
-                    side: l,
-                    mass: body.voxels().map(|(_, m)| m.mass).sum(),
-                    gravity: self.world.gravity[0].hypot(self.world.gravity[1]),
-                    ground: ground_under(default_origin.x, default_origin.x + bw),
-                    ground_under: &ground_under,
-                };
-                let placement = self.task_placement(&footprint)?;
-                if let (Some(o), None) = (placement.robot_origin, spec.position) {
-                    origin = o;
-                    chosen.push(i);
-                }
-                task_objects = placement.objects;
-            }
-            let squares: Vec<[f64; 4]> = body
-                .voxels()
-                .map(|(c, _)| {
-                    let (x, y) = (origin.x + c[0] as f64 * l, origin.y + c[1] as f64 * l);
-                    [x, y, x + l, y + l]
-                })
-                .collect();
-            self.check_place(
-                i,
-                origin,
-                bw,
-                &squares,
-                terrain.as_ref(),
-                &placed,
-                spec.position.is_some() || chosen.contains(&i),
-            )?;
-            placed.push(squares);
-            // Robots without a position stand side by side, 2 voxel sides apart.
-            next_x = next_x.max(origin.x + bw + 2.0 * l);
+        for (i, (spec, robot)) in self.robots.iter().zip(&placements.robots).enumerate() {
+            let body = &robot.body;
             let cells: Vec<[u32; 2]> = body.voxels().map(|(c, _)| c).collect();
             let controller = match (controller_for(i, &cells, [body.width(), body.height()]), &spec.controller) {
                 (Some(c), _) => Some(c),
@@ -215,11 +157,11 @@ impl Scenario {
             let label = spec.label.clone().unwrap_or_else(|| format!("robot{i}"));
             labels.push(label.clone());
             let options = RobotOptions { self_collisions: spec.self_collisions, ..RobotOptions::default() };
-            world.add_robot(label, &body, origin, options, controller);
+            world.add_robot(label, body, robot.origin, options, controller);
         }
         let fold_goals = self.add_cells(&mut world, &mut labels)?;
-        let task_first = self.add_objects(&mut world, &mut labels, &placed, &task_objects)?;
-        let task = self.task_of(fold_goals, terrain.as_ref(), task_first, &task_objects)?;
+        let task_first = self.add_objects(&mut world, &mut labels, &placements.robots, &placements.task_objects)?;
+        let task = self.task_of(fold_goals, terrain.as_ref(), task_first, &placements.task_objects)?;
         Ok(Simulation {
             world,
             steps: self.steps(),
@@ -230,98 +172,6 @@ impl Scenario {
             control_interval: self.world.control_interval,
             legacy,
         })
-    }
-
-    /// Refuses robot `i` at `origin` (its body `bw` wide, its voxel squares `squares`) where it cannot
-    /// start: off the terrain, overlapping a robot placed before it, sunk into the ground (`chosen`: its
-    /// origin was asked for, not the default rule's) or through the ceiling.
-    #[allow(clippy::too_many_arguments)]
-    fn check_place(
-        &self,
-        i: usize,
-        origin: Vec2,
-        bw: f64,
-        squares: &[[f64; 4]],
-        terrain: Option<&Terrain>,
-        placed: &[Vec<[f64; 4]>],
-        chosen: bool,
-    ) -> Result<(), ScenarioError> {
-        if let Some(t) = terrain {
-            let (x0, x1) = (t.profile[0].x, t.profile[t.profile.len() - 1].x);
-            if origin.x < x0 || origin.x + bw > x1 {
-                return Err(ScenarioError::Position {
-                    robot: i,
-                    position: [origin.x, origin.y],
-                    requirement: format!(
-                        "the body ({} m wide) must lie over the terrain, x in [{x0}, {x1}] m; move it or use \
-                         `\"terrain\": {{\"type\": \"none\"}}`",
-                        crate::geom::compact(bw)
-                    ),
-                });
-            }
-        }
-        // Two robots sharing space at t = 0 would be pushed apart by the solver in one step.
-        let overlap = |a: &[f64; 4], b: &[f64; 4]| a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
-        let clash = placed.iter().enumerate().find_map(|(j, other): (usize, &Vec<[f64; 4]>)| {
-            squares.iter().find_map(|a| other.iter().find(|b| overlap(a, b)).map(|_| (j, *a)))
-        });
-        if let Some((j, square)) = clash {
-            return Err(ScenarioError::Position {
-                robot: i,
-                position: [origin.x, origin.y],
-                requirement: format!(
-                    "its voxel at [{}, {}] m overlaps a voxel of robot {j} at t = 0; move one of them (or drop \
-                     both positions: robots without one stand side by side)",
-                    crate::geom::compact(square[0]),
-                    crate::geom::compact(square[1]),
-                ),
-            });
-        }
-        if let (Some(t), true) = (terrain, chosen) {
-            // A voxel that starts in the ground is shot out of it or stays stuck there, and the
-            // task's heights and airtime come out negative (issue 52). The default rule places
-            // bodies over the ground, legacy-1.0's as the original did, so only a chosen origin is
-            // checked. The ends are left out: a body may stand against a riser or a gap's rim.
-            let sunk = squares.iter().find_map(|sq| {
-                let inset = 1e-9 * (sq[2] - sq[0]);
-                let ground = t.max_height(sq[0] + inset, sq[2] - inset);
-                (sq[1] < ground - 1e-9).then_some((*sq, ground))
-            });
-            if let Some((sq, ground)) = sunk {
-                let raise = ((ground - sq[1]) * 1000.0).ceil() / 1000.0;
-                return Err(ScenarioError::Position {
-                    robot: i,
-                    position: [origin.x, origin.y],
-                    requirement: format!(
-                        "its voxel at [{}, {}] m starts in the ground (the surface under it is at y = {} m); \
-                         place the body {} m higher or more (y ≥ {} m for its grid corner), or drop `position`",
-                        crate::geom::compact(sq[0]),
-                        crate::geom::compact(sq[1]),
-                        crate::geom::compact(ground),
-                        crate::geom::compact(raise),
-                        crate::geom::compact(origin.y + raise),
-                    ),
-                });
-            }
-        }
-        if let Some(roof) = terrain.and_then(|t| t.ceiling_min(origin.x, origin.x + bw)) {
-            let top = squares.iter().map(|s| s[3]).fold(f64::NEG_INFINITY, f64::max);
-            if top >= roof {
-                let ceiling = self.world.terrain.ceiling().unwrap_or(0.0);
-                return Err(ScenarioError::Terrain(TerrainError::Invalid {
-                    field: "ceiling",
-                    value: ceiling,
-                    requirement: format!(
-                        "higher: robot {i}'s top is at y = {} m at its start, the roof above it at {} m; \
-                         raise it by {} m or more, or place the robot lower",
-                        crate::geom::compact(top),
-                        crate::geom::compact(roof),
-                        crate::geom::compact(((top - roof) * 100.0).ceil() / 100.0 + 0.01)
-                    ),
-                }));
-            }
-        }
-        Ok(())
     }
 
     /// Adds the cells and their parts (planned once) after the robots; the `fold` task's goals, for it.
@@ -356,17 +206,17 @@ impl Scenario {
     }
 
     /// Adds the scenario's objects, then the task's (`task_objects`), refusing any that overlaps a robot
-    /// (`placed`: each robot's voxel squares); the id of the task's first object.
+    /// as `placed`; the id of the task's first object.
     fn add_objects(
         &self,
         world: &mut World,
         labels: &mut Vec<String>,
-        placed: &[Vec<[f64; 4]>],
+        placed: &[PlacedRobot],
         task_objects: &[ObjectSpec],
     ) -> Result<usize, ScenarioError> {
         for (k, o) in self.objects.iter().enumerate() {
             if let Some((j, _)) =
-                placed.iter().enumerate().find(|(_, squares)| squares.iter().any(|sq| o.overlaps(*sq)))
+                placed.iter().enumerate().find(|(_, robot)| robot.squares.iter().any(|sq| o.overlaps(*sq)))
             {
                 return Err(ScenarioError::Json {
                     path: format!("objects[{k}].position"),
@@ -391,7 +241,7 @@ impl Scenario {
             }
             // As for the scenario's objects (issue 52): a task's box or wall inside a robot at t = 0.
             if let Some((j, _)) =
-                placed.iter().enumerate().find(|(_, squares)| squares.iter().any(|sq| o.overlaps(*sq)))
+                placed.iter().enumerate().find(|(_, robot)| robot.squares.iter().any(|sq| o.overlaps(*sq)))
             {
                 let what = o.label.as_deref().unwrap_or("object");
                 let (path, fix) = if self.robots[j].position.is_some() {
@@ -459,28 +309,6 @@ impl Scenario {
                 }
             }
             TaskSpec::Shape(_) => Task::Shape,
-        })
-    }
-
-    /// Where the task puts robot 0 (given its footprint) and which objects it places.
-    fn task_placement(&self, footprint: &Footprint<'_>) -> Result<Placement, ScenarioError> {
-        Ok(match &self.task {
-            TaskSpec::Locomotion(_)
-            | TaskSpec::Free
-            | TaskSpec::Fold
-            | TaskSpec::ForceDeflection(_)
-            | TaskSpec::Shape(_) => Placement::default(),
-            TaskSpec::Jumping(spec) => spec.place(footprint),
-            TaskSpec::Carrying(spec) => spec.place(footprint),
-            TaskSpec::Pushing(spec) => spec.place(footprint),
-            TaskSpec::Climbing(spec) => {
-                spec.check_fit(footprint)?;
-                spec.place(footprint)
-            }
-            TaskSpec::Balancing(spec) => {
-                spec.check_fit(footprint)?;
-                spec.place(footprint)
-            }
         })
     }
 }

@@ -6,10 +6,12 @@ pub mod cell_parts;
 pub mod cell_plan;
 pub mod cells;
 pub mod force_deflection;
+mod placement;
 
 use std::collections::BTreeMap;
 
 pub use build::steps_for;
+pub use placement::{PlacedRobot, Placements};
 
 use serde::{Deserialize, Serialize};
 
@@ -972,7 +974,11 @@ mod tests {
             e.starts_with("`robots[1].controller.default.amp`: unknown field `amp`") && e.contains("vsr2d schema"),
             "{e}"
         );
-        // A number where an object belongs is named in JSON's words, not by the Rust struct's name.
+    }
+
+    /// A number where an object belongs is named in JSON's words, not by the Rust struct's name.
+    #[test]
+    fn a_value_where_an_object_belongs_is_named_in_json_words() {
         for (text, at) in [
             (r#"{"cells": [99999]}"#, "`cells[0]`"),
             (r##"{"cell_types": {"soft": "x"}, "robots": [{"body": ["#"]}]}"##, "`cell_types.soft`"),
