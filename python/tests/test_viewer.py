@@ -233,6 +233,76 @@ def test_cell_scene_shows_the_recorded_membranes(browser, tmp_path):
     page.close()
 
 
+def layer_switches(page):
+    return page.page.evaluate("[...document.querySelectorAll('#vsr2d-layers input')].map((i) => i.id.replace('vsr2d-layer-', ''))")
+
+
+def test_cell_controls_only_on_pages_with_cells(browser, tmp_path):
+    cell_switches = {"membranes", "connectors"}
+    pages = {}
+    for name, scenarios in {"voxels": ["biped.json"], "cells": ["cells-connect.json"], "both": ["worm.json", "cells-connect.json"]}.items():
+        pages[name] = tmp_path / f"{name}.html"
+        vsr2d("view", *[SCENARIOS / s for s in scenarios], "--duration", 2, "-o", pages[name])
+    # A voxel-only run: the voxels' switches and none for cells (they would do nothing).
+    page = Page(browser, pages["voxels"])
+    switches = layer_switches(page)
+    assert {"voxels", "masses", "materials"} <= set(switches) and not cell_switches & set(switches), switches
+    assert not cell_switches & set(page.state()["layers"])
+    page.close()
+    # A run with cells, alone or beside a voxel run: both switches, on, and they hide what they name.
+    for name in ("cells", "both"):
+        page = Page(browser, pages[name])
+        assert cell_switches <= set(layer_switches(page)), name
+        assert all(page.state()["layers"][k] is True for k in cell_switches)
+        before = page.page.locator("#vsr2d-canvas").screenshot()
+        page.page.click("#vsr2d-layer-membranes")
+        assert page.state()["layers"]["membranes"] is False
+        assert page.page.locator("#vsr2d-canvas").screenshot() != before
+        page.close()
+
+
+def boxes_meet(a, b):
+    """Whether two [x, y, w, h] boxes overlap."""
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+
+
+def test_plot_names_stay_off_their_curves(browser, tmp_path):
+    html = tmp_path / "two.html"
+    vsr2d("view", SCENARIOS / "biped.json", SCENARIOS / "worm.json", "--duration", 6, "-o", html)
+    page = Page(browser, html)
+    for frame in (0, 90, 180):
+        page.slide_to(frame)
+        plots = page.page.evaluate("window.vsr2dViewer.plots()")
+        assert [p["cell"] for p in plots] == [0, 1]
+        for plot in plots:
+            assert [q["name"] for q in plot["panels"]] == ["x (m)", "mean speed (m/s)"]
+            for q in plot["panels"]:
+                frame_box, label, curve = q["frame"], q["label"], q["curve"]
+                assert curve is not None and label[2] > 20 and label[3] > 5, q
+                # The curve stays in its frame (half its 1.2 px line beyond), and the name outside it.
+                assert curve[0] >= frame_box[0] and curve[0] + curve[2] <= frame_box[0] + frame_box[2] + 1e-9, q
+                assert curve[1] >= frame_box[1] and curve[1] + curve[3] <= frame_box[1] + frame_box[3] + 1e-9, q
+                grown = [frame_box[0] - 1, frame_box[1] - 1, frame_box[2] + 2, frame_box[3] + 2]
+                assert not boxes_meet(label, grown), q
+    # On the pixels: no curve blue (#0050c8) inside any name's box, plenty inside each frame.
+    counts = page.page.evaluate(
+        """() => [...document.querySelectorAll('#vsr2d-plots canvas')].map((c, i) => {
+             const g = c.getContext('2d');
+             const blue = ([x, y, w, h]) => {
+               const d = g.getImageData(Math.floor(x), Math.floor(y), Math.ceil(w) + 1, Math.ceil(h) + 1).data;
+               let n = 0;
+               for (let k = 0; k < d.length; k += 4) n += d[k + 2] > 120 && d[k] < 90 && d[k + 2] - d[k + 1] > 60;
+               return n;
+             };
+             return window.vsr2dViewer.plots()[i].panels.map((q) => [blue(q.label), blue(q.frame)]);
+           })"""
+    )
+    for panels in counts:
+        for in_label, in_frame in panels:
+            assert in_label == 0 and in_frame > 50, counts
+    page.close()
+
+
 def test_two_runs_side_by_side_each_show_their_recording(browser, tmp_path):
     biped, rec_b = record(tmp_path, SCENARIOS / "biped.json", 6, "biped")
     worm, rec_w = record(tmp_path, SCENARIOS / "worm.json", 6, "worm")

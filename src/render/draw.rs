@@ -334,11 +334,119 @@ fn draw_statics(cv: &mut Canvas, tf: &ViewTransform, frame: &Seen<'_>, sc: &mut 
     if snap.terrain.is_none() && snap.statics.is_empty() {
         return;
     }
+    let ramps = snap.terrain.as_deref().map_or_else(Vec::new, |t| ramps_in_view(t, tf, cv));
     let mut pen = sc.pen(tf, cv);
-    for poly in snap.terrain.iter().chain(snap.statics.iter()) {
+    if let (Some(terrain), false) = (snap.terrain.as_deref(), ramps.is_empty()) {
+        // The ground's fill stays level under a ramp in view: the ramp's top brought down to its foot.
+        let mut level = terrain.to_vec();
+        for r in &ramps {
+            level[r.top].y = level[r.foot].y;
+        }
+        pen.polygon(&level);
+    } else if let Some(terrain) = snap.terrain.as_deref() {
+        pen.polygon(terrain);
+    }
+    for poly in &snap.statics {
         pen.polygon(poly);
     }
     finish(cv, sc, pen, Some(look.terrain_fill), Some(line(look.terrain_outline, look.terrain_outline_px)));
+    if let Some(terrain) = snap.terrain.as_deref() {
+        for r in &ramps {
+            draw_world_edge(cv, tf, terrain[r.foot], terrain[r.top], sc);
+        }
+    }
+}
+
+/// One of the world's end ramps: indices of its foot and its top in the terrain's outline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Ramp {
+    foot: usize,
+    top: usize,
+}
+
+/// The end ramps of a terrain outline as `Terrain::outline` writes it (the two bottom corners, then the
+/// profile from its right end to its left end, whose first and last edges are the ramps), rising from
+/// their foot away from the ground; none for another polygon (a hand-built snapshot's).
+fn end_ramps(outline: &[Vec2]) -> Option<[Ramp; 2]> {
+    let n = outline.len();
+    if n < 6 {
+        return None;
+    }
+    let (bottom, last) = (outline[0].y, n - 1);
+    let shaped = outline[1].y == bottom
+        && outline[0].x == outline[last].x
+        && outline[1].x == outline[2].x
+        && outline[2..].iter().all(|p| p.y > bottom);
+    let right = Ramp { foot: 3, top: 2 };
+    let left = Ramp { foot: last - 1, top: last };
+    let rises = |r: Ramp, outwards: f64| {
+        let (foot, top) = (outline[r.foot], outline[r.top]);
+        top.y > foot.y && (top.x - foot.x) * outwards > 0.0
+    };
+    (shaped && rises(right, 1.0) && rises(left, -1.0)).then_some([left, right])
+}
+
+/// How far (pixels) beyond the cell a ramp's face still changes what the cell shows: its hatch and stroke.
+const RAMP_MARGIN_PX: f64 = style::RAMP_HATCH_PX + 2.0;
+
+/// The end ramps whose side of the world the cell shows (beyond its foot, within the hatch's reach).
+/// Only they are drawn as the world's edge, so a frame without one keeps its terrain item unchanged.
+fn ramps_in_view(outline: &[Vec2], tf: &ViewTransform, cv: &Canvas) -> Vec<Ramp> {
+    let Some(ramps) = end_ramps(outline) else { return Vec::new() };
+    let (lo, hi) = (-RAMP_MARGIN_PX, f64::from(cv.w) + RAMP_MARGIN_PX);
+    ramps
+        .into_iter()
+        .filter(|r| {
+            let (foot, top) = (tf.to_pixel(outline[r.foot]).0, tf.to_pixel(outline[r.top]).0);
+            foot.min(top) < hi && foot.max(top) > lo
+        })
+        .collect()
+}
+
+/// A ramp drawn as the world's edge, the way an engineering drawing shows a fixed support: the terrain's
+/// outline continued up its face (twice as thick) and short parallel strokes on its solid side, over
+/// the background instead of a slab of ground 100 m high beside the robots. `foot` and `top` in metres.
+fn draw_world_edge(cv: &mut Canvas, tf: &ViewTransform, foot: Vec2, top: Vec2, sc: &mut Scratch) {
+    let look = cv.look;
+    let mut pen = sc.pen(tf, cv);
+    pen.segment(foot, top);
+    finish(cv, sc, pen, None, Some(line(look.terrain_outline, 2.0 * look.terrain_outline_px)));
+    let (a, b) = (tf.to_pixel(foot), tf.to_pixel(top));
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let length = dx.hypot(dy);
+    if !(length.is_finite() && length > 0.0) {
+        return;
+    }
+    // The part of the face within the cell (and the hatch's reach), as distances from the foot.
+    let m = RAMP_MARGIN_PX;
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for (p, q) in [(-dx, a.0 + m), (dx, f64::from(cv.w) + m - a.0), (-dy, a.1 + m), (dy, f64::from(cv.h) + m - a.1)] {
+        if p == 0.0 {
+            if q < 0.0 {
+                return;
+            }
+        } else if p < 0.0 {
+            t0 = t0.max(q / p);
+        } else {
+            t1 = t1.min(q / p);
+        }
+    }
+    if t0 > t1 {
+        return;
+    }
+    // Strokes at 45° down into the ramp (away from the ground), every RAMP_HATCH_SPACING_PX from the foot.
+    let outwards = if top.x < foot.x { -1.0 } else { 1.0 };
+    let reach = style::RAMP_HATCH_PX * std::f64::consts::FRAC_1_SQRT_2;
+    let spacing = style::RAMP_HATCH_SPACING_PX;
+    let first = (t0 * length / spacing).ceil().max(1.0) as i64;
+    let last = (t1 * length / spacing).floor() as i64;
+    let mut pen = sc.pen(tf, cv);
+    for k in first..=last {
+        let t = k as f64 * spacing / length;
+        let (x, y) = (a.0 + t * dx, a.1 + t * dy);
+        pen.pixel_segment((x, y), (x + outwards * reach, y + reach));
+    }
+    finish(cv, sc, pen, None, Some(line(look.terrain_outline, look.terrain_outline_px)));
 }
 
 /// Rigid objects: fixed ones as terrain, moving ones in their own colour, all outlined like terrain.
@@ -377,9 +485,8 @@ fn draw_voxels(cv: &mut Canvas, tf: &ViewTransform, frame: &Seen<'_>, opts: &Ren
             finish(cv, sc, pen, Some(look.fill(reading(v, kind), domain)), None);
         }
     }
-    if opts.materials {
-        draw_material_hatch(cv, tf, frame, sc);
-    }
+    // Always: the hatch is how a material looks, not part of its key (hiding the key keeps the voxels).
+    draw_material_hatch(cv, tf, frame, sc);
     let mut pen = sc.pen(tf, cv);
     for robot in robots(frame) {
         for v in &robot.voxels {
@@ -927,14 +1034,21 @@ fn draw_ground_ticks(cv: &mut Canvas, tf: &ViewTransform, frame: &Seen<'_>, sc: 
     for (px, py, x) in labels {
         let label = format!("{x:.0} m");
         let w = TextRenderer::measure(&label, look.small_text_px);
-        cv.items.push(text(
-            &label,
-            px as f32 - w * 0.5,
-            py as f32 + m.ascent + 1.0,
-            look.small_text_px,
-            look.ground_tick,
-        ));
+        let (left, baseline) = (px as f32 - w * 0.5, py as f32 + m.ascent + 1.0);
+        if look.whole_tick_labels && !fits_whole(cv, left, baseline, w, look.small_text_px) {
+            continue;
+        }
+        cv.items.push(text(&label, left, baseline, look.small_text_px, look.ground_tick));
     }
+}
+
+/// Whether a line of text `width` pixels wide at (`left`, `baseline`) lies whole inside the cell.
+fn fits_whole(cv: &Canvas, left: f32, baseline: f32, width: f32, size: f32) -> bool {
+    let m = TextRenderer::metrics(size);
+    left >= 0.0
+        && left + width <= cv.w as f32
+        && baseline - m.ascent >= 0.0
+        && baseline + m.descent.abs() <= cv.h as f32
 }
 
 /// A fixed object at least this many times taller than wide is a wall (a climbing channel's): it gets
@@ -1001,6 +1115,9 @@ fn draw_wall_ticks(cv: &mut Canvas, tf: &ViewTransform, frame: &Seen<'_>, sc: &m
         let gap = 3.0;
         let x = if into < 0.0 { x as f32 - gap - w } else { x as f32 + gap };
         let baseline = y as f32 + 0.5 * TextRenderer::digit_height(look.small_text_px);
+        if look.whole_tick_labels && !fits_whole(cv, x, baseline, w, look.small_text_px) {
+            continue;
+        }
         cv.items.push(text(&label, x, baseline, look.small_text_px, style::TEXT));
     }
 }

@@ -90,9 +90,9 @@ pub struct RenderOptions {
     /// Distance ticks on the terrain surface, every metre (every 10 m labelled), so that a follow camera
     /// shows the ground moving.
     pub ground_ticks: bool,
-    /// Materials told apart: a robot's first material plain, the others hatched (`/`, `\`, crossed),
-    /// and a key of them (swatch and name) under the colour key when a robot in view has more than one.
-    /// One-material robots look the same either way.
+    /// The material key (swatch and name of each material) beside or under the colour key when a robot
+    /// in view has more than one material. The materials themselves are always told apart (a robot's
+    /// first plain, the others hatched `/`, `\`, crossed): hiding the key does not change the voxels.
     pub materials: bool,
     /// The look: `screen` (the default) or `paper` ([`RenderOptions::paper`]).
     pub style: Style,

@@ -78,6 +78,11 @@ pub const MATERIAL_HATCH_PX: f32 = 1.0;
 pub const HATCH_SPACING_PX: f64 = 7.0;
 pub const MAJOR_TICK_PX: f64 = 9.0;
 
+/// The world's end ramps drawn as its edge (`draw_world_edge`): the length of the support hatch's
+/// strokes and their spacing along the ramp's face, in pixels.
+pub const RAMP_HATCH_PX: f64 = 8.0;
+pub const RAMP_HATCH_SPACING_PX: f64 = 6.0;
+
 /// Pixel widths (spec §12).
 pub const GRID_LINE_PX: f32 = 1.0;
 pub const TERRAIN_OUTLINE_PX: f32 = 1.0;
@@ -135,6 +140,10 @@ pub struct Look {
     pub ground_tick: Rgba,
     pub text_px: f32,
     pub small_text_px: f32,
+    /// Tick labels only where they fit whole in the frame. On screen the labels scroll in and out with
+    /// the camera, and one cut by the edge is the ground moving by; in a still figure it reads as a
+    /// mistake.
+    pub whole_tick_labels: bool,
 }
 
 impl Look {
@@ -159,6 +168,7 @@ pub const SCREEN: Look = Look {
     ground_tick: GROUND_TICK,
     text_px: TEXT_PX,
     small_text_px: SMALL_TEXT_PX,
+    whole_tick_labels: false,
 };
 
 pub const PAPER: Look = Look {
@@ -174,6 +184,7 @@ pub const PAPER: Look = Look {
     ground_tick: Rgba::opaque(40, 40, 40),
     text_px: 16.0,
     small_text_px: 14.0,
+    whole_tick_labels: true,
 };
 
 /// Viridis (matplotlib's), piecewise linear through nine of its colours: perceptually ordered, safe

@@ -19,6 +19,7 @@ pub fn style_json() -> serde_json::Value {
         "touching": TOUCHING_PX, "weld_radius_m": WELD_RADIUS_M, "weld_min_radius": WELD_MIN_RADIUS_PX,
         "text": TEXT_PX, "small_text": SMALL_TEXT_PX, "minor_tick": MINOR_TICK_PX, "major_tick": MAJOR_TICK_PX,
         "hatch_spacing": HATCH_SPACING_PX, "material_hatch": MATERIAL_HATCH_PX, "cell_body_outline": CELL_BODY_OUTLINE_PX,
+        "ramp_hatch": RAMP_HATCH_PX, "ramp_hatch_spacing": RAMP_HATCH_SPACING_PX,
     });
     let spring_colors: serde_json::Map<String, serde_json::Value> = SpringGroup::ALL
         .iter()

@@ -516,18 +516,22 @@ fn golden_two_materials_hatched_with_a_key() {
     let hatched = off_fill_pixels(&img, &tf, soft);
     assert!(hatched > 60, "the second material is hatched: {hatched} pixels off the fill");
 
-    // Turned off, the robot looks like a one-material robot: exactly the image of the same snapshot with
-    // every voxel of material 0 — which is also what a one-material robot looks like with the option on.
+    // The key turned off (`--no-key`) leaves the voxels as they are: the soft row stays hatched, and
+    // below the keys (whose boxes end above the robot) the picture is the same pixel for pixel.
     let off = RenderOptions { materials: false, ..RenderOptions::default() };
     let (img_off, _) = render_one(&snap, 480, 270, off.clone());
+    assert_eq!(off_fill_pixels(&img_off, &tf, soft), hatched, "hiding the key changed the hatch");
+    let below_keys = tf.to_pixel(r.bbox.max).1 as u32 - 3;
+    assert!(img.enumerate_pixels().filter(|(_, y, _)| *y >= below_keys).all(|(x, y, p)| img_off.get_pixel(x, y) == p));
+    // A one-material robot looks the same with the key or without, and so does a recording from before
+    // materials were recorded (no names, every index 0).
     let mut single = snap.clone();
     let robot = robot_mut(&mut single, 0);
     robot.materials = vec!["#".into()];
     robot.voxels.iter_mut().for_each(|v| v.material = 0);
     let (single_on, _) = render_one(&single, 480, 270, RenderOptions::default());
     let (single_off, _) = render_one(&single, 480, 270, off);
-    assert!(img_off == single_on && single_on == single_off, "materials off ≠ one material");
-    // A recording from before materials were recorded (no names, every index 0) looks the same too.
+    assert!(single_on == single_off, "a one-material robot has no key to hide");
     robot_mut(&mut single, 0).materials.clear();
     assert!(render_one(&single, 480, 270, RenderOptions::default()).0 == single_on);
 
@@ -547,6 +551,96 @@ fn golden_two_materials_hatched_with_a_key() {
         .enumerate_pixels()
         .filter(|(x, y, _)| *x < 120 && *y < 50)
         .all(|(x, y, p)| img_off.get_pixel(x, y) == p));
+}
+
+/// The robot of [`two_material_snapshot`] near the world's left end: its lower-left corner at x = `x0`,
+/// on the terrain outline the simulator records (`Terrain::outline`).
+fn near_the_left_ramp(x0: f64) -> Snapshot {
+    let cells: Vec<[u32; 2]> = (0..2).flat_map(|y| (0..4).map(move |x| [x, y])).collect();
+    let robot = lattice_robot(0, Vec2::new(x0, 0.0), &cells, false, |_, p| p);
+    let mut snap = snapshot(1.0, vec![robot]);
+    snap.terrain = Some(std::sync::Arc::new(vsr2d::model::terrain::Terrain::flat().outline()));
+    snap
+}
+
+/// The world's 100 m end ramp beside a robot near the start (issue 49): no grey slab, but the ramp's
+/// face as a thick line hatched on its solid side, and the ground's grey level under it.
+#[test]
+fn the_end_ramp_is_drawn_as_the_worlds_edge() {
+    for options in [RenderOptions::default(), RenderOptions::paper()] {
+        let look = options.style.look();
+        let fill = [look.terrain_fill.r, look.terrain_fill.g, look.terrain_fill.b];
+        let (img, tf) = render_one(&near_the_left_ramp(11.0), 480, 270, options.clone());
+        let px = |x: f64, y: f64| tf.to_pixel(Vec2::new(x, y));
+        let (foot_x, ground_y) = px(10.0, 0.0);
+        assert!(foot_x > 40.0, "the ramp's foot is in view at x = {foot_x:.0} px");
+        // The face at height y: x = 10 − y/10 m. Left of it, above the ground and clear of its hatch
+        // (which reaches 6 px beside the face), nothing is terrain-grey: the world's grid or white.
+        let face_x = |y_px: f64| px(10.0 - (ground_y - y_px) / tf.scale / 10.0, 0.0).0;
+        let mut slab = 0;
+        let mut beside = 0;
+        for y in 20..(ground_y as u32 - 12) {
+            let fx = face_x(f64::from(y));
+            for x in 0..(fx - 12.0).max(0.0) as u32 {
+                slab += usize::from(img.get_pixel(x, y).0[..3] == fill);
+            }
+            // The hatch: dark pixels within 8 px left of the face.
+            beside += ((fx - 8.0).max(0.0) as u32..(fx - 1.5) as u32)
+                .filter(|&x| img.get_pixel(x, y).0[..3].iter().all(|&c| c < 195))
+                .count();
+        }
+        assert_eq!(slab, 0, "{:?}: terrain fill above the ground left of the ramp's face", options.style);
+        assert!(beside > 100, "{:?}: {beside} hatch pixels beside the face", options.style);
+        // Below the ground the fill continues level under the ramp, to the world's end at x = 0.
+        let under = 0.5 * (px(0.0, 0.0).0.max(0.0) + foot_x);
+        assert_eq!(rgb(&img, under, ground_y + 6.0), fill, "{:?}: ground under the ramp", options.style);
+        // Right of the foot the ground is as before: grey under a dark outline.
+        assert_eq!(rgb(&img, foot_x + 60.0, ground_y + 6.0), fill);
+    }
+}
+
+/// Every text item of a scene with its left end and baseline in the picture's pixels.
+fn placed_texts(items: &[vsr2d::render::scene::Item], ox: f32, oy: f32) -> Vec<(String, f32, f32)> {
+    use vsr2d::render::scene::Item;
+    items
+        .iter()
+        .flat_map(|item| match item {
+            Item::Text { text, x, baseline, .. } => vec![(text.clone(), ox + x, oy + baseline)],
+            Item::Group(g) => placed_texts(&g.items, ox + g.x as f32, oy + g.y as f32),
+            _ => vec![],
+        })
+        .collect()
+}
+
+/// Paper figures are stills: a ground tick label cut by the frame's edge is left out (on screen it
+/// scrolls by with the ground and stays). The robot walks 10 m past the 30 m and 40 m ticks.
+#[test]
+fn paper_tick_labels_are_whole_or_absent() {
+    let m_label = |t: &str| t.ends_with(" m") && t[..t.len() - 2].parse::<f64>().is_ok();
+    let (mut screen_cut, mut paper_cut, mut paper_labels) = (0, 0, 0);
+    for step in 0..40 {
+        let x0 = 24.0 + 0.25 * f64::from(step);
+        let cells: Vec<[u32; 2]> = (0..2).flat_map(|y| (0..4).map(move |x| [x, y])).collect();
+        let snap = snapshot(1.0, vec![lattice_robot(0, Vec2::new(x0, 0.0), &cells, false, |_, p| p)]);
+        for (options, cut) in [(RenderOptions::default(), &mut screen_cut), (RenderOptions::paper(), &mut paper_cut)] {
+            let size = options.style.look().small_text_px;
+            let mut r = GridRenderer::new(400, 260, 1, 1, options.clone()).unwrap();
+            let scene = r.scene(&[CellFrame::new(&snap)]).unwrap();
+            let metrics = TextRenderer::metrics(size);
+            for (text, x, baseline) in placed_texts(&scene.items, 0.0, 0.0).into_iter().filter(|t| m_label(&t.0)) {
+                paper_labels += usize::from(options.style == vsr2d::render::Style::Paper);
+                let w = TextRenderer::measure(&text, size);
+                let whole = x >= 0.0
+                    && x + w <= 400.0
+                    && baseline - metrics.ascent >= 0.0
+                    && baseline + metrics.descent.abs() <= 260.0;
+                *cut += usize::from(!whole);
+            }
+        }
+    }
+    assert!(screen_cut > 0, "the sweep never brings a label to the edge");
+    assert!(paper_labels > 40, "{paper_labels} paper labels");
+    assert_eq!(paper_cut, 0, "paper labels cut by the frame's edge");
 }
 
 #[test]
