@@ -298,6 +298,8 @@ enum Stream {
         until: Option<f64>,
         done: bool,
     },
+    /// Snapshots a movie captured ([`Movie::replay_sources`]), given again without simulating.
+    Replay(std::vec::IntoIter<Arc<Snapshot>>),
 }
 
 impl Stream {
@@ -337,6 +339,7 @@ impl Stream {
                     }
                 }
             }
+            Stream::Replay(snapshots) => Ok(snapshots.next()),
         }
     }
 }
@@ -370,6 +373,14 @@ struct Feed {
     stream: Stream,
     cursor: FrameCursor<Arc<Snapshot>>,
     tracks: Vec<Track>,
+    /// The rest of its [`MovieSource`], to give it back as a replay.
+    bodies: Vec<(BodyId, String)>,
+    cells_only: bool,
+    end_t: f64,
+    detail: SnapshotDetail,
+    heading: Option<String>,
+    /// Every snapshot delivered so far, when the movie captures them ([`Movie::capture_snapshots`]).
+    captured: Option<Vec<Arc<Snapshot>>>,
 }
 
 /// Pulls snapshots for a [`FrameCursor`], noting each one's boxes for the cameras (so the 3 s follow
@@ -378,6 +389,7 @@ struct Pull<'a> {
     name: &'a str,
     stream: &'a mut Stream,
     tracks: &'a mut [Track],
+    captured: &'a mut Option<Vec<Arc<Snapshot>>>,
     error: Option<MovieError>,
 }
 
@@ -388,6 +400,9 @@ impl Iterator for Pull<'_> {
             Ok(Some(s)) => {
                 for track in self.tracks.iter_mut() {
                     track.pending.push((s.t, s.bodies_bbox(track.bodies.as_deref())));
+                }
+                if let Some(captured) = self.captured.as_mut() {
+                    captured.push(Arc::clone(&s));
                 }
                 Some(s)
             }
@@ -402,7 +417,13 @@ impl Iterator for Pull<'_> {
 
 impl Feed {
     fn advance(&mut self, frame_t: f64) -> Result<(), MovieError> {
-        let mut pull = Pull { name: &self.name, stream: &mut self.stream, tracks: &mut self.tracks, error: None };
+        let mut pull = Pull {
+            name: &self.name,
+            stream: &mut self.stream,
+            tracks: &mut self.tracks,
+            captured: &mut self.captured,
+            error: None,
+        };
         let shown = self.cursor.advance(frame_t, &mut pull).is_some();
         match pull.error {
             Some(e) => Err(e),
@@ -525,6 +546,12 @@ impl Movie {
                 stream: source.stream,
                 cursor: FrameCursor::new(),
                 tracks,
+                bodies: source.bodies,
+                cells_only: source.cells_only,
+                end_t: source.end_t,
+                detail: source.detail,
+                heading: source.heading,
+                captured: None,
             });
         }
         if let Some(view) = settings.fixed_view {
@@ -557,7 +584,7 @@ impl Movie {
             let figures = match &feed.stream {
                 // Only the task's own figures: the robots' metrics are not shown per frame.
                 Stream::Live { monitor, .. } => monitor.task_metrics().map(|m| m.figures()),
-                Stream::Recorded { .. } => None,
+                Stream::Recorded { .. } | Stream::Replay(_) => None,
             };
             for track in &mut feed.tracks {
                 track.shown.clone_from(&track.label);
@@ -776,15 +803,53 @@ impl Movie {
     }
 
     /// Runs every live simulation to its end (the last frame may come a little before it) and returns
-    /// their metrics, in source order. Recordings have none.
+    /// their metrics, in source order. Recordings have none; they are read to their end too while the
+    /// movie captures its snapshots ([`Movie::capture_snapshots`]).
     pub fn finish_runs(&mut self) -> Result<Vec<RunMetrics>, MovieError> {
-        self.feeds
+        let metrics: Vec<Option<RunMetrics>> = self
+            .feeds
             .par_iter_mut()
-            .filter(|feed| matches!(feed.stream, Stream::Live { .. }))
             .map(|feed| {
-                while feed.stream.next_snapshot(&feed.name)?.is_some() {}
-                let Stream::Live { monitor, .. } = &feed.stream else { unreachable!("filtered to live feeds") };
-                Ok(RunMetrics { name: feed.name.clone(), result: monitor.result() })
+                let live = matches!(feed.stream, Stream::Live { .. });
+                if !live && feed.captured.is_none() {
+                    return Ok(None);
+                }
+                while let Some(s) = feed.stream.next_snapshot(&feed.name)? {
+                    if let Some(captured) = &mut feed.captured {
+                        captured.push(s);
+                    }
+                }
+                let Stream::Live { monitor, .. } = &feed.stream else { return Ok(None) };
+                Ok(Some(RunMetrics { name: feed.name.clone(), result: monitor.result() }))
+            })
+            .collect::<Result<_, MovieError>>()?;
+        Ok(metrics.into_iter().flatten().collect())
+    }
+
+    /// Keeps every snapshot the sources deliver from now on (call it before the first frame), so that
+    /// [`Movie::replay_sources`] can give the run again without simulating it: `render --html` fills its
+    /// viewer page from the snapshots its video showed.
+    pub fn capture_snapshots(&mut self) {
+        for feed in &mut self.feeds {
+            feed.captured.get_or_insert_with(Vec::new);
+        }
+    }
+
+    /// The sources again, each delivering the snapshots captured since [`Movie::capture_snapshots`]
+    /// (after [`Movie::finish_runs`]: the whole run), as it did; a source that was not captured delivers
+    /// none.
+    pub fn replay_sources(&mut self) -> Vec<MovieSource> {
+        self.feeds
+            .iter_mut()
+            .map(|feed| MovieSource {
+                name: feed.name.clone(),
+                stream: Stream::Replay(feed.captured.take().unwrap_or_default().into_iter()),
+                bodies: feed.bodies.clone(),
+                cells_only: feed.cells_only,
+                end_t: feed.end_t,
+                detail: feed.detail,
+                heading: feed.heading.clone(),
+                progress: feed.progress,
             })
             .collect()
     }
