@@ -263,6 +263,8 @@ pub struct Outputs {
     pub filmstrip: Option<OutputFile>,
     /// The interactive HTML viewer page.
     pub html: Option<OutputFile>,
+    /// The runs' metrics (what `vsr2d simulate` reports): every simulation is run to its end for them.
+    pub metrics: bool,
 }
 
 /// A render job: sources, settings, outputs, and the resource limits it is held to.
@@ -414,7 +416,9 @@ impl RenderJob {
             shared_camera: self.settings.shared_camera,
         };
         let mut movie = Movie::new(sources, &movie_settings)?;
-        if self.outputs.html.is_some() {
+        let o = &self.outputs;
+        let pictures = o.video.is_some() || o.frames.is_some() || o.still.is_some() || o.filmstrip.is_some();
+        if o.html.is_some() && (pictures || o.metrics) {
             // The viewer page is filled from the snapshots the run delivers, not from a second run.
             movie.capture_snapshots();
         }
@@ -821,22 +825,22 @@ impl Plan {
                 .ok_or_else(|| refused("the filmstrip would be empty or too large"))?;
             write_figure(&strip, &file.path, format)?;
         }
-        let metrics = self.movie.finish_runs()?;
+        let metrics = if outputs.metrics { self.movie.finish_runs_while(keep_going)? } else { Vec::new() };
+        let layout = self.board.as_ref().map_or(self.movie.layout(), |b| GridLayout::new(b.spec().cols, b.spec().rows));
         let page = match &outputs.html {
             Some(file) => {
-                let sources = self.movie.replay_sources();
                 let title = self.job.settings.title.clone().unwrap_or_else(|| {
                     file.path.file_stem().map_or_else(|| "vsr2d".into(), |s| s.to_string_lossy().into_owned())
                 });
                 let view = ViewSettings { movie: self.movie_settings.clone(), title, ..ViewSettings::default() };
-                let page = crate::view::build_page_while(sources, &view, keep_going)?;
+                // The run's snapshots again (captured), or, for a page alone, the sources as they came.
+                let page = crate::view::build_page_while(self.movie.into_sources(), &view, keep_going)?;
                 crate::output::atomic::write(&file.path, page.html.as_bytes())
                     .map_err(|source| JobError::Page { path: file.path.clone(), source })?;
                 Some(page.stats)
             }
             None => None,
         };
-        let layout = self.board.as_ref().map_or(self.movie.layout(), |b| GridLayout::new(b.spec().cols, b.spec().rows));
         Ok(JobReport {
             metrics,
             frames_drawn,

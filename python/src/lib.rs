@@ -426,6 +426,7 @@ fn render<'py>(
             still,
             filmstrip: filmstrip.map(|f| OutputFile::new(f, "filmstrip")),
             html: html.map(|f| OutputFile::new(f, "html")),
+            metrics: true,
         },
         limits: guard::limits(allow_large),
     };

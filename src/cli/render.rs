@@ -238,6 +238,7 @@ impl RenderArgs {
                 still: file("--png", &self.png),
                 filmstrip: file("--filmstrip", &self.filmstrip),
                 html: file("--html", &self.html),
+                metrics: true,
             },
             limits: super::limits(),
         }

@@ -298,8 +298,9 @@ enum Stream {
         until: Option<f64>,
         done: bool,
     },
-    /// Snapshots a movie captured ([`Movie::replay_sources`]), given again without simulating.
-    Replay(std::vec::IntoIter<Arc<Snapshot>>),
+    /// The snapshots a movie captured, given again without simulating, then the rest of the stream
+    /// ([`Movie::into_sources`]).
+    Replay(std::vec::IntoIter<Arc<Snapshot>>, Box<Stream>),
 }
 
 impl Stream {
@@ -339,7 +340,10 @@ impl Stream {
                     }
                 }
             }
-            Stream::Replay(snapshots) => Ok(snapshots.next()),
+            Stream::Replay(captured, rest) => match captured.next() {
+                Some(s) => Ok(Some(s)),
+                None => rest.next_snapshot(name),
+            },
         }
     }
 }
@@ -584,7 +588,7 @@ impl Movie {
             let figures = match &feed.stream {
                 // Only the task's own figures: the robots' metrics are not shown per frame.
                 Stream::Live { monitor, .. } => monitor.task_metrics().map(|m| m.figures()),
-                Stream::Recorded { .. } | Stream::Replay(_) => None,
+                Stream::Recorded { .. } | Stream::Replay(..) => None,
             };
             for track in &mut feed.tracks {
                 track.shown.clone_from(&track.label);
@@ -806,6 +810,13 @@ impl Movie {
     /// their metrics, in source order. Recordings have none; they are read to their end too while the
     /// movie captures its snapshots ([`Movie::capture_snapshots`]).
     pub fn finish_runs(&mut self) -> Result<Vec<RunMetrics>, MovieError> {
+        self.finish_runs_while(&|| true)
+    }
+
+    /// [`Movie::finish_runs`] that asks `keep_going` before each snapshot and stops with
+    /// [`MovieError::Stopped`] when it says no (Ctrl-C in Python).
+    pub fn finish_runs_while(&mut self, keep_going: &(dyn Fn() -> bool + Sync)) -> Result<Vec<RunMetrics>, MovieError> {
+        let frame = self.next;
         let metrics: Vec<Option<RunMetrics>> = self
             .feeds
             .par_iter_mut()
@@ -814,7 +825,11 @@ impl Movie {
                 if !live && feed.captured.is_none() {
                     return Ok(None);
                 }
-                while let Some(s) = feed.stream.next_snapshot(&feed.name)? {
+                loop {
+                    if !keep_going() {
+                        return Err(MovieError::Stopped { frame });
+                    }
+                    let Some(s) = feed.stream.next_snapshot(&feed.name)? else { break };
                     if let Some(captured) = &mut feed.captured {
                         captured.push(s);
                     }
@@ -827,7 +842,7 @@ impl Movie {
     }
 
     /// Keeps every snapshot the sources deliver from now on (call it before the first frame), so that
-    /// [`Movie::replay_sources`] can give the run again without simulating it: `render --html` fills its
+    /// [`Movie::into_sources`] gives the run again without simulating it: `render --html` fills its
     /// viewer page from the snapshots its video showed.
     pub fn capture_snapshots(&mut self) {
         for feed in &mut self.feeds {
@@ -835,20 +850,20 @@ impl Movie {
         }
     }
 
-    /// The sources again, each delivering the snapshots captured since [`Movie::capture_snapshots`]
-    /// (after [`Movie::finish_runs`]: the whole run), as it did; a source that was not captured delivers
-    /// none.
-    pub fn replay_sources(&mut self) -> Vec<MovieSource> {
+    /// The sources again, each delivering the snapshots captured since [`Movie::capture_snapshots`], then
+    /// the rest of its stream: after [`Movie::finish_runs`], the whole run without simulating it; a
+    /// movie that has drawn no frame gives its sources back as they came.
+    pub fn into_sources(self) -> Vec<MovieSource> {
         self.feeds
-            .iter_mut()
+            .into_iter()
             .map(|feed| MovieSource {
-                name: feed.name.clone(),
-                stream: Stream::Replay(feed.captured.take().unwrap_or_default().into_iter()),
-                bodies: feed.bodies.clone(),
+                name: feed.name,
+                stream: Stream::Replay(feed.captured.unwrap_or_default().into_iter(), Box::new(feed.stream)),
+                bodies: feed.bodies,
                 cells_only: feed.cells_only,
                 end_t: feed.end_t,
                 detail: feed.detail,
-                heading: feed.heading.clone(),
+                heading: feed.heading,
                 progress: feed.progress,
             })
             .collect()
