@@ -675,7 +675,11 @@ impl RenderJob {
                 RunKind::Scenario { name, scenario, .. } => {
                     let mut scenario = (**scenario).clone();
                     if let Some(d) = duration {
+                        // The limits again: a longer run costs more.
                         scenario.world.duration = d;
+                        scenario
+                            .check_limits(&self.limits)
+                            .map_err(|source| JobError::Scenario { path: name.clone(), source: Box::new(source) })?;
                     }
                     self.scenario_source(name.clone(), scenario)?
                 }
