@@ -493,53 +493,38 @@ fn cli_renders_the_top_individuals_of_evolution_runs() {
     assert_eq!(refused.status.code(), Some(2));
 }
 
-/// `render --html` fills its page from the run it renders: a scenario read once from stdin gives the
-/// page a second run would, byte for byte the page `vsr2d view` writes of the same file (same title and
-/// detail), while the picture is written too.
+/// `render --html` fills its page from the run it renders: the page is byte for byte the one `vsr2d view`
+/// writes of the same file (same title and detail), the metrics are the run's, and a scenario read once
+/// from stdin (which a second run could not read again) gets its page too.
 #[test]
 fn render_html_reuses_its_run_and_equals_the_view_page() {
     use std::io::Write as _;
     let dir = scratch_dir();
-    let (png, from_stdin, viewed) =
-        (dir.path().join("end.png"), dir.path().join("run.html"), dir.path().join("view").join("run.html"));
-    fs::create_dir(dir.path().join("view")).unwrap();
+    let at = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (png, rendered_page, viewed, piped) = (at("end.png"), at("run.html"), at("view.html"), at("stdin.html"));
     let biped = fixture("biped");
+    let biped = biped.to_str().unwrap();
+    let size = ["--duration", "1", "--size", "320x180", "-q"];
+    let rendered = vsr2d(&[&["render", biped, "--png", &png, "--html", &rendered_page][..], &size].concat());
+    assert!(rendered.status.success(), "{}", String::from_utf8_lossy(&rendered.stderr));
+    let view = vsr2d(&[&["view", biped, "-o", &viewed, "--detail", "none", "--title", "run"][..], &size].concat());
+    assert!(view.status.success(), "{}", String::from_utf8_lossy(&view.stderr));
+    assert!(fs::read(&rendered_page).unwrap() == fs::read(&viewed).unwrap(), "render --html differs from view");
+    let plain = vsr2d(&["simulate", biped, "--duration", "1"]);
+    let runs: serde_json::Value = serde_json::from_slice(&rendered.stdout).unwrap();
+    let simulated: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
+    assert_eq!(runs["runs"][0]["robots"], simulated["robots"]);
     let mut child = Command::new(env!("CARGO_BIN_EXE_vsr2d"))
-        .args(["render", "-", "--duration", "1", "--size", "320x180", "-q", "--png"])
-        .arg(&png)
-        .arg("--html")
-        .arg(&from_stdin)
+        .args([&["render", "-", "--html", &piped][..], &size].concat())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(&fs::read(&biped).unwrap()).unwrap();
-    let rendered = child.wait_with_output().unwrap();
-    assert!(rendered.status.success(), "{}", String::from_utf8_lossy(&rendered.stderr));
-    let view = vsr2d(&[
-        "view",
-        biped.to_str().unwrap(),
-        "-o",
-        viewed.to_str().unwrap(),
-        "--duration",
-        "1",
-        "--size",
-        "320x180",
-        "--detail",
-        "none",
-        "--title",
-        "run",
-        "-q",
-    ]);
-    assert!(view.status.success(), "{}", String::from_utf8_lossy(&view.stderr));
-    assert!(png.exists());
-    assert!(fs::read(&from_stdin).unwrap() == fs::read(&viewed).unwrap(), "render --html differs from view");
-    // The metrics are the run's, as without the page.
-    let plain = vsr2d(&["simulate", biped.to_str().unwrap(), "--duration", "1"]);
-    let runs: serde_json::Value = serde_json::from_slice(&rendered.stdout).unwrap();
-    let simulated: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
-    assert_eq!(runs["runs"][0]["robots"], simulated["robots"]);
+    child.stdin.take().unwrap().write_all(&fs::read(biped).unwrap()).unwrap();
+    let from_stdin = child.wait_with_output().unwrap();
+    assert!(from_stdin.status.success(), "{}", String::from_utf8_lossy(&from_stdin.stderr));
+    assert!(fs::read_to_string(&piped).unwrap().contains("\"frames\":31"));
 }
 
 /// The render job's preflight refuses bad values, bad combinations and renders over the cost limit with
@@ -551,6 +536,7 @@ fn the_preflight_refuses_before_simulating_and_writes_nothing() {
     let worm = fixture("worm");
     let worm = worm.to_str().unwrap();
     let (mp4, png, svg, html) = (at("x.mp4"), at("x.png"), at("x.svg"), at("x.html"));
+    let (avi, gif_page) = (at("x.avi"), at("page.gif"));
     let cases: Vec<(Vec<&str>, &str)> = vec![
         // 10⁵ s at 30 fps of 1280×720: far over the pixels × frames limit.
         (vec!["render", worm, "--duration", "100000", "-o", &mp4, "--png", &png, "--html", &html], "pixels × frames"),
@@ -559,9 +545,9 @@ fn the_preflight_refuses_before_simulating_and_writes_nothing() {
         (vec!["render", worm, "--png", &svg, "--fps", "60"], "--fps is a video's frame rate"),
         (vec!["render", worm, "--png", &png, "--html", &mp4], "would be an HTML page named .mp4"),
         (vec!["render", worm, "-o", &mp4, "--html", &mp4], "both name"),
-        (vec!["render", worm, "-o", &at("x.avi")], "unknown video format"),
+        (vec!["render", worm, "-o", &avi], "unknown video format"),
         (vec!["render", worm, "--png", worm], "would replace that input"),
-        (vec!["view", worm, "-o", &at("page.gif")], "would be an HTML page named .gif"),
+        (vec!["view", worm, "-o", &gif_page], "would be an HTML page named .gif"),
         (vec!["view", worm, "-o", &html, "--fps", "0"], "--fps 0 is invalid"),
     ];
     for (args, needle) in cases {
