@@ -6,7 +6,6 @@ import os
 import pathlib
 import shutil
 import subprocess
-import sys
 
 import pytest
 
@@ -22,13 +21,6 @@ def binary():
     path = os.environ.get("VSR2D_BIN") or shutil.which("vsr2d")
     assert path and os.path.exists(path), "set VSR2D_BIN to the vsr2d binary (cargo build) to compare with it"
     return path
-
-
-def same_build_binary():
-    """The command line installed with this package: the same build, so the same H.264 encoder (the
-    portable wheel's OpenH264, where VSR2D_BIN may be a source build with x264)."""
-    beside = pathlib.Path(sys.executable).parent / "vsr2d"
-    return str(beside) if beside.exists() else binary()
 
 
 def cli_args(kwargs):
@@ -47,15 +39,16 @@ def cli_args(kwargs):
     return args
 
 
-def cli(*args, exe=None):
-    return subprocess.run([exe or binary(), *map(str, args)], capture_output=True, text=True)
+def cli(*args):
+    return subprocess.run([binary(), *map(str, args)], capture_output=True, text=True)
 
 
 # Each case: the scenarios, the output's name, and Python's options (the command line gets the same).
+# No mp4: the portable wheel's OpenH264 writes different bytes from run to run (and a source build encodes
+# with x264); the mp4 sink is the same code as the GIF's but for the encoder.
 SHORT = {"duration": 1, "size": (240, 136)}
 CASES = {
     "gif": ([WORM], "clip.gif", dict(SHORT, fps=10)),
-    "mp4": ([WORM], "clip.mp4", dict(SHORT, fps=10)),
     "png-at": ([BIPED], "still.png", dict(SHORT, at=0.5)),
     "svg-paper": ([BIPED], "still.svg", dict(SHORT, at=0.5, style="paper")),
     "pdf": ([WORM], "still.pdf", dict(SHORT, at=0.25)),
@@ -78,8 +71,7 @@ def test_render_gives_the_command_lines_bytes(tmp_path, case):
     paths = [str(s) for s in scenarios] if scenarios else []
     vsr2d.render(paths or None, py / name, **options)
     flag = "-o" if name.endswith((".mp4", ".gif")) else "--png"
-    exe = same_build_binary() if name.endswith(".mp4") else None
-    done = cli("render", *paths, flag, cmd / name, "-q", *cli_args(options), exe=exe)
+    done = cli("render", *paths, flag, cmd / name, "-q", *cli_args(options))
     assert done.returncode == 0, done.stderr
     assert (py / name).read_bytes() == (cmd / name).read_bytes()
 
