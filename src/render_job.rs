@@ -571,9 +571,8 @@ impl RenderJob {
         if let Some(t) = s.times.iter().find(|t| !(t.is_finite() && **t >= 0.0)) {
             return Err(refused(format!("--times {t} is invalid: give simulated times in seconds ≥ 0")));
         }
-        match (&o.video, video) {
-            (Some(file), Some(format)) => self.check_video(&file.path, format)?,
-            (None, None) | (Some(_), None) | (None, Some(_)) => {}
+        if let (Some(file), Some(format)) = (&o.video, video) {
+            self.check_video(&file.path, format)?;
         }
         for file in [&o.still, &o.filmstrip, &o.html].into_iter().flatten() {
             check_output_writable(&file.path)?;
