@@ -1039,6 +1039,29 @@ mod tests {
         assert!(movie.next <= 4 + crate::output::pipeline::FRAME_QUEUE as u64 + 1, "drew {} frames", movie.next);
     }
 
+    /// A movie that captured its snapshots gives its run again: the replayed sources draw the same frames,
+    /// and a movie that has drawn nothing gives its sources back as they came.
+    #[test]
+    fn captured_sources_replay_the_same_frames() {
+        let settings = MovieSettings { width: 96, height: 54, ..MovieSettings::default() };
+        let frames_of = |movie: &mut Movie| {
+            let mut frames = Vec::new();
+            while let Some(frame) = movie.next_frame().unwrap() {
+                frames.push(frame.data().to_vec());
+            }
+            frames
+        };
+        let mut live = Movie::showcase(&settings, Some(0.5)).unwrap();
+        live.capture_snapshots();
+        let drawn = frames_of(&mut live);
+        assert_eq!(live.finish_runs().unwrap().len(), 4);
+        let mut replayed = Movie::new(live.into_sources(), &settings).unwrap();
+        assert!(frames_of(&mut replayed) == drawn, "the replay draws other frames");
+        assert!(replayed.finish_runs().unwrap().is_empty(), "a replay simulates nothing");
+        let untouched = Movie::showcase(&settings, Some(0.5)).unwrap();
+        assert!(frames_of(&mut Movie::new(untouched.into_sources(), &settings).unwrap()) == drawn);
+    }
+
     #[test]
     fn too_small_a_layout_is_refused() {
         let sources = showcase_sources(&RenderOptions::default(), Some(0.1)).unwrap();
