@@ -173,3 +173,29 @@ def test_bad_combinations_are_refused_before_anything_is_written(tmp_path, monke
     with pytest.raises(ValueError, match=needle):
         vsr2d.render(str(WORM), duration=1, size=(160, 90), **options)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_top_archive_and_front_give_the_command_lines_bytes(tmp_path):
+    runs = {}
+    for name in ("map-elites-quick", "nsga2-quick"):
+        runs[name] = tmp_path / name
+        experiment = ROOT / "fixtures" / "experiments" / f"{name}.json"
+        done = cli("evolve", experiment, "-o", runs[name], "--no-media", "--jobs", 2)
+        assert done.returncode == 0, done.stderr
+    cases = [
+        ("top.png", {"top": 2}, [str(runs["nsga2-quick"])], ["--top", 2, runs["nsga2-quick"]]),
+        ("archive.png", {"archive": runs["map-elites-quick"]}, None, ["--archive", runs["map-elites-quick"]]),
+        (
+            "front.svg",
+            {"front": runs["nsga2-quick"], "style": "paper"},
+            None,
+            ["--front", runs["nsga2-quick"], "--style", "paper"],
+        ),
+    ]
+    for name, options, scenarios, args in cases:
+        vsr2d.render(scenarios, tmp_path / f"py-{name}", duration=0.5, size=(960, 720), **options)
+        done = cli("render", *args, "--png", tmp_path / f"cli-{name}", "--duration", 0.5, "--size", "960x720", "-q")
+        assert done.returncode == 0, done.stderr
+        assert (tmp_path / f"py-{name}").read_bytes() == (tmp_path / f"cli-{name}").read_bytes(), name
+    with pytest.raises(ValueError, match="--archive draws its grid and axes as pixels"):
+        vsr2d.render(None, tmp_path / "archive.svg", archive=runs["map-elites-quick"])
