@@ -439,7 +439,8 @@ impl RenderJob {
         }
         if self.outputs.filmstrip.is_some() {
             if self.settings.times.is_empty() {
-                keep.extend((0..=4).map(|q| last * q / 4));
+                let n = u64::from(DEFAULT_FILMSTRIP_FRAMES);
+                keep.extend((0..n).map(|q| last * q / (n - 1)));
             } else {
                 keep.extend(self.settings.times.iter().map(|t| frame_index_at(*t, fps).min(last)));
             }
@@ -733,6 +734,11 @@ impl RenderJob {
 /// Whether a scenario path names stdin.
 pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
+}
+
+/// Whether an input path names a recording (`*.jsonl`) rather than a scenario.
+pub fn is_recording(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("jsonl"))
 }
 
 /// A frame sink that fails once `keep_going` says no, so a video stops at the next frame (the

@@ -241,8 +241,7 @@ fn run_inputs(py: Python<'_>, items: &[Bound<'_, PyAny>], what: &str, allow_larg
         .map(|(i, item)| {
             let given_as = format!("{what}[{i}]");
             let file = item.extract::<PathBuf>().ok();
-            if let Some(path) = file.as_ref().filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("jsonl")))
-            {
+            if let Some(path) = file.as_ref().filter(|p| vsr2d::render_job::is_recording(p)) {
                 return Ok(RunInput { given_as, kind: RunKind::Recording(path.clone()) });
             }
             let scenario = Box::new(self::scenario(py, item, allow_large)?);

@@ -97,10 +97,7 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
 }
 
-/// Whether a scenario path names stdin.
-pub fn is_stdin(path: &Path) -> bool {
-    path.as_os_str() == "-"
-}
+pub use vsr2d::render_job::is_stdin;
 
 /// Reads and validates a scenario file (`-`: stdin), applying `--duration` and checking the resource
 /// limits; every problem is bad input.

@@ -9,7 +9,9 @@ use clap::Args;
 use vsr2d::geom::Aabb;
 use vsr2d::model::voxel::sensors::SensorKind;
 use vsr2d::render::{GridLayout, RenderOptions};
-use vsr2d::render_job::{Hooks, OutputFile, Outputs, RenderJob, RenderSettings, RunInput, RunKind, Sources};
+use vsr2d::render_job::{
+    is_recording, Hooks, OutputFile, Outputs, RenderJob, RenderSettings, RunInput, RunKind, Sources,
+};
 use vsr2d::snapshot::SnapshotDetail;
 use vsr2d::view::PageStats;
 
@@ -56,11 +58,6 @@ pub struct ViewArgs {
     /// No summary on stderr.
     #[arg(long, short)]
     pub quiet: bool,
-}
-
-/// Whether an input names a recording rather than a scenario.
-fn is_recording(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("jsonl"))
 }
 
 /// One line about a written page, for stderr.
