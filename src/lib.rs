@@ -3,7 +3,8 @@
 //!
 //! The modules are layers, each using only those listed before it:
 //! `geom`, `rng`, `tagged`, `limits` → `model` → `controller` → `snapshot` → `sim` → `task` → `scenario` → `stepping` → `render`
-//! → `output` → `movie` → `view` → `batch` → `evolve` → `report` → `bench` (and the binary's `cli` on top). `pom`, the kinematic
+//! → `output` → `movie` → `view` → `batch` → `evolve` → `report` → `render_job` → `bench` (and the binary's `cli` on
+//! top). `pom`, the kinematic
 //! lattice model, stands apart: it uses only `geom` and `limits` (no engine).
 
 #![forbid(unsafe_code)]
@@ -23,6 +24,7 @@ pub mod movie;
 pub mod output;
 pub mod pom;
 pub mod render;
+pub mod render_job;
 pub mod report;
 pub mod rng;
 pub mod scenario;

@@ -19,12 +19,15 @@ use pythonize::{depythonize, pythonize};
 
 use vsr2d::controller::SensorLayout;
 use vsr2d::evolve::Experiment;
-use vsr2d::movie::{frame_index_at, Movie, MovieSettings, MovieSource};
-use vsr2d::output::png::write_png;
 use vsr2d::output::{FrameSink, VideoFormat};
 use vsr2d::render::{CellFrame, GridLayout, GridRenderer, RenderOptions};
+use vsr2d::render_job::{
+    Encoding, Hooks, JobError, JobReport, Look, OutputFile, Outputs, RenderJob, RenderSettings, RunInput, RunKind,
+    Sources,
+};
 use vsr2d::scenario::{Limits, Scenario};
 use vsr2d::snapshot::Snapshot;
+use vsr2d::snapshot::SnapshotDetail;
 use vsr2d::stepping::{PerVoxel, StepError, SteppedSimulation};
 
 pyo3::create_exception!(
@@ -191,81 +194,256 @@ fn render_frame<'py>(
     rgb_array(py, &pixmap)
 }
 
-/// Simulates and renders scenarios side by side into `out`: `.mp4` (H.264), `.gif`, or `.png` (one
-/// frame: at simulated time `at`, default the last). `layout` is "ROWSxCOLS" (default: automatic).
-/// Returns each scenario's metrics.
+/// A render job's error as the Python exception: `ValueError` for bad input (with the message the
+/// command line prints), `RuntimeError` for a run that failed.
+fn job_error(e: JobError) -> PyErr {
+    let message = describe(&e);
+    if e.is_input() {
+        PyValueError::new_err(message)
+    } else {
+        PyRuntimeError::new_err(message)
+    }
+}
+
+/// `value` parsed by `parse`, its error as a `ValueError`.
+fn parsed<T>(value: Option<String>, parse: fn(&str) -> Result<T, String>) -> PyResult<Option<T>> {
+    value.map(|v| parse(&v).map_err(PyValueError::new_err)).transpose()
+}
+
+/// `layout="ROWSxCOLS"`.
+fn grid_layout(layout: Option<String>) -> PyResult<Option<GridLayout>> {
+    layout.map(|l| l.parse::<GridLayout>().map_err(|e| PyValueError::new_err(format!("layout {l:?}: {e}")))).transpose()
+}
+
+/// `fixed_camera=(x0, y0, x1, y1)`, checked as the command line's `--fixed-camera x0,y0,x1,y1`.
+fn camera(rect: Option<(f64, f64, f64, f64)>) -> PyResult<Option<vsr2d::geom::Aabb>> {
+    rect.map(|(x0, y0, x1, y1)| {
+        vsr2d::render_job::parse_camera(&format!("{x0},{y0},{x1},{y1}")).map_err(PyValueError::new_err)
+    })
+    .transpose()
+}
+
+/// One run or a list of them.
+fn items<'py>(runs: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    if runs.is_instance_of::<PyList>() || runs.is_instance_of::<pyo3::types::PyTuple>() {
+        runs.try_iter()?.collect()
+    } else {
+        Ok(vec![runs.clone()])
+    }
+}
+
+/// The runs of a job, named `{what}[i]`: a `.jsonl` path is a recording, anything else a scenario (dict,
+/// JSON text or path), read here.
+fn run_inputs(py: Python<'_>, items: &[Bound<'_, PyAny>], what: &str, allow_large: bool) -> PyResult<Vec<RunInput>> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let given_as = format!("{what}[{i}]");
+            let file = item.extract::<PathBuf>().ok();
+            if let Some(path) = file.as_ref().filter(|p| vsr2d::render_job::is_recording(p)) {
+                return Ok(RunInput { given_as, kind: RunKind::Recording(path.clone()) });
+            }
+            let scenario = Box::new(self::scenario(py, item, allow_large)?);
+            Ok(RunInput { kind: RunKind::Scenario { name: given_as.clone(), scenario, file }, given_as })
+        })
+        .collect()
+}
+
+/// Preflights `job` (every check, before anything is simulated) and runs it with the GIL released,
+/// Ctrl-C stopping it between frames (no unfinished file is published).
+fn run_job(py: Python<'_>, job: RenderJob) -> PyResult<JobReport> {
+    let plan = py.detach(|| job.preflight()).map_err(job_error)?;
+    guard::interruptible(py, |cancel| {
+        plan.run(&mut Hooks { progress: &mut |_, _| {}, keep_going: &|| !cancel.load(Ordering::Relaxed) })
+    })?
+    .map_err(job_error)
+}
+
+/// Simulates and renders runs side by side, as `vsr2d render` does (the same job, the same bytes), and
+/// returns each simulated scenario's metrics.
+///
+/// - `scenarios`: one or a list, each a scenario (dict, JSON text or path) or the path of a `.jsonl`
+///   recording (`vsr2d simulate --record`; the command line's `--from`). None: the bundled showcase.
+///   With `top=K`: run directories of `vsr2d evolve` (or directories holding runs), of which the K best
+///   individuals are drawn.
+/// - `out`: by its extension a video (`.mp4`, `.gif`) or one frame (`.png`, `.svg`, `.pdf`: the frame at
+///   simulated time `at`, default the last).
+/// - `filmstrip`: a picture (`.png`, `.svg`, `.pdf`) of the frames at `times` (default: the start, the
+///   quarters and the end) side by side, `size` the whole picture; written alone (no `out`, `frames`, `html`).
+/// - `frames`: a directory for every frame as `frame_NNNNNN.png` (`replace_frames=True` deletes frames
+///   already there); `html`: the interactive viewer page of the same run (`title`, default its file name).
+/// - `archive`, `front`: a MAP-Elites run's archive on its descriptor grid, an NSGA-II run's front.
+/// - `size=(W, H)` pixels, `fps` (videos; default 30, not for an SVG or PDF alone), `duration` seconds
+///   (overrides the scenarios', cuts recordings), `layout="ROWSxCOLS"`, `shared_camera`,
+///   `fixed_camera=(x0, y0, x1, y1)` metres.
+/// - The look: `style` ("screen" or "paper"), `color_by` (a sensor id, e.g. "velocity_magnitude"),
+///   layers left out with `no_overlay`, `no_key`, `no_grid`, `no_ticks`, added with `masses`, `springs`,
+///   `ropes`, `welds`, `sensor_values`, `velocity`, `touching`, `signals` or `all_layers`.
+/// - The mp4 encoder: `preset`, `crf`, `tune`, `threads` (as `vsr2d render --help` describes).
+///
+/// Bad values and combinations raise `ValueError` with the command line's message, before anything is
+/// simulated; `allow_large=True` lifts the resource limits.
 #[pyfunction]
-#[pyo3(signature = (scenarios, out, *, size = (640, 360), fps = 30, layout = None, at = None, allow_large = false))]
+#[pyo3(signature = (
+    scenarios = None, out = None, *, size = (640, 360), fps = None, duration = None, layout = None, at = None,
+    filmstrip = None, times = None, frames = None, replace_frames = false, html = None, title = None, top = None,
+    archive = None, front = None, style = None, color_by = None, no_overlay = false, no_key = false,
+    no_grid = false, no_ticks = false, masses = false, springs = false, ropes = false, welds = false,
+    sensor_values = false, velocity = false, touching = false, signals = false, all_layers = false,
+    shared_camera = false, fixed_camera = None, preset = None, crf = None, tune = None, threads = None,
+    allow_large = false
+))]
 #[allow(clippy::too_many_arguments)]
 fn render<'py>(
     py: Python<'py>,
-    scenarios: &Bound<'py, PyAny>,
-    out: PathBuf,
+    scenarios: Option<&Bound<'py, PyAny>>,
+    out: Option<PathBuf>,
     size: (u32, u32),
-    fps: u32,
+    fps: Option<u32>,
+    duration: Option<f64>,
     layout: Option<String>,
     at: Option<f64>,
+    filmstrip: Option<PathBuf>,
+    times: Option<Vec<f64>>,
+    frames: Option<PathBuf>,
+    replace_frames: bool,
+    html: Option<PathBuf>,
+    title: Option<String>,
+    top: Option<usize>,
+    archive: Option<PathBuf>,
+    front: Option<PathBuf>,
+    style: Option<String>,
+    color_by: Option<String>,
+    no_overlay: bool,
+    no_key: bool,
+    no_grid: bool,
+    no_ticks: bool,
+    masses: bool,
+    springs: bool,
+    ropes: bool,
+    welds: bool,
+    sensor_values: bool,
+    velocity: bool,
+    touching: bool,
+    signals: bool,
+    all_layers: bool,
+    shared_camera: bool,
+    fixed_camera: Option<(f64, f64, f64, f64)>,
+    preset: Option<String>,
+    crf: Option<u8>,
+    tune: Option<String>,
+    threads: Option<u32>,
     allow_large: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let items: Vec<Bound<'py, PyAny>> =
-        if scenarios.is_instance_of::<PyList>() || scenarios.is_instance_of::<pyo3::types::PyTuple>() {
-            scenarios.try_iter()?.collect::<PyResult<_>>()?
-        } else {
-            vec![scenarios.clone()]
-        };
-    let parsed: Vec<Scenario> = items.iter().map(|s| self::scenario(py, s, allow_large)).collect::<PyResult<_>>()?;
-    let layout: Option<GridLayout> = layout
-        .map(|l| l.parse::<GridLayout>().map_err(|e| PyValueError::new_err(format!("layout {l:?}: {e}"))))
-        .transpose()?;
-    let is_png = out.extension().is_some_and(|e| e.eq_ignore_ascii_case("png"));
-    let format = VideoFormat::of(&out);
-    if !is_png && format.is_none() {
-        return Err(PyValueError::new_err(format!(
-            "{}: unknown output format; the extension chooses it: {} or .png (one frame)",
-            out.display(),
-            VideoFormat::CHOICES
-        )));
+    let items = scenarios.map(items).transpose()?.unwrap_or_default();
+    let given = [top.is_some(), archive.is_some(), front.is_some()].iter().filter(|g| **g).count();
+    if given > 1 {
+        return Err(PyValueError::new_err("give one of top, archive and front"));
     }
-    vsr2d::output::check_output_writable(&out).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    check_out_is_no_input(&out, &items, "scenarios")?;
-    let (width, height) = size;
-    guard::check_frame(width, height)?;
-    let settings = MovieSettings { width, height, fps, layout, ..MovieSettings::default() };
-    let sources = parsed
-        .iter()
-        .enumerate()
-        .map(|(i, s)| MovieSource::scenario(format!("scenarios[{i}]"), s, &settings.options))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let mut movie = Movie::new(sources, &settings).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    // The render's cost, before anything is simulated or drawn (a still draws one frame).
-    let frames = if is_png { 1 } else { movie.frame_count() };
-    guard::limits(allow_large)
-        .check_render(frames, width, height, movie.body_count() as u64)
-        .map_err(|e| PyValueError::new_err(format!("render of {frames} frames of {width}×{height} pixels {e}")))?;
-    let metrics = guard::interruptible(py, |cancel| -> Result<serde_json::Value, String> {
-        if is_png {
-            let k = at.map_or(u64::MAX, |t| frame_index_at(t, fps));
-            let pixmap = movie.still_while(k, &|| !cancel.load(Ordering::Relaxed)).map_err(|e| e.to_string())?;
-            write_png(pixmap, &out).map_err(|e| e.to_string())?;
-        } else {
-            let format = format.ok_or("no video format")?;
-            let mut sink = guard::Cancellable { inner: video_sink(format, &out, width, height, fps)?, cancel };
-            movie.run(&mut sink, &mut |_| {}).map_err(|e| e.to_string())?;
-            sink.inner.finish().map_err(|e| e.to_string())?;
+    let sources = if let Some(k) = top {
+        if !(1..=1024).contains(&k) {
+            return Err(PyValueError::new_err(format!("top = {k}: give 1 … 1024 individuals")));
         }
-        let runs = movie.finish_runs().map_err(|e| e.to_string())?;
-        serde_json::to_value(runs).map_err(|e| e.to_string())
-    })?;
-    Ok(pythonize(py, &metrics.map_err(PyRuntimeError::new_err)?)?)
+        let dirs = items.iter().map(|i| i.extract::<PathBuf>()).collect::<PyResult<Vec<_>>>().map_err(|_| {
+            PyValueError::new_err("with top, scenarios are the run directories of `vsr2d evolve` (paths)")
+        })?;
+        Sources::Top { dirs, k }
+    } else if let Some(dir) = archive.or(front.clone()) {
+        if !items.is_empty() {
+            return Err(PyValueError::new_err("archive and front draw a run directory: give no scenarios"));
+        }
+        if front.is_some() {
+            Sources::Front(dir)
+        } else {
+            Sources::Archive(dir)
+        }
+    } else if items.is_empty() {
+        Sources::Showcase
+    } else {
+        Sources::Runs(run_inputs(py, &items, "scenarios", allow_large)?)
+    };
+    let (mut video, mut still) = (None, None);
+    if let Some(out) = out {
+        let ext = out.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
+        match (VideoFormat::of(&out), ext.as_deref()) {
+            (Some(_), _) => video = Some(OutputFile::new(out, "out")),
+            (None, Some("png" | "svg" | "pdf")) => still = Some(OutputFile::new(out, "out")),
+            (None, _) => {
+                return Err(PyValueError::new_err(format!(
+                    "{}: unknown output format; the extension chooses it: {} or {} (one frame)",
+                    out.display(),
+                    VideoFormat::CHOICES,
+                    vsr2d::output::figure::FigureFormat::CHOICES
+                )))
+            }
+        }
+    }
+    let look = Look {
+        style: parsed(style, vsr2d::render_job::parse_style)?,
+        color_by: parsed(color_by, vsr2d::render_job::parse_sensor)?,
+        masses,
+        springs,
+        ropes,
+        welds,
+        sensor_values,
+        velocity,
+        touching,
+        signals,
+        all_layers,
+        no_overlay,
+        no_key,
+        no_grid,
+        no_ticks,
+    };
+    let defaults = Encoding::default();
+    let job = RenderJob {
+        sources,
+        settings: RenderSettings {
+            size,
+            fps,
+            duration,
+            layout: grid_layout(layout)?,
+            options: look.options(),
+            fixed_camera: camera(fixed_camera)?,
+            shared_camera,
+            detail: SnapshotDetail::default(),
+            at,
+            times: times.unwrap_or_default(),
+            encoding: Encoding {
+                preset: preset.unwrap_or(defaults.preset),
+                crf: crf.unwrap_or(defaults.crf),
+                tune: tune.unwrap_or(defaults.tune),
+                threads: threads.unwrap_or(defaults.threads),
+            },
+            title,
+        },
+        outputs: Outputs {
+            video,
+            frames: frames.map(|d| OutputFile::new(d, "frames")),
+            replace_frames,
+            still,
+            filmstrip: filmstrip.map(|f| OutputFile::new(f, "filmstrip")),
+            html: html.map(|f| OutputFile::new(f, "html")),
+            metrics: true,
+        },
+        limits: guard::limits(allow_large),
+    };
+    let report = run_job(py, job)?;
+    to_py(py, &report.metrics)
 }
 
 /// Writes scenarios or recordings as one self-contained interactive HTML page (`vsr2d view`, see
 /// docs/viewer.md): `runs` is one run or a list, each a scenario (dict, JSON text or path, simulated here
-/// with every optional snapshot detail) or the path of a `.jsonl` recording. Returns what the page holds
-/// (frames, fps, numbers, bytes).
+/// with every optional snapshot detail) or the path of a `.jsonl` recording. `size`, `fps`, `layout`,
+/// `duration`, `color_by`, `shared_camera`, `fixed_camera` and `title` (default: the page's file name) as
+/// for `render`. Returns what the page holds (frames, fps, numbers, bytes).
 #[pyfunction]
-#[pyo3(signature = (runs, out, *, size = (1280, 720), fps = 30, layout = None, allow_large = false))]
+#[pyo3(signature = (
+    runs, out, *, size = (1280, 720), fps = 30, layout = None, duration = None, color_by = None,
+    shared_camera = false, fixed_camera = None, title = None, allow_large = false
+))]
+#[allow(clippy::too_many_arguments)]
 fn view<'py>(
     py: Python<'py>,
     runs: &Bound<'py, PyAny>,
@@ -273,71 +451,34 @@ fn view<'py>(
     size: (u32, u32),
     fps: u32,
     layout: Option<String>,
+    duration: Option<f64>,
+    color_by: Option<String>,
+    shared_camera: bool,
+    fixed_camera: Option<(f64, f64, f64, f64)>,
+    title: Option<String>,
     allow_large: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let items: Vec<Bound<'py, PyAny>> =
-        if runs.is_instance_of::<PyList>() || runs.is_instance_of::<pyo3::types::PyTuple>() {
-            runs.try_iter()?.collect::<PyResult<_>>()?
-        } else {
-            vec![runs.clone()]
-        };
-    /// A run as the page's input: a recording's path, or a scenario.
-    enum Run {
-        Recording(PathBuf),
-        Scenario(Box<Scenario>),
-    }
-    let parsed: Vec<Run> = items
-        .iter()
-        .map(|item| {
-            if let Ok(path) = item.extract::<PathBuf>() {
-                if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("jsonl")) {
-                    return Ok(Run::Recording(path));
-                }
-            }
-            Ok(Run::Scenario(Box::new(self::scenario(py, item, allow_large)?)))
-        })
-        .collect::<PyResult<_>>()?;
-    let layout: Option<GridLayout> = layout
-        .map(|l| l.parse::<GridLayout>().map_err(|e| PyValueError::new_err(format!("layout {l:?}: {e}"))))
-        .transpose()?;
-    vsr2d::output::check_output_writable(&out).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    check_out_is_no_input(&out, &items, "runs")?;
-    let settings = vsr2d::view::ViewSettings {
-        movie: MovieSettings { width: size.0, height: size.1, fps, layout, ..MovieSettings::default() },
-        title: out.file_stem().map_or_else(|| "vsr2d".into(), |s| s.to_string_lossy().into_owned()),
-        ..vsr2d::view::ViewSettings::default()
+    let items = items(runs)?;
+    let look = Look { color_by: parsed(color_by, vsr2d::render_job::parse_sensor)?, ..Look::default() };
+    let job = RenderJob {
+        sources: Sources::Runs(run_inputs(py, &items, "runs", allow_large)?),
+        settings: RenderSettings {
+            size,
+            fps: Some(fps),
+            duration,
+            layout: grid_layout(layout)?,
+            options: look.options(),
+            fixed_camera: camera(fixed_camera)?,
+            shared_camera,
+            detail: vsr2d::snapshot::SnapshotDetail::ALL,
+            title,
+            ..RenderSettings::default()
+        },
+        outputs: Outputs { html: Some(OutputFile::new(out, "out")), ..Outputs::default() },
+        limits: guard::limits(allow_large),
     };
-    let stats = guard::interruptible(py, |cancel| -> Result<serde_json::Value, String> {
-        let sources = parsed
-            .into_iter()
-            .enumerate()
-            .map(|(i, run)| match run {
-                Run::Recording(path) => MovieSource::recording(path, None),
-                Run::Scenario(mut s) => {
-                    s.world.snapshot = vsr2d::snapshot::SnapshotDetail::ALL;
-                    MovieSource::scenario(format!("runs[{i}]"), &s, &settings.movie.options)
-                }
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("{e:#}"))?;
-        let page = vsr2d::view::build_page_while(sources, &settings, &|| !cancel.load(Ordering::Relaxed))
-            .map_err(|e| format!("{e:#}"))?;
-        vsr2d::output::atomic::write(&out, page.html.as_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
-        serde_json::to_value(&page.stats).map_err(|e| e.to_string())
-    })?;
-    Ok(pythonize(py, &stats.map_err(PyValueError::new_err)?)?)
-}
-
-/// Refuses an `out` that names one of the files given in `items` (paths among them; links followed).
-fn check_out_is_no_input(out: &std::path::Path, items: &[Bound<'_, PyAny>], what: &str) -> PyResult<()> {
-    let named: Vec<(String, PathBuf)> = items
-        .iter()
-        .enumerate()
-        .filter_map(|(i, item)| item.extract::<PathBuf>().ok().map(|p| (format!("{what}[{i}]"), p)))
-        .collect();
-    let inputs: Vec<(&str, &std::path::Path)> = named.iter().map(|(w, p)| (w.as_str(), p.as_path())).collect();
-    vsr2d::output::check_distinct(&[("out", out)], &inputs).map_err(|e| PyValueError::new_err(e.to_string()))
+    let report = run_job(py, job)?;
+    to_py(py, &report.page)
 }
 
 /// Writes frames (numpy uint8 arrays of shape (H, W, 3) or (H, W, 4), all the same size, e.g. from

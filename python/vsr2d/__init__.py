@@ -5,8 +5,9 @@ Everything here is the Rust library through thin bindings; scenarios are the sam
 
 - ``evaluate(scenario)`` / ``evaluate_many(scenarios, jobs=N)``: run to the end, get the metrics.
 - ``Simulation(scenario)``: drive the robots step by step (``reset``, ``step(actions)``, ``render``).
-- ``render(scenarios, "out.mp4" | "out.gif" | "out.png")``, ``render_frame(snapshot)``,
-  ``write_video(frames, "out.gif")``.
+- ``render(scenarios, "out.mp4" | "out.gif" | "out.png" | "out.svg" | "out.pdf", **options)``: the
+  ``vsr2d render`` job with every one of its options (``filmstrip``, ``html``, ``style``, layers, camera,
+  ``top``, ...; see ``help(vsr2d.render)``); ``render_frame(snapshot)``, ``write_video(frames, "out.gif")``.
 - ``view(scenario_or_recording, "run.html")``: one self-contained interactive HTML replay (docs/viewer.md).
 - ``evolve(experiment, out_dir, map=...)``: a built-in algorithm (the experiment's ``"algorithm"``:
   ``ga``, ``cma_es``, ``nsga2``, ``map_elites``); returns the log. ``map`` evaluates each generation's

@@ -97,10 +97,7 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
 }
 
-/// Whether a scenario path names stdin.
-pub fn is_stdin(path: &Path) -> bool {
-    path.as_os_str() == "-"
-}
+pub use vsr2d::render_job::is_stdin;
 
 /// Reads and validates a scenario file (`-`: stdin), applying `--duration` and checking the resource
 /// limits; every problem is bad input.
@@ -133,18 +130,7 @@ pub fn load_scenario(path: &Path, duration: Option<f64>) -> Result<Scenario, Fai
     Ok(scenario)
 }
 
-/// An output directory (frames, a report) must be writable if it exists, or be creatable under its
-/// nearest existing ancestor: checked before any work starts.
-pub fn check_dir_creatable(dir: &Path) -> Result<(), vsr2d::output::OutputError> {
-    let mut probe = dir;
-    while !probe.exists() {
-        match probe.parent() {
-            Some(p) if !p.as_os_str().is_empty() => probe = p,
-            _ => return vsr2d::output::check_dir_writable("."),
-        }
-    }
-    vsr2d::output::check_dir_writable(probe)
-}
+pub use vsr2d::output::check_dir_creatable;
 
 /// The progress of one simulation on stderr (`vsr2d simulate` on a terminal): steps done, elapsed
 /// time and an estimate; cleared when dropped.

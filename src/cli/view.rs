@@ -1,22 +1,22 @@
 //! `vsr2d view`: scenarios (simulated here) or recordings into one self-contained interactive HTML page,
-//! one grid cell per run as in `vsr2d render` (docs/viewer.md).
+//! one grid cell per run as in `vsr2d render` (docs/viewer.md): a render job whose only output is the page.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::anyhow;
 use clap::Args;
 
 use vsr2d::geom::Aabb;
 use vsr2d::model::voxel::sensors::SensorKind;
-use vsr2d::movie::{MovieSettings, MovieSource};
-use vsr2d::output::{atomic, check_output_writable};
 use vsr2d::render::{GridLayout, RenderOptions};
+use vsr2d::render_job::{
+    is_recording, Hooks, OutputFile, Outputs, RenderJob, RenderSettings, RunInput, RunKind, Sources,
+};
 use vsr2d::snapshot::SnapshotDetail;
-use vsr2d::view::{build_page, Page, ViewSettings};
+use vsr2d::view::PageStats;
 
-use super::picture::{classify, parse_sensor, parse_size, parse_view};
-use super::{input, is_stdin, load_scenario, Failure};
+use super::picture::{job_failure, parse_sensor, parse_size, parse_view};
+use super::Failure;
 
 #[derive(Args)]
 pub struct ViewArgs {
@@ -60,51 +60,8 @@ pub struct ViewArgs {
     pub quiet: bool,
 }
 
-/// Whether an input names a recording rather than a scenario.
-fn is_recording(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("jsonl"))
-}
-
-/// The sources of the inputs, in order: scenarios built with `detail` added, recordings as they are.
-pub fn sources(
-    inputs: &[PathBuf],
-    duration: Option<f64>,
-    detail: SnapshotDetail,
-    options: &RenderOptions,
-) -> Result<Vec<MovieSource>, Failure> {
-    if inputs.iter().filter(|p| is_stdin(p)).count() > 1 {
-        return Err(input(anyhow!("`-` (a scenario from stdin) can be given only once")));
-    }
-    let mut sources = Vec::with_capacity(inputs.len());
-    for path in inputs {
-        if is_recording(path) {
-            sources.push(MovieSource::recording(path, duration).map_err(classify)?);
-            continue;
-        }
-        let mut scenario = load_scenario(path, duration)?;
-        let d = &mut scenario.world.snapshot;
-        (d.springs, d.ropes, d.welds, d.controller) = (
-            d.springs | detail.springs,
-            d.ropes | detail.ropes,
-            d.welds | detail.welds,
-            d.controller | detail.controller,
-        );
-        let name = if is_stdin(path) { "stdin".to_string() } else { path.display().to_string() };
-        sources.push(MovieSource::scenario(name, &scenario, options).map_err(classify)?);
-    }
-    Ok(sources)
-}
-
-/// Builds the page and writes it atomically.
-pub fn write_page(path: &Path, sources: Vec<MovieSource>, settings: &ViewSettings) -> Result<Page, Failure> {
-    let page = build_page(sources, settings).map_err(|e| super::classified(e.is_input(), e))?;
-    atomic::write(path, page.html.as_bytes()).map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
-    Ok(page)
-}
-
 /// One line about a written page, for stderr.
-pub fn summary(path: &Path, page: &Page, seconds: f64) -> String {
-    let s = &page.stats;
+pub fn summary(path: &Path, s: &PageStats, seconds: f64) -> String {
     let mut line = format!(
         "wrote {}: {} frames at {} fps, {:.0} kB ({} numbers, {:.0} kB before deflate), in {seconds:.1} s",
         path.display(),
@@ -120,50 +77,51 @@ pub fn summary(path: &Path, page: &Page, seconds: f64) -> String {
     line
 }
 
-pub fn run(args: ViewArgs) -> Result<(), Failure> {
-    let started = Instant::now();
-    check_output_writable(&args.output).map_err(input)?;
-    let inputs: Vec<(&str, &std::path::Path)> = args.inputs.iter().map(|p| ("INPUT", p.as_path())).collect();
-    vsr2d::output::check_distinct(&[("-o", &args.output)], &inputs).map_err(input)?;
-    // The page is HTML whatever its name: `-o x.mp4` would write a page named like a video.
-    if let Some(ext) = args.output.extension().and_then(|e| e.to_str()) {
-        if !["html", "htm"].contains(&ext.to_ascii_lowercase().as_str()) {
-            return Err(input(anyhow!(
-                "-o {} would be an HTML page named .{ext}: give a name ending in .html (for a video, use `vsr2d \
-                 render -o {}`)",
-                args.output.display(),
-                args.output.display()
-            )));
+impl ViewArgs {
+    /// The render job these arguments describe: the page alone.
+    fn job(&self) -> RenderJob {
+        let runs = self
+            .inputs
+            .iter()
+            .map(|p| RunInput {
+                given_as: "INPUT".into(),
+                kind: if is_recording(p) { RunKind::Recording(p.clone()) } else { RunKind::ScenarioFile(p.clone()) },
+            })
+            .collect();
+        let mut options = RenderOptions::default();
+        if let Some(kind) = self.color_by {
+            options.color_by = kind;
+        }
+        let title = self
+            .title
+            .clone()
+            .unwrap_or_else(|| self.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+        RenderJob {
+            sources: Sources::Runs(runs),
+            settings: RenderSettings {
+                size: self.size,
+                fps: Some(self.fps),
+                duration: self.duration,
+                layout: self.layout,
+                options,
+                fixed_camera: self.fixed_camera,
+                shared_camera: self.shared_camera,
+                detail: self.detail,
+                title: Some(title),
+                ..RenderSettings::default()
+            },
+            outputs: Outputs { html: Some(OutputFile::new(&self.output, "-o")), ..Outputs::default() },
+            limits: super::limits(),
         }
     }
-    if args.fps == 0 {
-        return Err(input(anyhow!("--fps 0 is invalid; give a positive number of frames per second (e.g. 30)")));
-    }
-    let mut options = RenderOptions::default();
-    if let Some(kind) = args.color_by {
-        options.color_by = kind;
-    }
-    let sources = sources(&args.inputs, args.duration, args.detail, &options)?;
-    let title = args
-        .title
-        .clone()
-        .unwrap_or_else(|| args.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
-    let settings = ViewSettings {
-        movie: MovieSettings {
-            width: args.size.0,
-            height: args.size.1,
-            fps: args.fps,
-            layout: args.layout,
-            options,
-            fixed_view: args.fixed_camera,
-            shared_camera: args.shared_camera,
-        },
-        title,
-        ..ViewSettings::default()
-    };
-    let page = write_page(&args.output, sources, &settings)?;
-    if !args.quiet {
-        eprintln!("{}", summary(&args.output, &page, started.elapsed().as_secs_f64()));
+}
+
+pub fn run(args: ViewArgs) -> Result<(), Failure> {
+    let started = Instant::now();
+    let plan = args.job().preflight().map_err(job_failure)?;
+    let report = plan.run(&mut Hooks { progress: &mut |_, _| {}, keep_going: &|| true }).map_err(job_failure)?;
+    if let (false, Some(stats)) = (args.quiet, &report.page) {
+        eprintln!("{}", summary(&args.output, stats, started.elapsed().as_secs_f64()));
     }
     Ok(())
 }

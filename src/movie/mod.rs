@@ -298,6 +298,9 @@ enum Stream {
         until: Option<f64>,
         done: bool,
     },
+    /// The snapshots a movie captured, given again without simulating, then the rest of the stream
+    /// ([`Movie::into_sources`]).
+    Replay(std::vec::IntoIter<Arc<Snapshot>>, Box<Stream>),
 }
 
 impl Stream {
@@ -337,6 +340,10 @@ impl Stream {
                     }
                 }
             }
+            Stream::Replay(captured, rest) => match captured.next() {
+                Some(s) => Ok(Some(s)),
+                None => rest.next_snapshot(name),
+            },
         }
     }
 }
@@ -370,6 +377,14 @@ struct Feed {
     stream: Stream,
     cursor: FrameCursor<Arc<Snapshot>>,
     tracks: Vec<Track>,
+    /// The rest of its [`MovieSource`], to give it back as a replay.
+    bodies: Vec<(BodyId, String)>,
+    cells_only: bool,
+    end_t: f64,
+    detail: SnapshotDetail,
+    heading: Option<String>,
+    /// Every snapshot delivered so far, when the movie captures them ([`Movie::capture_snapshots`]).
+    captured: Option<Vec<Arc<Snapshot>>>,
 }
 
 /// Pulls snapshots for a [`FrameCursor`], noting each one's boxes for the cameras (so the 3 s follow
@@ -378,6 +393,7 @@ struct Pull<'a> {
     name: &'a str,
     stream: &'a mut Stream,
     tracks: &'a mut [Track],
+    captured: &'a mut Option<Vec<Arc<Snapshot>>>,
     error: Option<MovieError>,
 }
 
@@ -388,6 +404,9 @@ impl Iterator for Pull<'_> {
             Ok(Some(s)) => {
                 for track in self.tracks.iter_mut() {
                     track.pending.push((s.t, s.bodies_bbox(track.bodies.as_deref())));
+                }
+                if let Some(captured) = self.captured.as_mut() {
+                    captured.push(Arc::clone(&s));
                 }
                 Some(s)
             }
@@ -402,7 +421,13 @@ impl Iterator for Pull<'_> {
 
 impl Feed {
     fn advance(&mut self, frame_t: f64) -> Result<(), MovieError> {
-        let mut pull = Pull { name: &self.name, stream: &mut self.stream, tracks: &mut self.tracks, error: None };
+        let mut pull = Pull {
+            name: &self.name,
+            stream: &mut self.stream,
+            tracks: &mut self.tracks,
+            captured: &mut self.captured,
+            error: None,
+        };
         let shown = self.cursor.advance(frame_t, &mut pull).is_some();
         match pull.error {
             Some(e) => Err(e),
@@ -525,6 +550,12 @@ impl Movie {
                 stream: source.stream,
                 cursor: FrameCursor::new(),
                 tracks,
+                bodies: source.bodies,
+                cells_only: source.cells_only,
+                end_t: source.end_t,
+                detail: source.detail,
+                heading: source.heading,
+                captured: None,
             });
         }
         if let Some(view) = settings.fixed_view {
@@ -557,7 +588,7 @@ impl Movie {
             let figures = match &feed.stream {
                 // Only the task's own figures: the robots' metrics are not shown per frame.
                 Stream::Live { monitor, .. } => monitor.task_metrics().map(|m| m.figures()),
-                Stream::Recorded { .. } => None,
+                Stream::Recorded { .. } | Stream::Replay(..) => None,
             };
             for track in &mut feed.tracks {
                 track.shown.clone_from(&track.label);
@@ -776,15 +807,64 @@ impl Movie {
     }
 
     /// Runs every live simulation to its end (the last frame may come a little before it) and returns
-    /// their metrics, in source order. Recordings have none.
+    /// their metrics, in source order. Recordings have none; they are read to their end too while the
+    /// movie captures its snapshots ([`Movie::capture_snapshots`]).
     pub fn finish_runs(&mut self) -> Result<Vec<RunMetrics>, MovieError> {
-        self.feeds
+        self.finish_runs_while(&|| true)
+    }
+
+    /// [`Movie::finish_runs`] that asks `keep_going` before each snapshot and stops with
+    /// [`MovieError::Stopped`] when it says no (Ctrl-C in Python).
+    pub fn finish_runs_while(&mut self, keep_going: &(dyn Fn() -> bool + Sync)) -> Result<Vec<RunMetrics>, MovieError> {
+        let frame = self.next;
+        let metrics: Vec<Option<RunMetrics>> = self
+            .feeds
             .par_iter_mut()
-            .filter(|feed| matches!(feed.stream, Stream::Live { .. }))
             .map(|feed| {
-                while feed.stream.next_snapshot(&feed.name)?.is_some() {}
-                let Stream::Live { monitor, .. } = &feed.stream else { unreachable!("filtered to live feeds") };
-                Ok(RunMetrics { name: feed.name.clone(), result: monitor.result() })
+                let live = matches!(feed.stream, Stream::Live { .. });
+                if !live && feed.captured.is_none() {
+                    return Ok(None);
+                }
+                loop {
+                    if !keep_going() {
+                        return Err(MovieError::Stopped { frame });
+                    }
+                    let Some(s) = feed.stream.next_snapshot(&feed.name)? else { break };
+                    if let Some(captured) = &mut feed.captured {
+                        captured.push(s);
+                    }
+                }
+                let Stream::Live { monitor, .. } = &feed.stream else { return Ok(None) };
+                Ok(Some(RunMetrics { name: feed.name.clone(), result: monitor.result() }))
+            })
+            .collect::<Result<_, MovieError>>()?;
+        Ok(metrics.into_iter().flatten().collect())
+    }
+
+    /// Keeps every snapshot the sources deliver from now on (call it before the first frame), so that
+    /// [`Movie::into_sources`] gives the run again without simulating it: `render --html` fills its
+    /// viewer page from the snapshots its video showed.
+    pub fn capture_snapshots(&mut self) {
+        for feed in &mut self.feeds {
+            feed.captured.get_or_insert_with(Vec::new);
+        }
+    }
+
+    /// The sources again, each delivering the snapshots captured since [`Movie::capture_snapshots`], then
+    /// the rest of its stream: after [`Movie::finish_runs`], the whole run without simulating it; a
+    /// movie that has drawn no frame gives its sources back as they came.
+    pub fn into_sources(self) -> Vec<MovieSource> {
+        self.feeds
+            .into_iter()
+            .map(|feed| MovieSource {
+                name: feed.name,
+                stream: Stream::Replay(feed.captured.unwrap_or_default().into_iter(), Box::new(feed.stream)),
+                bodies: feed.bodies,
+                cells_only: feed.cells_only,
+                end_t: feed.end_t,
+                detail: feed.detail,
+                heading: feed.heading,
+                progress: feed.progress,
             })
             .collect()
     }
@@ -957,6 +1037,29 @@ mod tests {
         assert_eq!(sink.taken, 3);
         // Drawing stopped soon after: the failed frame, the queue and the frame being drawn.
         assert!(movie.next <= 4 + crate::output::pipeline::FRAME_QUEUE as u64 + 1, "drew {} frames", movie.next);
+    }
+
+    /// A movie that captured its snapshots gives its run again: the replayed sources draw the same frames,
+    /// and a movie that has drawn nothing gives its sources back as they came.
+    #[test]
+    fn captured_sources_replay_the_same_frames() {
+        let settings = MovieSettings { width: 96, height: 54, ..MovieSettings::default() };
+        let frames_of = |movie: &mut Movie| {
+            let mut frames = Vec::new();
+            while let Some(frame) = movie.next_frame().unwrap() {
+                frames.push(frame.data().to_vec());
+            }
+            frames
+        };
+        let mut live = Movie::showcase(&settings, Some(0.5)).unwrap();
+        live.capture_snapshots();
+        let drawn = frames_of(&mut live);
+        assert_eq!(live.finish_runs().unwrap().len(), 4);
+        let mut replayed = Movie::new(live.into_sources(), &settings).unwrap();
+        assert!(frames_of(&mut replayed) == drawn, "the replay draws other frames");
+        assert!(replayed.finish_runs().unwrap().is_empty(), "a replay simulates nothing");
+        let untouched = Movie::showcase(&settings, Some(0.5)).unwrap();
+        assert!(frames_of(&mut Movie::new(untouched.into_sources(), &settings).unwrap()) == drawn);
     }
 
     #[test]

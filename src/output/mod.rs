@@ -259,6 +259,19 @@ pub fn check_output_writable(path: impl AsRef<Path>) -> Result<(), OutputError> 
     }
 }
 
+/// An output directory (frames, a report) must be writable if it exists, or be creatable under its
+/// nearest existing ancestor: checked before any work starts.
+pub fn check_dir_creatable(dir: impl AsRef<Path>) -> Result<(), OutputError> {
+    let mut probe = dir.as_ref();
+    while !probe.exists() {
+        match probe.parent() {
+            Some(p) if !p.as_os_str().is_empty() => probe = p,
+            _ => return check_dir_writable("."),
+        }
+    }
+    check_dir_writable(probe)
+}
+
 /// Checks that `dir` exists, is a directory, and that a file can be created and removed in it.
 pub fn check_dir_writable(dir: impl AsRef<Path>) -> Result<(), OutputError> {
     let dir = dir.as_ref();

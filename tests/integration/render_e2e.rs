@@ -492,3 +492,127 @@ fn cli_renders_the_top_individuals_of_evolution_runs() {
     let refused = vsr2d(&[&["render", "--top", "1", empty.to_str().unwrap()][..], &args].concat());
     assert_eq!(refused.status.code(), Some(2));
 }
+
+/// `render --html` fills its page from the run it renders: the page is byte for byte the one `vsr2d view`
+/// writes of the same file (same title and detail), the metrics are the run's, and a scenario read once
+/// from stdin (which a second run could not read again) gets its page too.
+#[test]
+fn render_html_reuses_its_run_and_equals_the_view_page() {
+    use std::io::Write as _;
+    let dir = scratch_dir();
+    let at = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (png, rendered_page, viewed, piped) = (at("end.png"), at("run.html"), at("view.html"), at("stdin.html"));
+    let biped = fixture("biped");
+    let biped = biped.to_str().unwrap();
+    let size = ["--duration", "1", "--size", "320x180", "-q"];
+    let rendered = vsr2d(&[&["render", biped, "--png", &png, "--html", &rendered_page][..], &size].concat());
+    assert!(rendered.status.success(), "{}", String::from_utf8_lossy(&rendered.stderr));
+    let view = vsr2d(&[&["view", biped, "-o", &viewed, "--detail", "none", "--title", "run"][..], &size].concat());
+    assert!(view.status.success(), "{}", String::from_utf8_lossy(&view.stderr));
+    assert!(fs::read(&rendered_page).unwrap() == fs::read(&viewed).unwrap(), "render --html differs from view");
+    let plain = vsr2d(&["simulate", biped, "--duration", "1"]);
+    let runs: serde_json::Value = serde_json::from_slice(&rendered.stdout).unwrap();
+    let simulated: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
+    assert_eq!(runs["runs"][0]["robots"], simulated["robots"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vsr2d"))
+        .args([&["render", "-", "--html", &piped][..], &size].concat())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&fs::read(biped).unwrap()).unwrap();
+    let from_stdin = child.wait_with_output().unwrap();
+    assert!(from_stdin.status.success(), "{}", String::from_utf8_lossy(&from_stdin.stderr));
+    assert!(fs::read_to_string(&piped).unwrap().contains("\"frames\":31"));
+}
+
+/// The render job's preflight refuses bad values, bad combinations and renders over the cost limit with
+/// exit 2 and a message naming the fix, before anything is simulated: nothing is written.
+#[test]
+fn the_preflight_refuses_before_simulating_and_writes_nothing() {
+    let dir = scratch_dir();
+    let at = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let worm = fixture("worm");
+    let worm = worm.to_str().unwrap();
+    let (mp4, png, svg, html) = (at("x.mp4"), at("x.png"), at("x.svg"), at("x.html"));
+    let (avi, gif_page) = (at("x.avi"), at("page.gif"));
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        // 10⁵ s at 30 fps of 1280×720: far over the pixels × frames limit.
+        (vec!["render", worm, "--duration", "100000", "-o", &mp4, "--png", &png, "--html", &html], "pixels × frames"),
+        (vec!["render", worm, "--duration", "1e7", "-o", &mp4], "--duration 1e7 is invalid"),
+        (vec!["render", worm, "--fps", "0", "-o", &mp4], "--fps 0 is invalid"),
+        (vec!["render", worm, "--png", &svg, "--fps", "60"], "--fps is a video's frame rate"),
+        (vec!["render", worm, "--png", &png, "--html", &mp4], "would be an HTML page named .mp4"),
+        (vec!["render", worm, "-o", &mp4, "--html", &mp4], "both name"),
+        (vec!["render", worm, "-o", &avi], "unknown video format"),
+        (vec!["render", worm, "--png", worm], "would replace that input"),
+        (vec!["view", worm, "-o", &gif_page], "would be an HTML page named .gif"),
+        (vec!["view", worm, "-o", &html, "--fps", "0"], "--fps 0 is invalid"),
+    ];
+    for (args, needle) in cases {
+        let out = vsr2d(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}: no metrics, nothing was simulated");
+        assert!(entries(dir.path()).is_empty(), "{args:?} wrote {:?}", entries(dir.path()));
+    }
+}
+
+/// Every bad combination a Python caller can make but clap already stops on the command line is
+/// refused by the job itself, with a message naming the options.
+#[test]
+fn the_job_refuses_combinations_without_the_command_line() {
+    use vsr2d::render_job::{OutputFile, Outputs, RenderJob, RenderSettings, RunInput, RunKind, Sources};
+    let dir = scratch_dir();
+    let file = |name: &str, flag: &str| Some(OutputFile::new(dir.path().join(name), flag));
+    let job = |settings: RenderSettings, outputs: Outputs| RenderJob {
+        sources: Sources::Runs(vec![RunInput {
+            given_as: "scenarios[0]".into(),
+            kind: RunKind::Scenario { name: "worm".into(), scenario: Box::new(scenario("worm", 1.0)), file: None },
+        }]),
+        settings,
+        outputs,
+        limits: vsr2d::limits::Limits::DEFAULT,
+    };
+    let refused = |job: RenderJob| match job.preflight() {
+        Ok(_) => panic!("preflight accepted a bad job"),
+        Err(e) => {
+            assert!(e.is_input(), "{e}");
+            e.to_string()
+        }
+    };
+    let strip = Outputs { filmstrip: file("s.png", "filmstrip"), ..Outputs::default() };
+    let cases: Vec<(RenderJob, &str)> = vec![
+        (job(RenderSettings::default(), Outputs::default()), "nothing to write"),
+        (
+            job(RenderSettings { at: Some(1.0), ..RenderSettings::default() }, strip.clone()),
+            "--at is the time of the still",
+        ),
+        (
+            job(
+                RenderSettings { times: vec![0.5], ..RenderSettings::default() },
+                Outputs { still: file("x.png", "out"), ..Outputs::default() },
+            ),
+            "--times are the times of the filmstrip",
+        ),
+        (
+            job(RenderSettings::default(), Outputs { video: file("x.gif", "out"), ..strip.clone() }),
+            "a filmstrip is written by a command of its own",
+        ),
+        (
+            job(
+                RenderSettings { size: (0, 10), ..RenderSettings::default() },
+                Outputs { still: file("x.png", "out"), ..Outputs::default() },
+            ),
+            "--size 0x10 is invalid",
+        ),
+    ];
+    for (job, needle) in cases {
+        let message = refused(job);
+        assert!(message.contains(needle), "{message}");
+    }
+    assert!(entries(dir.path()).is_empty());
+}
