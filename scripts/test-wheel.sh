@@ -122,6 +122,12 @@ vsr2d simulate "$repo/fixtures/scenarios/jumping.json" >wheel.json
 cmp wheel.json "$tmp/source.json"
 echo "check: vsr2d simulate equals the source build's output"
 vsr2d render "$repo/fixtures/scenarios/jumping.json" --duration 1 --size 320x180 -o cli.mp4 >/dev/null
+# Reproducible: the same frames and settings give the same bytes (OpenH264's own threads did not).
+vsr2d render "$repo/fixtures/scenarios/jumping.json" --duration 1 --size 320x180 -o again.mp4 >/dev/null
+vsr2d render "$repo/fixtures/scenarios/jumping.json" --duration 1 --size 320x180 --threads 3 -o three.mp4 >/dev/null
+vsr2d render "$repo/fixtures/scenarios/jumping.json" --duration 1 --size 320x180 --threads 3 -o three-again.mp4 >/dev/null
+cmp cli.mp4 again.mp4 && cmp three.mp4 three-again.mp4
+echo "check: render twice gives the same mp4 bytes (2 and 3 threads)"
 # What OpenH264 cannot honour is refused by name, before any simulation (exit 2: the caller's input).
 set +e
 vsr2d render "$repo/fixtures/scenarios/jumping.json" --preset medium -o refused.mp4 2>refused.txt

@@ -100,7 +100,7 @@ pub struct VideoSettings {
     pub crf: u8,
     /// x264 tune, one of [`TUNES`] (default [`super::DEFAULT_X264_TUNE`]).
     pub tune: String,
-    /// Encoder threads (default 1; with OpenH264 also its slices per frame). The same input and the same thread count give byte-identical files;
+    /// Encoder threads (default 1; with OpenH264 its slices per frame, all encoded on one thread). The same input and the same thread count give byte-identical files;
     /// 0 means "auto", which depends on the CPU count and so is not reproducible across machines.
     pub threads: u32,
 }
@@ -408,7 +408,13 @@ impl Mp4Encoder {
             enc.set_flags(codec::Flags::GLOBAL_HEADER);
         }
         let mut options = Dictionary::new();
-        options.set("threads", &settings.threads.to_string());
+        // OpenH264 encodes its slices on one thread: with its own threads the bytes differed from run to
+        // run (measured: three runs at 2 threads, three files), and reruns must give the same file.
+        let threads = match which {
+            H264Encoder::X264 => settings.threads,
+            H264Encoder::OpenH264 => 1,
+        };
+        options.set("threads", &threads.to_string());
         match which {
             H264Encoder::X264 => {
                 options.set("preset", &settings.preset);
