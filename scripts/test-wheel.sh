@@ -2,7 +2,7 @@
 # Tests the portable wheel as a colleague without root, Rust or FFmpeg gets it:
 #
 # - the wheel (VSR2D_WHEEL, or built here by scripts/build-wheel.sh --profile dev: the bundling is what is
-#   tested, not the optimisation) is at most 15 MB (`dist`; 17 MB for other profiles, see max_bytes),
+#   tested, not the optimisation) is at most 15 MB (`dist`; 19 MB for other profiles, see max_bytes),
 #   and its metadata's License-Expression names the
 #   licence of every library it bundles, found by reading its ELF files (FFmpeg's configured licence
 #   string, OpenH264's and x264's own signatures), each with its licence file in the wheel;
@@ -22,12 +22,14 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 target_dir=${CARGO_TARGET_DIR:-$repo/target}
 # The size limit: 15 MB (issue 53) for the shipped wheel, `dist` (fat LTO); a wheel of another profile
-# (the `dev` one CI builds, no LTO) is larger and is held to 17 MB (measured: 16.1 MB once the figures'
-# PDF writer, krilla and its embedded font, was in). VSR2D_WHEEL_PROFILE names the given wheel's profile.
+# (the `dev` one CI builds, no LTO: the whole library twice, in the binary and the extension) is larger
+# and is held to 19 MB, a guard against bundled libraries rather than a size target (measured: 16.1 MB
+# with the figures' PDF writer, 17.4 MB with the render job as well). VSR2D_WHEEL_PROFILE names the given
+# wheel's profile.
 profile=${VSR2D_WHEEL_PROFILE:-dev}
 case $profile in
     dist) max_bytes=15000000 ;;
-    *) max_bytes=17000000 ;;
+    *) max_bytes=19000000 ;;
 esac
 
 failed=0
