@@ -130,6 +130,9 @@ pub struct RenderSettings {
     pub encoding: Encoding,
     /// The viewer page's title; `None`: the page's file name.
     pub title: Option<String>,
+    /// Shown in the overlay in place of each cell's run or robot name, one per cell in order (figure
+    /// panels: "(a) worm"); empty: the names.
+    pub labels: Vec<String>,
 }
 
 impl Default for RenderSettings {
@@ -147,6 +150,7 @@ impl Default for RenderSettings {
             times: Vec::new(),
             encoding: Encoding::default(),
             title: None,
+            labels: Vec::new(),
         }
     }
 }
@@ -171,6 +175,11 @@ pub struct Look {
     pub no_key: bool,
     pub no_grid: bool,
     pub no_ticks: bool,
+    /// Labels are given (`--label`): the overlay that shows them is on even in the paper style, which
+    /// leaves it out otherwise.
+    pub labelled: bool,
+    /// Every text size times this; `None`: 1.
+    pub font_scale: Option<f32>,
 }
 
 impl Look {
@@ -197,7 +206,10 @@ impl Look {
         if let Some(kind) = self.color_by {
             o.color_by = kind;
         }
-        o.text &= !self.no_overlay;
+        o.text = (o.text || self.labelled) && !self.no_overlay;
+        if let Some(scale) = self.font_scale {
+            o.font_scale = scale;
+        }
         o.legend &= !self.no_key;
         o.materials &= !self.no_key;
         o.world_grid &= !self.no_grid;
@@ -205,6 +217,9 @@ impl Look {
         o
     }
 }
+
+/// The font scales a render takes (`--font-scale`): half size to four times.
+pub const FONT_SCALE_RANGE: std::ops::RangeInclusive<f32> = 0.5..=4.0;
 
 /// A style by its name: `screen` or `paper`.
 pub fn parse_style(text: &str) -> Result<Style, String> {
@@ -416,6 +431,13 @@ impl RenderJob {
             shared_camera: self.settings.shared_camera,
         };
         let mut movie = Movie::new(sources, &movie_settings)?;
+        if !self.settings.labels.is_empty() && !movie.set_labels(&self.settings.labels) {
+            let (given, cells) = (self.settings.labels.len(), movie.cells().len());
+            return Err(refused(format!(
+                "{given} --label given for {cells} cell{}: give one per cell, in order",
+                if cells == 1 { "" } else { "s" }
+            )));
+        }
         let o = &self.outputs;
         let pictures = o.video.is_some() || o.frames.is_some() || o.still.is_some() || o.filmstrip.is_some();
         if o.html.is_some() && (pictures || o.metrics) {
@@ -476,6 +498,19 @@ impl RenderJob {
                     crate::geom::compact(d)
                 )));
             }
+        }
+        let scale = s.options.font_scale;
+        if !FONT_SCALE_RANGE.contains(&scale) {
+            return Err(refused(format!(
+                "--font-scale {scale} is invalid: give a factor from {} to {} (1 keeps the style's text sizes)",
+                FONT_SCALE_RANGE.start(),
+                FONT_SCALE_RANGE.end()
+            )));
+        }
+        if !s.labels.is_empty() && !s.options.text {
+            return Err(refused(
+                "--label is shown in the overlay, which --no-overlay leaves out: leave out one of them",
+            ));
         }
         if s.fps == Some(0) {
             return Err(refused("--fps 0 is invalid; give a positive number of frames per second (e.g. 30)"));

@@ -279,7 +279,9 @@ fn run_job(py: Python<'_>, job: RenderJob) -> PyResult<JobReport> {
 ///   `fixed_camera=(x0, y0, x1, y1)` metres.
 /// - The look: `style` ("screen" or "paper"), `color_by` (a sensor id, e.g. "velocity_magnitude"),
 ///   layers left out with `no_overlay`, `no_key`, `no_grid`, `no_ticks`, added with `masses`, `springs`,
-///   `ropes`, `welds`, `sensor_values`, `velocity`, `touching`, `signals` or `all_layers`.
+///   `ropes`, `welds`, `sensor_values`, `velocity`, `touching`, `signals` or `all_layers`; `label` (a str,
+///   or a list of one str per cell) shown in the overlay in place of the run's name; `font_scale` (0.5 to 4)
+///   on every text size and the boxes around the text.
 /// - The mp4 encoder: `preset`, `crf`, `tune`, `threads` (as `vsr2d render --help` describes).
 ///
 /// Bad values and combinations raise `ValueError` with the command line's message, before anything is
@@ -292,7 +294,7 @@ fn run_job(py: Python<'_>, job: RenderJob) -> PyResult<JobReport> {
     no_grid = false, no_ticks = false, masses = false, springs = false, ropes = false, welds = false,
     sensor_values = false, velocity = false, touching = false, signals = false, all_layers = false,
     shared_camera = false, fixed_camera = None, preset = None, crf = None, tune = None, threads = None,
-    allow_large = false
+    label = None, font_scale = None, allow_large = false
 ))]
 #[allow(clippy::too_many_arguments)]
 fn render<'py>(
@@ -334,9 +336,21 @@ fn render<'py>(
     crf: Option<u8>,
     tune: Option<String>,
     threads: Option<u32>,
+    label: Option<&Bound<'py, PyAny>>,
+    font_scale: Option<f32>,
     allow_large: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let items = scenarios.map(items).transpose()?.unwrap_or_default();
+    // One label (a str) or one per cell (a list of str), as `--label` once or repeated.
+    let labels: Vec<String> = match label {
+        None => Vec::new(),
+        Some(l) => match l.extract::<String>() {
+            Ok(one) => vec![one],
+            Err(_) => l
+                .extract::<Vec<String>>()
+                .map_err(|_| PyValueError::new_err("label: give a str, or a list of str with one label per cell"))?,
+        },
+    };
     let given = [top.is_some(), archive.is_some(), front.is_some()].iter().filter(|g| **g).count();
     if given > 1 {
         return Err(PyValueError::new_err("give one of top, archive and front"));
@@ -395,6 +409,8 @@ fn render<'py>(
         no_key,
         no_grid,
         no_ticks,
+        labelled: !labels.is_empty(),
+        font_scale,
     };
     let defaults = Encoding::default();
     let job = RenderJob {
@@ -417,6 +433,7 @@ fn render<'py>(
                 threads: threads.unwrap_or(defaults.threads),
             },
             title,
+            labels,
         },
         outputs: Outputs {
             video,

@@ -34,6 +34,9 @@ def cli_args(kwargs):
             args += [flag, f"{value[0]}x{value[1]}"]
         elif key in ("times", "fixed_camera"):
             args += [flag, ",".join(str(v) for v in value)]
+        elif isinstance(value, list):
+            for item in value:
+                args += [flag, str(item)]
         else:
             args += [flag, str(value)]
     return args
@@ -59,6 +62,13 @@ CASES = {
     "layout": ([WORM, BIPED], "two.png", dict(SHORT, layout="2x1", size=(160, 200))),
     "shared-camera": ([WORM, BIPED], "shared.gif", dict(SHORT, shared_camera=True, fps=5)),
     "showcase": (None, "showcase.png", {"duration": 0.5, "size": (320, 180), "at": 0.25}),
+    "label-svg": ([WORM], "label.svg", dict(SHORT, at=0.5, label="(a) worm", font_scale=0.75)),
+    "labels-font-scale": (
+        [WORM, BIPED],
+        "labels.png",
+        dict(SHORT, layout="2x1", size=(160, 200), label=["(a) worm", "(b) biped"], font_scale=2),
+    ),
+    "label-paper-pdf": ([BIPED], "label.pdf", dict(SHORT, at=0.25, style="paper", label="(b)", font_scale=1.5)),
 }
 
 
@@ -136,6 +146,9 @@ SAME_MESSAGE = {
     "bad-duration": ({"duration": 1e7}, "clip.gif", "is invalid: give a number of seconds"),
     "bad-at": ({"at": float("inf")}, "still.png", "--at inf is invalid"),
     "too-long": ({"duration": 100_000, "size": (1280, 720)}, "clip.gif", "pixels × frames"),
+    "label-without-overlay": ({"label": "(a) worm", "no_overlay": True}, "still.png", "which --no-overlay leaves out"),
+    "label-count": ({"label": ["(a)", "(b)"]}, "still.png", "2 --label given for 1 cell:"),
+    "font-scale": ({"font_scale": 5}, "still.svg", "--font-scale 5 is invalid: give a factor from 0.5 to 4"),
 }
 
 
@@ -166,6 +179,7 @@ def test_bad_values_raise_the_command_lines_message_and_write_nothing(tmp_path, 
         ({"out": "still.png", "layout": "x"}, "layout"),
         ({"out": "clip.avi"}, "unknown output format"),
         ({"out": "still.png", "top": 2, "archive": "run"}, "one of top, archive and front"),
+        ({"out": "still.png", "label": 3}, "label: give a str, or a list of str"),
     ],
 )
 def test_bad_combinations_are_refused_before_anything_is_written(tmp_path, monkeypatch, options, needle):

@@ -6,7 +6,7 @@ Everything here is the Rust library through thin bindings; scenarios are the sam
 - ``evaluate(scenario)`` / ``evaluate_many(scenarios, jobs=N)``: run to the end, get the metrics.
 - ``Simulation(scenario)``: drive the robots step by step (``reset``, ``step(actions)``, ``render``).
 - ``render(scenarios, "out.mp4" | "out.gif" | "out.png" | "out.svg" | "out.pdf", **options)``: the
-  ``vsr2d render`` job with every one of its options (``filmstrip``, ``html``, ``style``, layers, camera,
+  ``vsr2d render`` job with every one of its options (``filmstrip``, ``html``, ``style``, layers, ``label``, ``font_scale``, camera,
   ``top``, ...; see ``help(vsr2d.render)``); ``render_frame(snapshot)``, ``write_video(frames, "out.gif")``.
 - ``view(scenario_or_recording, "run.html")``: one self-contained interactive HTML replay (docs/viewer.md).
 - ``evolve(experiment, out_dir, map=...)``: a built-in algorithm (the experiment's ``"algorithm"``:

@@ -148,6 +148,14 @@ pub struct RenderArgs {
     /// Leave out the distance ticks on the ground.
     #[arg(long)]
     pub no_ticks: bool,
+    /// Show TEXT in the overlay in place of the run's or robot's name (figure panels: "(a) worm"); once
+    /// per cell, in order. The time and distance lines stay; the paper style shows the overlay for it.
+    #[arg(long = "label", value_name = "TEXT", allow_hyphen_values = true)]
+    pub labels: Vec<String>,
+    /// Every text size (overlay, keys, tick and height labels) and the boxes around the text times F,
+    /// from 0.5 to 4 (small filmstrip frames: below 1).
+    #[arg(long, value_name = "F")]
+    pub font_scale: Option<f32>,
     /// The sensor that drives the voxel fill (area_ratio, velocity_magnitude, x_velocity, y_velocity, angle,
     /// x_rot_velocity, y_rot_velocity, touching).
     #[arg(long, value_name = "SENSOR", value_parser = parse_sensor)]
@@ -187,6 +195,8 @@ impl RenderArgs {
             no_key: self.no_key,
             no_grid: self.no_grid,
             no_ticks: self.no_ticks,
+            labelled: !self.labels.is_empty(),
+            font_scale: self.font_scale,
         }
     }
 
@@ -230,6 +240,7 @@ impl RenderArgs {
                     threads: self.threads,
                 },
                 title: None,
+                labels: self.labels.clone(),
             },
             outputs: Outputs {
                 video: file("-o", &self.video_path()),

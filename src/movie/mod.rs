@@ -774,6 +774,21 @@ impl Movie {
         Ok(union)
     }
 
+    /// Shows `labels[k]` in cell k's overlay instead of its run's or robot's name (figures: "(a) worm");
+    /// a task's own figures stay under it. Returns false, changing nothing, unless there is exactly one
+    /// label per cell.
+    pub fn set_labels(&mut self, labels: &[String]) -> bool {
+        if labels.len() != self.cells.len() {
+            return false;
+        }
+        for (&(f, j), label) in self.cells.iter().zip(labels) {
+            let track = &mut self.feeds[f].tracks[j];
+            track.label.clone_from(label);
+            track.shown.clone_from(label);
+        }
+        true
+    }
+
     /// The cells of the grid, row-major: which source each shows, its label and its pixel rectangle.
     pub fn cells(&self) -> Vec<MovieCell> {
         self.cells

@@ -46,11 +46,11 @@ pub(crate) struct Scratch {
 }
 
 /// The items of one cell (or key) being described, and its size in pixels.
-pub(crate) struct Canvas {
+pub(crate) struct Canvas<'a> {
     pub items: Vec<Item>,
     pub w: u32,
     pub h: u32,
-    pub look: &'static style::Look,
+    pub look: &'a style::Look,
 }
 
 /// One line of a material key: the hatch and the text beside it.
@@ -752,6 +752,7 @@ fn text(s: &str, x: f32, baseline: f32, size: f32, color: Rgba) -> Item {
 fn draw_overlay(cv: &mut Canvas, cell: &Cell<'_>, progress: bool, sc: &mut Scratch) -> Option<Rect> {
     let look = cv.look;
     let m = TextRenderer::metrics(look.text_px);
+    let margin = look.around_text(TEXT_MARGIN_PX);
     sc.text.clear();
     let _ = write!(sc.text, "t = {:.2} s", cell.frame.snapshot.t);
     let mut lines = vec![sc.text.clone()];
@@ -766,8 +767,8 @@ fn draw_overlay(cv: &mut Canvas, cell: &Cell<'_>, progress: bool, sc: &mut Scrat
     }
     let width = lines.iter().map(|l| TextRenderer::measure(l, look.text_px)).fold(0.0f32, f32::max);
     let height = m.line_height * lines.len() as f32;
-    let pad = TEXT_MARGIN_PX * 0.5;
-    let rect = Rect::from_xywh(TEXT_MARGIN_PX - pad, TEXT_MARGIN_PX - pad, width + 2.0 * pad, height + 2.0 * pad);
+    let pad = margin * 0.5;
+    let rect = Rect::from_xywh(margin - pad, margin - pad, width + 2.0 * pad, height + 2.0 * pad);
     if let Some(r) = rect {
         cv.items.push(Item::Rect {
             rect: [r.x(), r.y(), r.width(), r.height()],
@@ -775,9 +776,9 @@ fn draw_overlay(cv: &mut Canvas, cell: &Cell<'_>, progress: bool, sc: &mut Scrat
             crisp: false,
         });
     }
-    let mut baseline = TEXT_MARGIN_PX + m.ascent;
+    let mut baseline = margin + m.ascent;
     for line in lines {
-        cv.items.push(Item::Text { text: line, x: TEXT_MARGIN_PX, baseline, size: look.text_px, color: style::TEXT });
+        cv.items.push(Item::Text { text: line, x: margin, baseline, size: look.text_px, color: style::TEXT });
         baseline += m.line_height;
     }
     rect
@@ -792,9 +793,10 @@ const LEGEND_BAR_H_PX: f32 = 8.0;
 fn draw_legend(cv: &mut Canvas, opts: &RenderOptions, overlay: Option<Rect>, sc: &mut Scratch) -> Option<Rect> {
     let key = sc.legend.get_or_insert_with(|| legend_group(opts, cv.look)).as_ref()?;
     let (box_w, box_h) = (key.width as f32, key.height as f32);
-    let x0 = (cv.w as f32 - box_w - TEXT_MARGIN_PX).floor();
-    let y0 = TEXT_MARGIN_PX;
-    let beside_overlay = overlay.is_none_or(|r| r.right() + TEXT_MARGIN_PX <= x0);
+    let margin = cv.look.around_text(TEXT_MARGIN_PX);
+    let x0 = (cv.w as f32 - box_w - margin).floor();
+    let y0 = margin;
+    let beside_overlay = overlay.is_none_or(|r| r.right() + margin <= x0);
     if x0 < 0.0 || !beside_overlay || y0 + box_h > cv.h as f32 * 0.5 {
         return None; // no room: the robots matter more than their key
     }
@@ -813,10 +815,12 @@ fn legend_group(opts: &RenderOptions, look: &style::Look) -> Option<Group> {
         SensorKind::AreaRatio => ("contracted", "expanded"),
         _ => ("low", "high"),
     };
-    let pad = TEXT_MARGIN_PX * 0.5;
-    let ends_w = TextRenderer::measure(lo, size) + TextRenderer::measure(hi, size) + 8.0;
+    let px = |length: f32| look.around_text(length);
+    let pad = px(TEXT_MARGIN_PX) * 0.5;
+    let bar_h = px(LEGEND_BAR_H_PX);
+    let ends_w = TextRenderer::measure(lo, size) + TextRenderer::measure(hi, size) + px(8.0);
     let inner_w = ends_w.max(TextRenderer::measure(&title, size)).ceil();
-    let (box_w, box_h) = (inner_w + 2.0 * pad, (2.0 * m.line_height + LEGEND_BAR_H_PX + 2.0 * pad + 2.0).ceil());
+    let (box_w, box_h) = (inner_w + 2.0 * pad, (2.0 * m.line_height + bar_h + 2.0 * pad + px(2.0)).ceil());
     let (width, height) = (box_w as u32, box_h as u32);
     if width == 0 || height == 0 {
         return None;
@@ -824,13 +828,13 @@ fn legend_group(opts: &RenderOptions, look: &style::Look) -> Option<Group> {
     let mut items = Vec::new();
     let baseline = pad + m.ascent;
     items.push(text(&title, pad, baseline, size, style::TEXT));
-    let bar_y = baseline + m.descent.abs() + 2.0;
+    let bar_y = baseline + m.descent.abs() + px(2.0);
     for i in 0..inner_w as u32 {
         let value = domain[0] + (domain[1] - domain[0]) * (f64::from(i) + 0.5) / f64::from(inner_w);
         let color = look.fill(value, domain);
-        items.push(Item::Rect { rect: [pad + i as f32, bar_y, 1.0, LEGEND_BAR_H_PX], color, crisp: false });
+        items.push(Item::Rect { rect: [pad + i as f32, bar_y, 1.0, bar_h], color, crisp: false });
     }
-    let baseline = bar_y + LEGEND_BAR_H_PX + m.ascent + 1.0;
+    let baseline = bar_y + bar_h + m.ascent + px(1.0);
     items.push(text(lo, pad, baseline, size, style::TEXT));
     items.push(text(hi, pad + inner_w - TextRenderer::measure(hi, size), baseline, size, style::TEXT));
     Some(Group { x: 0, y: 0, width, height, backdrop: Some(style::OVERLAY_BOX), items })
@@ -918,7 +922,7 @@ fn draw_material_key(
     }
     let Some(key) = material_key_group(&entries, cv.look, sc) else { return };
     let (box_w, box_h) = (key.width as f32, key.height as f32);
-    let m = TEXT_MARGIN_PX;
+    let m = cv.look.around_text(TEXT_MARGIN_PX);
     let right_aligned = (cv.w as f32 - box_w - m).floor();
     // Beside the colour key (its left), else under it; top-right without one.
     let candidates = match legend {
@@ -948,26 +952,26 @@ fn draw_material_key(
 }
 
 /// A material key on its translucent box, one line per entry (at 0, 0).
-fn material_key_group(entries: &[KeyEntry], look: &'static style::Look, sc: &mut Scratch) -> Option<Group> {
+fn material_key_group(entries: &[KeyEntry], look: &style::Look, sc: &mut Scratch) -> Option<Group> {
     let size = look.small_text_px;
     let m = TextRenderer::metrics(size);
-    let pad = TEXT_MARGIN_PX * 0.5;
-    let gap = 4.0;
+    let pad = look.around_text(TEXT_MARGIN_PX) * 0.5;
+    let gap = look.around_text(4.0);
+    let (swatch_w, swatch_h) = (look.around_text(SWATCH_W_PX), look.around_text(SWATCH_H_PX));
     let text_w = entries.iter().map(|(_, t)| TextRenderer::measure(t, size)).fold(0.0f32, f32::max);
-    let box_w = (pad + SWATCH_W_PX + gap + text_w + pad).ceil();
+    let box_w = (pad + swatch_w + gap + text_w + pad).ceil();
     let box_h = (2.0 * pad + m.line_height * entries.len() as f32).ceil();
     let (width, height) = (box_w as u32, box_h as u32);
     if width == 0 || height == 0 {
         return None;
     }
     let mut key = Canvas { items: Vec::new(), w: width, h: height, look };
-    // The swatches are drawn as voxels 1 m wide seen at SWATCH_W_PX pixels per metre.
+    // The swatches are drawn as voxels 1 m wide seen at `swatch_w` pixels per metre.
     for (row, (hatch, line_text)) in entries.iter().enumerate() {
         let top = pad + m.line_height * row as f32;
         let baseline = top + m.ascent;
-        let sy = (top + 0.5 * (m.line_height - SWATCH_H_PX)).round();
-        let (x0, y0, x1, y1) =
-            (f64::from(pad), f64::from(sy), f64::from(pad + SWATCH_W_PX), f64::from(sy + SWATCH_H_PX));
+        let sy = (top + 0.5 * (m.line_height - swatch_h)).round();
+        let (x0, y0, x1, y1) = (f64::from(pad), f64::from(sy), f64::from(pad + swatch_w), f64::from(sy + swatch_h));
         let corner = |x: f64, y: f64| Vec2::new(x, -y);
         let quad = [corner(x0, y1), corner(x1, y1), corner(x1, y0), corner(x0, y0)];
         let tf =
@@ -981,7 +985,7 @@ fn material_key_group(entries: &[KeyEntry], look: &'static style::Look, sc: &mut
         let mut pen = sc.pen(&tf, &key);
         pen.polygon(&quad);
         finish(&mut key, sc, pen, None, Some(line(look.voxel_outline, 1.0)));
-        key.items.push(text(line_text, pad + SWATCH_W_PX + gap, baseline, size, style::TEXT));
+        key.items.push(text(line_text, pad + swatch_w + gap, baseline, size, style::TEXT));
     }
     Some(Group { x: 0, y: 0, width, height, backdrop: Some(style::OVERLAY_BOX), items: key.items })
 }

@@ -96,6 +96,9 @@ pub struct RenderOptions {
     pub materials: bool,
     /// The look: `screen` (the default) or `paper` ([`RenderOptions::paper`]).
     pub style: Style,
+    /// Every text size a frame draws (overlay, keys, tick and height labels, sensor readings), and the
+    /// boxes around the text, times this (figures: small frames are legible at 2, busy ones clearer at 0.75).
+    pub font_scale: f32,
 }
 
 impl Default for RenderOptions {
@@ -119,6 +122,7 @@ impl Default for RenderOptions {
             ground_ticks: true,
             materials: true,
             style: Style::Screen,
+            font_scale: 1.0,
         }
     }
 }
@@ -239,6 +243,8 @@ impl Progress {
 pub struct GridRenderer {
     layout: GridLayout,
     options: RenderOptions,
+    /// The options' style at their font scale: what every cell is drawn with.
+    look: style::Look,
     cells: Vec<CellState>,
     output: Pixmap,
     /// The scene of the last rendered frame.
@@ -281,6 +287,7 @@ impl GridRenderer {
         }
         Ok(GridRenderer {
             layout: GridLayout { cols, rows },
+            look: options.style.look().with_font_scale(options.font_scale),
             options,
             cells,
             output,
@@ -398,7 +405,7 @@ impl GridRenderer {
         }
         let mut scene = Scene::new(self.output.width(), self.output.height());
         for (index, cell) in self.cells.iter_mut().enumerate() {
-            let look = self.options.style.look();
+            let look = &self.look;
             let mut canvas = draw::Canvas { items: Vec::new(), w: cell.rect.width, h: cell.rect.height, look };
             match cells.get(index) {
                 Some(frame) => {

@@ -140,6 +140,9 @@ pub struct Look {
     pub ground_tick: Rgba,
     pub text_px: f32,
     pub small_text_px: f32,
+    /// The factor on the text sizes above, applied once by [`Look::with_font_scale`]: the boxes, bars,
+    /// swatches and margins around the text grow with it ([`Look::around_text`]).
+    pub font_scale: f32,
     /// Tick labels only where they fit whole in the frame. On screen the labels scroll in and out with
     /// the camera, and one cut by the edge is the ground moving by; in a still figure it reads as a
     /// mistake.
@@ -147,6 +150,22 @@ pub struct Look {
 }
 
 impl Look {
+    /// This look with every text size `font_scale` times larger (1: unchanged, to the bit).
+    pub fn with_font_scale(&self, font_scale: f32) -> Look {
+        Look {
+            text_px: self.text_px * font_scale,
+            small_text_px: self.small_text_px * font_scale,
+            font_scale: self.font_scale * font_scale,
+            ..self.clone()
+        }
+    }
+
+    /// A length `px` that belongs to the text (a margin, a padding, a key's bar or swatch), at this look's
+    /// font scale.
+    pub fn around_text(&self, px: f32) -> f32 {
+        px * self.font_scale
+    }
+
     /// The fill of a reading `value` on the display domain `[lo, hi]`.
     pub fn fill(&self, value: f64, [lo, hi]: [f64; 2]) -> Rgba {
         let u = if hi > lo { (value - lo) / (hi - lo) } else { 0.5 };
@@ -168,6 +187,7 @@ pub const SCREEN: Look = Look {
     ground_tick: GROUND_TICK,
     text_px: TEXT_PX,
     small_text_px: SMALL_TEXT_PX,
+    font_scale: 1.0,
     whole_tick_labels: false,
 };
 
@@ -184,6 +204,7 @@ pub const PAPER: Look = Look {
     ground_tick: Rgba::opaque(40, 40, 40),
     text_px: 16.0,
     small_text_px: 14.0,
+    font_scale: 1.0,
     whole_tick_labels: true,
 };
 

@@ -537,7 +537,17 @@ fn the_preflight_refuses_before_simulating_and_writes_nothing() {
     let worm = worm.to_str().unwrap();
     let (mp4, png, svg, html) = (at("x.mp4"), at("x.png"), at("x.svg"), at("x.html"));
     let (avi, gif_page) = (at("x.avi"), at("page.gif"));
+    let biped = fixture("biped");
+    let biped = biped.to_str().unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["render", worm, "--png", &svg, "--label", "(a) worm", "--no-overlay"], "which --no-overlay leaves out"),
+        (vec!["render", worm, biped, "--png", &png, "--label", "(a) worm"], "1 --label given for 2 cells"),
+        (vec!["render", worm, "--png", &png, "--label", "a", "--label", "b"], "2 --label given for 1 cell:"),
+        (
+            vec!["render", worm, "--png", &png, "--font-scale", "5"],
+            "--font-scale 5 is invalid: give a factor from 0.5 to 4",
+        ),
+        (vec!["render", worm, "--png", &svg, "--font-scale", "0.1"], "--font-scale 0.1 is invalid"),
         // 10⁵ s at 30 fps of 1280×720: far over the pixels × frames limit.
         (vec!["render", worm, "--duration", "100000", "-o", &mp4, "--png", &png, "--html", &html], "pixels × frames"),
         (vec!["render", worm, "--duration", "1e7", "-o", &mp4], "--duration 1e7 is invalid"),
@@ -559,6 +569,44 @@ fn the_preflight_refuses_before_simulating_and_writes_nothing() {
         assert!(out.stdout.is_empty(), "{args:?}: no metrics, nothing was simulated");
         assert!(entries(dir.path()).is_empty(), "{args:?} wrote {:?}", entries(dir.path()));
     }
+}
+
+/// The height of the first overlay box (the translucent white rectangle) of an SVG frame.
+fn overlay_box_height(svg: &str) -> f64 {
+    let rect = svg.split("<rect ").find(|r| r.contains(r#"fill-opacity="0.8""#)).expect("an overlay box");
+    let height = rect.split(r#"height=""#).nth(1).and_then(|h| h.split('"').next()).expect("a height");
+    height.parse().unwrap()
+}
+
+/// `--label` replaces the run's name in the overlay (the paper style shows the overlay for it), and
+/// `--font-scale 2` makes the overlay's box twice as tall.
+#[test]
+fn a_label_replaces_the_run_name_and_the_font_scale_grows_the_overlay() {
+    let dir = scratch_dir();
+    let worm = fixture("worm");
+    let svg = |name: &str, extra: &[&str]| {
+        let path = dir.path().join(name);
+        let path_text = path.to_str().unwrap();
+        let mut args = vec!["render", worm.to_str().unwrap(), "--png", path_text, "--duration", "0.5"];
+        args.extend(["--size", "400x260", "-q"]);
+        args.extend(extra);
+        let out = vsr2d(&args);
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        fs::read_to_string(path).unwrap()
+    };
+    let named = svg("named.svg", &[]);
+    let labelled = svg("labelled.svg", &["--label", "(a) worm"]);
+    let large = svg("large.svg", &["--label", "(a) worm", "--font-scale", "2"]);
+    let paper = svg("paper.svg", &["--label", "(a) worm", "--style", "paper"]);
+    assert!(named.contains(">worm</text>"), "the run's name is shown without --label");
+    for frame in [&labelled, &large, &paper] {
+        assert!(frame.contains(">(a) worm</text>"));
+        assert!(!frame.contains(">worm</text>"), "the label replaces the run's name");
+        assert!(frame.contains(">t = 0.50 s</text>"), "the time line stays");
+    }
+    let ratio = overlay_box_height(&large) / overlay_box_height(&labelled);
+    assert!((1.9..=2.1).contains(&ratio), "overlay box {ratio}× as tall at --font-scale 2");
+    assert!(large.contains(r#"font-size="24""#) && labelled.contains(r#"font-size="12""#));
 }
 
 /// Every bad combination a Python caller can make but clap already stops on the command line is
