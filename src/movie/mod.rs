@@ -153,6 +153,8 @@ pub struct MovieSource {
     /// The overlay's distance and speed line: not for a fold, whose own figures (each chain's error)
     /// are what its frames should show.
     progress: bool,
+    /// The ground level, m, for a task that measures height (jumping): its cell gets a height ruler.
+    heights: Option<f64>,
 }
 
 impl MovieSource {
@@ -191,6 +193,10 @@ impl MovieSource {
         let monitor = sim.monitor();
         let detail = sim.world.settings().detail;
         let progress = !matches!(sim.task, Task::Fold(_));
+        let heights = match sim.task {
+            Task::Jumping { ground } => Some(ground),
+            _ => None,
+        };
         MovieSource {
             name: name.into(),
             stream: Stream::Live { sim: Box::new(sim), monitor, started: false },
@@ -200,6 +206,7 @@ impl MovieSource {
             detail,
             heading: None,
             progress,
+            heights,
         }
     }
 
@@ -246,6 +253,7 @@ impl MovieSource {
             detail: detail.unwrap_or_default(),
             heading: None,
             progress: true,
+            heights: None,
         })
     }
 
@@ -372,8 +380,9 @@ struct Track {
 /// A source in the pipeline, with the snapshot it shows.
 struct Feed {
     name: String,
-    /// [`MovieSource`]'s `progress`.
+    /// [`MovieSource`]'s `progress` and `heights`.
     progress: bool,
+    heights: Option<f64>,
     stream: Stream,
     cursor: FrameCursor<Arc<Snapshot>>,
     tracks: Vec<Track>,
@@ -547,6 +556,7 @@ impl Movie {
             feeds.push(Feed {
                 name: source.name,
                 progress: source.progress,
+                heights: source.heights,
                 stream: source.stream,
                 cursor: FrameCursor::new(),
                 tracks,
@@ -634,6 +644,7 @@ impl Movie {
                 if !feed.progress {
                     frame = frame.without_progress();
                 }
+                frame.heights = feed.heights;
                 Some(match &track.bodies {
                     Some(ids) => frame.bodies(ids),
                     None => frame,
@@ -880,6 +891,7 @@ impl Movie {
                 detail: feed.detail,
                 heading: feed.heading,
                 progress: feed.progress,
+                heights: feed.heights,
             })
             .collect()
     }

@@ -175,8 +175,7 @@ impl VideoSettings {
                 return refuse(
                     "preset",
                     self.preset.clone(),
-                    "it has no presets (one speed, faster than x264's superfast on the showcase); leave the \
-                     preset at its default, or use a source build of vsr2d, which encodes with x264",
+                    "it has no presets (one speed); leave the preset at its default, or use a source build of vsr2d, which encodes with x264",
                 );
             }
             if self.tune != super::DEFAULT_X264_TUNE {

@@ -279,6 +279,9 @@ pub(crate) fn draw_cell(cv: &mut Canvas, cell: &Cell<'_>, opts: &RenderOptions, 
     draw_objects(cv, tf, frame, sc);
     if opts.ground_ticks {
         draw_wall_ticks(cv, tf, frame, sc);
+        if let Some(ground) = cell.frame.heights {
+            draw_height_ruler(cv, tf, ground, sc);
+        }
     }
     draw_voxels(cv, tf, frame, opts, sc);
     draw_soft_cells(cv, tf, frame, sc);
@@ -1061,6 +1064,47 @@ const WALL_ASPECT: f64 = 3.0;
 /// Label steps tried for wall heights, m: the first whose labels are this many text lines apart.
 const HEIGHT_LABEL_STEPS_M: [f64; 5] = [1.0, 2.0, 5.0, 10.0, 20.0];
 const HEIGHT_LABEL_LINES: f64 = 2.5;
+
+/// Height ticks up the cell's left edge, for a task that measures height (jumping): every metre above
+/// the ground level `ground` (every 10 m when zoomed out), from the edge inwards, longer and labelled
+/// where the walls' ticks would be, so a jump reads off the frame.
+fn draw_height_ruler(cv: &mut Canvas, tf: &ViewTransform, ground: f64, sc: &mut Scratch) {
+    let look = cv.look;
+    let vis = tf.visible_world();
+    let step = if tf.scale >= MIN_TICK_SPACING_PX { 1.0 } else { 10.0 };
+    let label_step = HEIGHT_LABEL_STEPS_M
+        .into_iter()
+        .find(|s| s * tf.scale >= HEIGHT_LABEL_LINES * f64::from(look.small_text_px))
+        .filter(|s| *s >= step);
+    let (k0, k1) = (((vis.min.y - ground).max(0.0) / step).ceil() as i64, ((vis.max.y - ground) / step).floor() as i64);
+    if k1.saturating_sub(k0) > MAX_GRID_LINES {
+        return;
+    }
+    let edge = tf.to_pixel(Vec2::new(vis.min.x, ground)).0;
+    let mut pen = sc.pen(tf, cv);
+    let mut labels = Vec::new();
+    for k in k0.max(1)..=k1 {
+        let h = k as f64 * step;
+        let labelled = label_step.is_some_and(|s| (h / s).round() * s == h);
+        let py = tf.to_pixel(Vec2::new(vis.min.x, ground + h)).1;
+        let len = if labelled { style::MAJOR_TICK_PX } else { style::MINOR_TICK_PX };
+        pen.pixel_segment((edge, py), (edge + len, py));
+        if labelled {
+            labels.push((edge + len, py, h));
+        }
+    }
+    finish(cv, sc, pen, None, Some(line(look.ground_tick, style::GRID_LINE_PX)));
+    for (x, y, h) in labels {
+        let label = format!("{h:.0} m");
+        let w = TextRenderer::measure(&label, look.small_text_px);
+        let x = x as f32 + 3.0;
+        let baseline = y as f32 + 0.5 * TextRenderer::digit_height(look.small_text_px);
+        if look.whole_tick_labels && !fits_whole(cv, x, baseline, w, look.small_text_px) {
+            continue;
+        }
+        cv.items.push(text(&label, x, baseline, look.small_text_px, style::TEXT));
+    }
+}
 
 /// Height ticks on walls, as the ground's distance ticks but upwards: every metre above the wall's foot
 /// (every 10 m when zoomed out), from the face towards the robots into the wall, longer where a label

@@ -177,11 +177,14 @@ pub struct CellFrame<'a> {
     /// The overlay's distance and speed line (when [`RenderOptions::progress`]); off for a scene
     /// whose task measures something else (a fold's error, shown in the label instead).
     pub progress: bool,
+    /// The ground level, m, when the cell's task measures height (jumping): a height ruler up the
+    /// cell's left edge (with [`RenderOptions::ground_ticks`]).
+    pub heights: Option<f64>,
 }
 
 impl<'a> CellFrame<'a> {
     pub fn new(snapshot: &'a Snapshot) -> Self {
-        CellFrame { snapshot, bodies: None, label: None, progress: true }
+        CellFrame { snapshot, bodies: None, label: None, progress: true, heights: None }
     }
     pub fn without_progress(self) -> Self {
         CellFrame { progress: false, ..self }

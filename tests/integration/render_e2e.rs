@@ -664,3 +664,33 @@ fn the_job_refuses_combinations_without_the_command_line() {
     }
     assert!(entries(dir.path()).is_empty());
 }
+
+/// A task that measures height (jumping) gets a height ruler up its cell's left edge, labelled in metres
+/// above the ground; a walk on flat ground does not, and `--no-ticks` takes the ruler away too.
+#[test]
+fn a_jumping_frame_has_a_height_ruler_and_a_walk_does_not() {
+    let dir = scratch_dir();
+    let left_edge_heights = |scenario: &str, extra: &[&str]| -> Vec<String> {
+        let svg = dir.path().join(format!("{scenario}.svg"));
+        let mut args = vec!["render", "", "--png", svg.to_str().unwrap(), "--at", "3.2", "--size", "640x360", "-q"];
+        let path = fixture(scenario);
+        args[1] = path.to_str().unwrap();
+        args.extend_from_slice(extra);
+        let out = vsr2d(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = std::fs::read_to_string(&svg).unwrap();
+        // Labels of the ruler: "N m" texts whose first glyph sits within 20 px of the left edge.
+        text.split("<text x=\"")
+            .skip(1)
+            .filter_map(|t| {
+                let x: f64 = t.split([' ', '"']).next()?.parse().ok()?;
+                let label = t.split('>').nth(1)?.split('<').next()?;
+                (x < 20.0 && label.ends_with(" m")).then(|| label.to_string())
+            })
+            .collect()
+    };
+    let jump = left_edge_heights("jumping", &[]);
+    assert!(jump.len() >= 3 && jump.contains(&"2 m".to_string()), "jumping ruler labels: {jump:?}");
+    assert!(left_edge_heights("biped", &[]).is_empty(), "a walk has no height ruler");
+    assert!(left_edge_heights("jumping", &["--no-ticks"]).is_empty(), "--no-ticks hides the ruler");
+}
