@@ -1071,11 +1071,7 @@ const HEIGHT_LABEL_LINES: f64 = 2.5;
 fn draw_height_ruler(cv: &mut Canvas, tf: &ViewTransform, ground: f64, sc: &mut Scratch) {
     let look = cv.look;
     let vis = tf.visible_world();
-    let step = if tf.scale >= MIN_TICK_SPACING_PX { 1.0 } else { 10.0 };
-    let label_step = HEIGHT_LABEL_STEPS_M
-        .into_iter()
-        .find(|s| s * tf.scale >= HEIGHT_LABEL_LINES * f64::from(look.small_text_px))
-        .filter(|s| *s >= step);
+    let (step, label_step) = height_steps(tf, look);
     let (k0, k1) = (((vis.min.y - ground).max(0.0) / step).ceil() as i64, ((vis.max.y - ground) / step).floor() as i64);
     if k1.saturating_sub(k0) > MAX_GRID_LINES {
         return;
@@ -1090,14 +1086,33 @@ fn draw_height_ruler(cv: &mut Canvas, tf: &ViewTransform, ground: f64, sc: &mut 
         let len = if labelled { style::MAJOR_TICK_PX } else { style::MINOR_TICK_PX };
         pen.pixel_segment((edge, py), (edge + len, py));
         if labelled {
-            labels.push((edge + len, py, h));
+            labels.push((edge + len, py, h, 1.0));
         }
     }
     finish(cv, sc, pen, None, Some(line(look.ground_tick, style::GRID_LINE_PX)));
-    for (x, y, h) in labels {
+    draw_height_labels(cv, &labels);
+}
+
+/// The tick step up a height scale, m (every metre, every 10 m when zoomed out), and the step of its
+/// labels: the first of [`HEIGHT_LABEL_STEPS_M`] whose labels stand apart, if any is a multiple of it.
+fn height_steps(tf: &ViewTransform, look: &style::Look) -> (f64, Option<f64>) {
+    let step = if tf.scale >= MIN_TICK_SPACING_PX { 1.0 } else { 10.0 };
+    let label_step = HEIGHT_LABEL_STEPS_M
+        .into_iter()
+        .find(|s| s * tf.scale >= HEIGHT_LABEL_LINES * f64::from(look.small_text_px))
+        .filter(|s| *s >= step);
+    (step, label_step)
+}
+
+/// Height labels ("4 m"), each `(x, y, h, side)`: beside the pixel x at the tick's height y, on its
+/// right (`side` > 0) or its left; left out in the paper style where they would not fit whole.
+fn draw_height_labels(cv: &mut Canvas, labels: &[(f64, f64, f64, f64)]) {
+    let look = cv.look;
+    let gap = 3.0;
+    for &(x, y, h, side) in labels {
         let label = format!("{h:.0} m");
         let w = TextRenderer::measure(&label, look.small_text_px);
-        let x = x as f32 + 3.0;
+        let x = if side < 0.0 { x as f32 - gap - w } else { x as f32 + gap };
         let baseline = y as f32 + 0.5 * TextRenderer::digit_height(look.small_text_px);
         if look.whole_tick_labels && !fits_whole(cv, x, baseline, w, look.small_text_px) {
             continue;
@@ -1127,11 +1142,7 @@ fn draw_wall_ticks(cv: &mut Canvas, tf: &ViewTransform, frame: &Seen<'_>, sc: &m
         .filter(|b| b.height() >= WALL_ASPECT * b.width() && b.max.x >= vis.min.x && b.min.x <= vis.max.x)
         .collect();
     walls.sort_by(|a, b| a.min.x.total_cmp(&b.min.x));
-    let step = if tf.scale >= MIN_TICK_SPACING_PX { 1.0 } else { 10.0 };
-    let label_step = HEIGHT_LABEL_STEPS_M
-        .into_iter()
-        .find(|s| s * tf.scale >= HEIGHT_LABEL_LINES * f64::from(look.small_text_px))
-        .filter(|s| *s >= step);
+    let (step, label_step) = height_steps(tf, look);
     let mut pen = sc.pen(tf, cv);
     let mut labels = Vec::new();
     for (i, wall) in walls.iter().enumerate() {
@@ -1157,15 +1168,5 @@ fn draw_wall_ticks(cv: &mut Canvas, tf: &ViewTransform, frame: &Seen<'_>, sc: &m
         }
     }
     finish(cv, sc, pen, None, Some(line(look.ground_tick, style::GRID_LINE_PX)));
-    for (x, y, h, into) in labels {
-        let label = format!("{h:.0} m");
-        let w = TextRenderer::measure(&label, look.small_text_px);
-        let gap = 3.0;
-        let x = if into < 0.0 { x as f32 - gap - w } else { x as f32 + gap };
-        let baseline = y as f32 + 0.5 * TextRenderer::digit_height(look.small_text_px);
-        if look.whole_tick_labels && !fits_whole(cv, x, baseline, w, look.small_text_px) {
-            continue;
-        }
-        cv.items.push(text(&label, x, baseline, look.small_text_px, style::TEXT));
-    }
+    draw_height_labels(cv, &labels);
 }
