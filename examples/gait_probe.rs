@@ -38,19 +38,21 @@ fn main() {
                 scenario.world.terrain = TerrainSpec::Flat { ceiling: None };
             }
             let dt = scenario.world.dt;
-            let mut sim = scenario.build().expect("a buildable scenario");
-            let x0 = sim.world.centre(0).x;
+            let sim = scenario.build().expect("a buildable scenario");
+            let steps = sim.steps();
+            let mut world = sim.into_world();
+            let x0 = world.centre(0).x;
             let mut trajectory = String::from("t,x,y\n");
-            for _ in 0..sim.steps {
-                sim.world.step(&mut []).expect("a stable run");
-                let c = sim.world.centre(0);
-                trajectory.push_str(&format!("{:.6},{:.9},{:.9}\n", sim.world.time(), c.x, c.y));
+            for _ in 0..steps {
+                world.step(&mut []).expect("a stable run");
+                let c = world.centre(0);
+                trajectory.push_str(&format!("{:.6},{:.9},{:.9}\n", world.time(), c.x, c.y));
             }
             if let Some(d) = &dir {
                 let path = format!("{d}/vsr_{}_{}_{}.csv", g.w, g.freq, g.phase_scale);
                 std::fs::write(&path, trajectory).unwrap_or_else(|e| panic!("{path}: {e}"));
             }
-            let v = (sim.world.centre(0).x - x0) / (sim.steps as f64 * dt);
+            let v = (world.centre(0).x - x0) / (steps as f64 * dt);
             format!("{},{},{},{},{},{v:.6}", g.w, g.h, g.freq, g.phase_scale, g.original_vx)
         })
         .collect();

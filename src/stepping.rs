@@ -17,8 +17,7 @@ use crate::controller::{
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::SimError;
 use crate::snapshot::{BodyId, Progress, Snapshot};
-use crate::task::Simulation;
-use crate::task::{Monitor, RunResult};
+use crate::task::{Run, RunError, RunResult};
 
 /// Why a step was refused or failed.
 #[derive(Debug, thiserror::Error)]
@@ -71,8 +70,9 @@ pub struct SteppedSimulation {
     scenario: Scenario,
     sensors: Option<SensorLayout>,
     per_voxel: Option<PerVoxel>,
-    simulation: Simulation,
-    metrics: Monitor,
+    run: Run,
+    /// Body labels, in order.
+    labels: Vec<String>,
     robots: Vec<Driven>,
     /// A step failed (unstable): no further step.
     failed: bool,
@@ -94,8 +94,8 @@ impl SteppedSimulation {
         sensors: Option<SensorLayout>,
         per_voxel: Option<PerVoxel>,
     ) -> Result<SteppedSimulation, ScenarioError> {
-        let (simulation, metrics, robots) = Self::build(&scenario, sensors.as_ref(), per_voxel)?;
-        Ok(SteppedSimulation { scenario, sensors, per_voxel, simulation, metrics, robots, failed: false })
+        let (run, labels, robots) = Self::build(&scenario, sensors.as_ref(), per_voxel)?;
+        Ok(SteppedSimulation { scenario, sensors, per_voxel, run, labels, robots, failed: false })
     }
 
     #[allow(clippy::type_complexity)]
@@ -103,7 +103,7 @@ impl SteppedSimulation {
         scenario: &Scenario,
         sensors: Option<&SensorLayout>,
         per_voxel: Option<PerVoxel>,
-    ) -> Result<(Simulation, Monitor, Vec<Driven>), ScenarioError> {
+    ) -> Result<(Run, Vec<String>, Vec<Driven>), ScenarioError> {
         let mut robots = Vec::new();
         let mut layout_error = None;
         let simulation = scenario.build_with(|i, cells, grid| {
@@ -153,34 +153,28 @@ impl SteppedSimulation {
                 }
             }
         }
-        if matches!(simulation.task, crate::task::Task::ForceDeflection(_)) {
-            return Err(ScenarioError::Json {
+        let labels = simulation.labels().to_vec();
+        let mut run = simulation.start().map_err(|e| match e {
+            RunError::NotOneRun | RunError::ForceDeflection(_) => ScenarioError::Json {
                 path: "task".into(),
                 message: "a `force_deflection` sweep is many short runs, not one: it cannot be stepped; use \
                           `evaluate` for its result"
                     .into(),
-            });
-        }
-        let mut simulation = simulation;
-        let mut metrics = simulation.monitor();
-        if metrics.needs_snapshots() {
-            // A listener that never fails or stops: the flow is always `Continue`.
-            let _ = simulation.world.emit_initial(&mut [&mut metrics]);
-        } else {
-            metrics.begin(&simulation.world);
-        }
-        let mut built = (simulation, metrics, robots);
-        Self::observe(&mut built.0, &mut built.2);
-        Ok(built)
+            },
+            // Only the task's monitor hears the t = 0 snapshot, and it never fails.
+            RunError::Sim(e) => ScenarioError::Json { path: String::new(), message: e.to_string() },
+        })?;
+        Self::observe(&mut run, &mut robots);
+        Ok((run, labels, robots))
     }
 
     /// Pushes the current readings into every robot's feature histories.
-    fn observe(simulation: &mut Simulation, robots: &mut [Driven]) {
+    fn observe(run: &mut Run, robots: &mut [Driven]) {
         for (i, robot) in robots.iter_mut().enumerate() {
             if robot.features.is_empty() {
                 continue;
             }
-            if let Some(readings) = simulation.world.sensor_readings(BodyId(i)) {
+            if let Some(readings) = run.sensor_readings(BodyId(i)) {
                 robot.features.push(&readings);
             }
         }
@@ -192,8 +186,7 @@ impl SteppedSimulation {
         if let (Some(seed), Some(s)) = (terrain_seed, self.scenario.world.terrain.seed_mut()) {
             *s = seed;
         }
-        (self.simulation, self.metrics, self.robots) =
-            Self::build(&self.scenario, self.sensors.as_ref(), self.per_voxel)?;
+        (self.run, self.labels, self.robots) = Self::build(&self.scenario, self.sensors.as_ref(), self.per_voxel)?;
         self.failed = false;
         Ok(())
     }
@@ -230,7 +223,7 @@ impl SteppedSimulation {
     pub fn observation_bounds(&self) -> (Vec<f64>, Vec<f64>) {
         let mut bounds: Vec<(f64, f64)> = self.robots.iter().flat_map(|r| r.features.bounds()).collect();
         // The same product as the world's time at the last step, so the last t is within.
-        bounds.push((0.0, self.simulation.steps as f64 * self.simulation.world.settings().dt));
+        bounds.push((0.0, self.run.steps() as f64 * self.run.world().settings().dt));
         bounds.into_iter().unzip()
     }
 
@@ -243,7 +236,7 @@ impl SteppedSimulation {
             return Err(StepError::ActionCount { expected, got: actions.len() });
         }
         if self.is_finished() {
-            return Err(StepError::Finished { steps: self.simulation.steps, t: self.time() });
+            return Err(StepError::Finished { steps: self.run.steps(), t: self.time() });
         }
         let mut at = 0;
         for r in &self.robots {
@@ -253,26 +246,20 @@ impl SteppedSimulation {
         }
         // Until the values have been used by a control step and the next step is a control step again
         // (legacy-1.0 skips the control call of step 0, so its first period is one step longer).
-        let world = &mut self.simulation.world;
         let mut taken = 0;
         let mut controlled = false;
-        while world.step_index() < self.simulation.steps {
-            controlled |= world.is_control_step();
-            let stepped = if self.metrics.needs_snapshots() {
-                world.step(&mut [&mut self.metrics])
-            } else {
-                world.step(&mut []).inspect(|_| self.metrics.observe_world(world))
-            };
-            if let Err(e) = stepped {
+        while !self.run.finished() {
+            controlled |= self.run.world().is_control_step();
+            if let Err(e) = self.run.step(&mut []) {
                 self.failed = true;
                 return Err(e.into());
             }
             taken += 1;
-            if controlled && world.is_control_step() {
+            if controlled && self.run.world().is_control_step() {
                 break;
             }
         }
-        Self::observe(&mut self.simulation, &mut self.robots);
+        Self::observe(&mut self.run, &mut self.robots);
         Ok(taken)
     }
 
@@ -324,7 +311,7 @@ impl SteppedSimulation {
             return Err(StepError::VoxelActionCount { expected: cols, sent: cols - 1, voxels, got: actions.len() });
         }
         if self.is_finished() {
-            return Err(StepError::Finished { steps: self.simulation.steps, t: self.time() });
+            return Err(StepError::Finished { steps: self.run.steps(), t: self.time() });
         }
         // Signals are delivered unclipped (a policy may scale them), so a NaN or an infinity would reach
         // the neighbours' observations: refused before anything moves.
@@ -350,22 +337,22 @@ impl SteppedSimulation {
 
     /// Whether the scenario's duration is reached or a step failed.
     pub fn is_finished(&self) -> bool {
-        self.failed || self.simulation.world.step_index() >= self.simulation.steps
+        self.failed || self.run.finished()
     }
 
     /// The task's result so far (that of the whole run once it is finished): what `vsr2d simulate`
     /// prints for the scenario.
     pub fn metrics(&self) -> RunResult {
-        self.metrics.result()
+        self.run.result()
     }
 
     /// The current state as plain data.
     pub fn snapshot(&mut self) -> Snapshot {
-        self.simulation.world.snapshot()
+        self.run.snapshot()
     }
 
     pub fn time(&self) -> f64 {
-        self.simulation.world.time()
+        self.run.world().time()
     }
 
     /// The scenario's task, by its JSON name (`locomotion`, `jumping`, …).
@@ -374,23 +361,23 @@ impl SteppedSimulation {
     }
 
     pub fn step_index(&self) -> u64 {
-        self.simulation.world.step_index()
+        self.run.world().step_index()
     }
 
     /// The scenario's length in physics steps.
     pub fn total_steps(&self) -> u64 {
-        self.simulation.steps
+        self.run.steps()
     }
 
     /// The x of every robot's centre now, m (what locomotion rewards).
     pub fn centres_x(&self) -> Vec<f64> {
-        let world = &self.simulation.world;
+        let world = self.run.world();
         (0..Progress::body_count(world)).map(|i| Progress::centre(world, i).x).collect()
     }
 
     /// Robot labels, in order.
     pub fn labels(&self) -> &[String] {
-        &self.simulation.labels
+        &self.labels
     }
 
     pub fn scenario(&self) -> &Scenario {
@@ -438,7 +425,7 @@ mod tests {
         let obs = stepped.observation();
         assert!((obs[40] - stepped.time()).abs() < 1e-12 && stepped.time() > 0.0);
         // The same readings as the world reports.
-        let readings = stepped.simulation.world.sensor_readings(BodyId(0)).unwrap();
+        let readings = stepped.run.sensor_readings(BodyId(0)).unwrap();
         assert_eq!(obs[8], readings[1].get(crate::model::voxel::sensors::SensorKind::AreaRatio));
     }
 

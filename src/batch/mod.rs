@@ -96,11 +96,7 @@ pub fn simulate(
     simulation: crate::task::Simulation,
     listeners: &mut [&mut dyn crate::snapshot::SnapshotListener],
 ) -> Result<RunResult, RunError> {
-    if listeners.is_empty() {
-        simulation.evaluate()
-    } else {
-        simulation.run(listeners)
-    }
+    simulation.run(listeners)
 }
 
 /// Runs a scenario to the end and returns its result, refusing non-finite metrics: what `vsr2d eval`,

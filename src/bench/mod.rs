@@ -273,8 +273,8 @@ fn time_once(case: BenchCase, duration: f64, with_metrics: bool) -> Result<(usiz
     let robot = &mut scenario.robots[0];
     let wave = robot.controller.take().expect("the worm has a controller");
     robot.controller = Some(controller.spec(3 * w as usize, wave));
-    let mut sim = scenario.build().map_err(|source| BenchError::Scenario { w, source })?;
-    let (voxels, steps) = (sim.world.voxel_count(), sim.steps);
+    let sim = scenario.build().map_err(|source| BenchError::Scenario { w, source })?;
+    let (voxels, steps) = (sim.world().voxel_count(), sim.steps());
     let start = Instant::now();
     // With metrics: the path `eval::evaluate` takes (no snapshots, metrics read the world).
     let result = if with_metrics {
@@ -283,7 +283,7 @@ fn time_once(case: BenchCase, duration: f64, with_metrics: bool) -> Result<(usiz
             other => unreachable!("a locomotion run fails only in the engine: {other}"),
         })
     } else {
-        sim.world.run(steps, &mut []).map(|_| ())
+        sim.into_world().run(steps, &mut []).map(|_| ())
     };
     let seconds = start.elapsed().as_secs_f64();
     result.map_err(|source| BenchError::Sim { w, scaffolding, dt, source })?;

@@ -88,7 +88,7 @@ pub fn run_throughput(
     let scenario = worm_scenario(w, Scaffolding::ALL, 1.0 / 60.0, options.duration_s);
     // Validates the worm (and counts its voxels and steps) before any batch runs.
     let sim = scenario.build().map_err(|source| BenchError::Scenario { w, source })?;
-    let (voxels, steps) = (sim.world.voxel_count(), sim.steps);
+    let (voxels, steps) = (sim.world().voxel_count(), sim.steps());
     drop(sim);
 
     let io = |what: &str, e: std::io::Error| BenchError::Throughput(format!("{what}: {e}"));

@@ -39,7 +39,7 @@ use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::world::SimError;
 use crate::snapshot::{BodyId, Flow, ListenerError, Snapshot, SnapshotDetail, SnapshotListener};
 use crate::task::Simulation;
-use crate::task::{Monitor, RunResult, Task};
+use crate::task::{Run, RunError, RunResult, Task};
 
 /// Why a movie could not be made. Each message names the input involved.
 #[derive(Debug, thiserror::Error)]
@@ -170,36 +170,39 @@ impl MovieSource {
         d.controller |= extra.controller;
         let sim =
             scenario.build().map_err(|source| MovieError::Scenario { name: name.clone(), source: Box::new(source) })?;
-        if matches!(sim.task, Task::ForceDeflection(_)) {
-            return Err(MovieError::NotOneRun { name });
-        }
-        Ok(Self::simulation(name, sim))
+        Self::simulation(name, sim)
     }
 
-    /// A built simulation that has not been stepped yet, run to its `steps`. Its snapshots carry the
-    /// detail it was built with.
-    pub fn simulation(name: impl Into<String>, sim: Simulation) -> Self {
+    /// A built simulation, run to its `steps`. Its snapshots carry the detail it was built with. Started
+    /// here (its t = 0 snapshot kept for the first frame); a `force_deflection` sweep is refused.
+    pub fn simulation(name: impl Into<String>, sim: Simulation) -> Result<Self, MovieError> {
+        let name = name.into();
+        let world = sim.world();
         // Objects (boxes, walls) are scenery: drawn in their robots' cells, never given cells of their own.
         let bodies: Vec<_> = sim
-            .labels
+            .labels()
             .iter()
             .cloned()
             .enumerate()
             .map(|(i, l)| (BodyId(i), l))
-            .filter(|(id, _)| !sim.world.is_object(*id))
+            .filter(|(id, _)| !world.is_object(*id))
             .collect();
-        let cells_only = bodies.iter().all(|(id, _)| sim.world.is_cell(*id));
-        let end_t = sim.steps as f64 * sim.world.settings().dt;
-        let monitor = sim.monitor();
-        let detail = sim.world.settings().detail;
-        let progress = !matches!(sim.task, Task::Fold(_));
-        let heights = match sim.task {
-            Task::Jumping { ground } => Some(ground),
+        let cells_only = bodies.iter().all(|(id, _)| world.is_cell(*id));
+        let end_t = sim.steps() as f64 * world.settings().dt;
+        let detail = world.settings().detail;
+        let progress = !matches!(sim.task(), Task::Fold(_));
+        let heights = match sim.task() {
+            Task::Jumping { ground } => Some(*ground),
             _ => None,
         };
-        MovieSource {
-            name: name.into(),
-            stream: Stream::Live { sim: Box::new(sim), monitor, started: false },
+        let mut latest = Latest(None);
+        let run = sim.start_with(&mut [&mut latest]).map_err(|e| match e {
+            RunError::NotOneRun | RunError::ForceDeflection(_) => MovieError::NotOneRun { name: name.clone() },
+            RunError::Sim(source) => MovieError::Simulation { name: name.clone(), source },
+        })?;
+        Ok(MovieSource {
+            name,
+            stream: Stream::Live { run: Box::new(run), first: latest.0 },
             bodies,
             cells_only,
             end_t,
@@ -207,7 +210,7 @@ impl MovieSource {
             heading: None,
             progress,
             heights,
-        }
+        })
     }
 
     /// The source with `heading` shown in its cell's overlay above the robot's label.
@@ -296,10 +299,10 @@ impl MovieSource {
 enum Stream {
     /// Boxed: a simulation is large and a recording small.
     Live {
-        sim: Box<Simulation>,
-        /// The task's observer: what `vsr2d simulate` would report of the run.
-        monitor: Monitor,
-        started: bool,
+        /// Its monitor holds what `vsr2d simulate` would report of the run.
+        run: Box<Run>,
+        /// The t = 0 snapshot, until it is given.
+        first: Option<Arc<Snapshot>>,
     },
     Recorded {
         reader: JsonlReader,
@@ -315,21 +318,17 @@ impl Stream {
     /// The next snapshot in time order, `None` at the end of the run or recording.
     fn next_snapshot(&mut self, name: &str) -> Result<Option<Arc<Snapshot>>, MovieError> {
         match self {
-            Stream::Live { sim, monitor, started } => {
+            Stream::Live { run, first } => {
+                if let Some(s) = first.take() {
+                    return Ok(Some(s));
+                }
+                if run.finished() {
+                    return Ok(None);
+                }
                 let mut latest = Latest(None);
-                let failed = |source| MovieError::Simulation { name: name.to_owned(), source };
-                let mut listeners: Vec<&mut dyn SnapshotListener> = vec![monitor, &mut latest];
-                // No listener here ever stops the run, so the flow is always `Continue`.
-                if !*started {
-                    *started = true;
-                    sim.world.emit_initial(&mut listeners).map_err(failed)?;
-                }
-                drop(listeners);
-                // A simulation handed over already started has no initial snapshot left to give.
-                if latest.0.is_none() && sim.world.step_index() < sim.steps {
-                    let mut listeners: Vec<&mut dyn SnapshotListener> = vec![monitor, &mut latest];
-                    sim.world.step(&mut listeners).map_err(failed)?;
-                }
+                // No listener here ever stops the run.
+                run.step(&mut [&mut latest])
+                    .map_err(|source| MovieError::Simulation { name: name.to_owned(), source })?;
                 Ok(latest.0)
             }
             Stream::Recorded { reader, until, done } => {
@@ -597,7 +596,7 @@ impl Movie {
         for feed in &mut self.feeds {
             let figures = match &feed.stream {
                 // Only the task's own figures: the robots' metrics are not shown per frame.
-                Stream::Live { monitor, .. } => monitor.task_metrics().map(|m| m.figures()),
+                Stream::Live { run, .. } => run.task_metrics().map(|m| m.figures()),
                 Stream::Recorded { .. } | Stream::Replay(..) => None,
             };
             for track in &mut feed.tracks {
@@ -860,8 +859,8 @@ impl Movie {
                         captured.push(s);
                     }
                 }
-                let Stream::Live { monitor, .. } = &feed.stream else { return Ok(None) };
-                Ok(Some(RunMetrics { name: feed.name.clone(), result: monitor.result() }))
+                let Stream::Live { run, .. } = &feed.stream else { return Ok(None) };
+                Ok(Some(RunMetrics { name: feed.name.clone(), result: run.result() }))
             })
             .collect::<Result<_, MovieError>>()?;
         Ok(metrics.into_iter().flatten().collect())

@@ -518,7 +518,7 @@ mod tests {
             r#"{{"world": {{"terrain": {{"type": "flat"}}, "duration": 1}}, "robots": [{}]}}"#,
             robots.join(",")
         );
-        Scenario::from_json(&json).unwrap().build().unwrap().world.snapshot()
+        Scenario::from_json(&json).unwrap().build().unwrap().into_world().snapshot()
     }
 
     #[test]

@@ -162,16 +162,7 @@ impl Scenario {
         let fold_goals = self.add_cells(&mut world, &mut labels)?;
         let task_first = self.add_objects(&mut world, &mut labels, &placements.robots, &placements.task_objects)?;
         let task = self.task_of(fold_goals, terrain.as_ref(), task_first, &placements.task_objects)?;
-        Ok(Simulation {
-            world,
-            steps: self.steps(),
-            task,
-            labels,
-            robots: self.robots.len(),
-            has_cells: self.has_cells(),
-            control_interval: self.world.control_interval,
-            legacy,
-        })
+        Ok(Simulation::new(world, self.steps(), task, labels, self.robots.len(), self.has_cells()))
     }
 
     /// Adds the cells and their parts (planned once) after the robots; the `fold` task's goals, for it.

@@ -740,14 +740,14 @@ mod tests {
         let text =
             std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/scenarios/worm-10x3-uneven.json"))
                 .unwrap();
-        let mut sim = Scenario::from_json(&text).unwrap().build().unwrap();
+        let mut world = Scenario::from_json(&text).unwrap().build().unwrap().into_world();
         for _ in 0..steps {
             if fresh_assembly_each_step {
-                sim.world.invalidate_joint_assembly();
+                world.invalidate_joint_assembly();
             }
-            sim.world.step(&mut []).unwrap();
+            world.step(&mut []).unwrap();
         }
-        let c = sim.world.voxel_centre(crate::snapshot::BodyId(0), 0).unwrap();
+        let c = world.voxel_centre(crate::snapshot::BodyId(0), 0).unwrap();
         (c.x, c.y)
     }
 

@@ -134,6 +134,21 @@ pub struct Beam {
 }
 
 impl Beam {
+    /// The beam as a simulation of `steps` steps (for the viewer): one robot, labelled `label`, with no
+    /// task of its own.
+    pub fn into_simulation(self, steps: u64, label: String) -> super::Simulation {
+        super::Simulation {
+            world: self.world,
+            steps,
+            task: super::Task::Locomotion { transient: 0.0 },
+            labels: vec![label],
+            robots: 1,
+            has_cells: false,
+            control_interval: 0,
+            legacy: false,
+        }
+    }
+
     pub fn build(setup: &BeamSetup) -> Beam {
         Beam::build_with_detail(setup, SnapshotDetail::default())
     }

@@ -160,23 +160,55 @@ pub enum RunError {
 
 /// A built scenario, ready to run.
 pub struct Simulation {
-    pub world: World,
-    pub steps: u64,
-    pub task: Task,
+    world: World,
+    steps: u64,
+    task: Task,
     /// Body labels, in creation order.
-    pub labels: Vec<String>,
+    labels: Vec<String>,
     /// How many of the bodies are voxel robots (the first ones): the robots the result lists.
-    pub robots: usize,
+    robots: usize,
     /// Whether the world has soft cells (the result then lists their metrics).
-    pub has_cells: bool,
+    has_cells: bool,
     /// The control interval c and the `legacy-1.0` timing rules (the locomotion metrics need them).
-    pub control_interval: u32,
-    pub legacy: bool,
+    control_interval: u32,
+    legacy: bool,
 }
 
 impl Simulation {
-    /// The task's observer for this run: what every front door feeds, one step at a time.
-    pub fn monitor(&self) -> Monitor {
+    /// A built world with its task, run for `steps` steps; `robots` voxel robots come first among the
+    /// bodies labelled `labels`. The control interval and timing rules are the world's.
+    pub fn new(world: World, steps: u64, task: Task, labels: Vec<String>, robots: usize, has_cells: bool) -> Self {
+        let (control_interval, legacy) = (world.settings().control_interval, world.settings().legacy_first_control);
+        Simulation { world, steps, task, labels, robots, has_cells, control_interval, legacy }
+    }
+
+    /// The run's length in physics steps.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// What the run is for.
+    pub fn task(&self) -> &Task {
+        &self.task
+    }
+
+    /// Body labels, in creation order.
+    pub fn labels(&self) -> &[String] {
+        &self.labels
+    }
+
+    /// The world as built, not stepped yet.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The bare world, without its task: for driving the physics by hand (benchmarks, engine tests).
+    pub fn into_world(self) -> World {
+        self.world
+    }
+
+    /// The task's observer for this run: what every step feeds.
+    fn monitor(&self) -> Monitor {
         let task = match &self.task {
             Task::Locomotion { .. } | Task::Free | Task::ForceDeflection(_) => TaskMonitor::None,
             Task::Fold(goals) => TaskMonitor::Fold(fold::FoldListener::new(goals.clone())),
@@ -204,23 +236,43 @@ impl Simulation {
         }
     }
 
-    /// Runs the whole task with extra listeners (recorders, renderers) and returns its result.
-    pub fn run(mut self, listeners: &mut [&mut dyn SnapshotListener]) -> Result<RunResult, RunError> {
-        if let Task::ForceDeflection(fd) = &self.task {
-            if !listeners.is_empty() {
-                return Err(RunError::NotOneRun);
-            }
-            return Ok(RunResult::of_task(TaskMetrics::ForceDeflection(fd.run()?)));
+    /// Starts stepping: [`Simulation::start_with`] with no listener but the task's monitor.
+    pub fn start(self) -> Result<Run, RunError> {
+        self.start_with(&mut [])
+    }
+
+    /// Starts stepping, delivering the t = 0 snapshot to `listeners` after the task's monitor. The one
+    /// refusal of what cannot be stepped (a `force_deflection` sweep: [`RunError::NotOneRun`]) and the one
+    /// choice of how the monitor is fed: by snapshots when it needs them or when listeners are there (the
+    /// snapshot is built anyway), else by the world itself.
+    pub fn start_with(self, listeners: &mut [&mut dyn SnapshotListener]) -> Result<Run, RunError> {
+        if let Task::ForceDeflection(_) = self.task {
+            return Err(RunError::NotOneRun);
         }
         let mut monitor = self.monitor();
-        let mut all: Vec<&mut dyn SnapshotListener> = Vec::with_capacity(listeners.len() + 1);
-        all.push(&mut monitor);
-        for l in listeners.iter_mut() {
-            all.push(&mut **l);
+        let snapshots = monitor.needs_snapshots();
+        let mut world = self.world;
+        let flow = if snapshots || !listeners.is_empty() {
+            world.emit_initial(&mut with_monitor(&mut monitor, listeners))?
+        } else {
+            monitor.begin(&world);
+            Flow::Continue
+        };
+        let stopped = flow == Flow::Stop;
+        Ok(Run { world, steps: self.steps, monitor, snapshots, stopped })
+    }
+
+    /// Runs the whole task with extra listeners (recorders, renderers) and returns its result; it ends
+    /// early when a listener asks to stop. Without listeners it is [`Simulation::evaluate`].
+    pub fn run(self, listeners: &mut [&mut dyn SnapshotListener]) -> Result<RunResult, RunError> {
+        if listeners.is_empty() {
+            return self.evaluate();
         }
-        self.world.run(self.steps, &mut all)?;
-        drop(all);
-        Ok(monitor.result())
+        let mut run = self.start_with(listeners)?;
+        while !run.stopped && !run.finished() {
+            run.step(listeners)?;
+        }
+        Ok(run.result())
     }
 
     /// Runs the whole task and returns the same result as [`Simulation::run`] (bit-identical), building
@@ -238,34 +290,141 @@ impl Simulation {
     /// wall-clock budget, a cancel flag): a deadline is honoured within one engine step, whose work the
     /// resource limits bound, not after dozens of slow steps (issue 52). `keep_going` must be cheap (a
     /// clock read, an atomic load). The result of a run that is not stopped is the same bits.
-    pub fn evaluate_while(mut self, mut keep_going: impl FnMut(u64) -> bool) -> Result<Evaluation, RunError> {
+    ///
+    /// The one place a `force_deflection` sweep runs: it is many short runs, not one to step.
+    pub fn evaluate_while(self, mut keep_going: impl FnMut(u64) -> bool) -> Result<Evaluation, RunError> {
         if let Task::ForceDeflection(fd) = &self.task {
             return Ok(Evaluation::Done(RunResult::of_task(TaskMetrics::ForceDeflection(fd.run()?))));
         }
-        let mut monitor = self.monitor();
-        let snapshots = monitor.needs_snapshots();
-        if snapshots {
-            self.world.emit_initial(&mut [&mut monitor])?;
+        let mut run = self.start()?;
+        while !run.finished() {
+            let step = run.world.step_index();
+            if !keep_going(step) || run.step_while(&mut [], &mut || keep_going(step))?.is_none() {
+                return Ok(Evaluation::Stopped { step, steps: run.steps });
+            }
+        }
+        Ok(Evaluation::Done(run.result()))
+    }
+}
+
+/// The task's monitor first, then `listeners`: the order every snapshot is delivered in.
+fn with_monitor<'a>(
+    monitor: &'a mut Monitor,
+    listeners: &'a mut [&mut dyn SnapshotListener],
+) -> Vec<&'a mut dyn SnapshotListener> {
+    let mut all: Vec<&mut dyn SnapshotListener> = Vec::with_capacity(listeners.len() + 1);
+    all.push(monitor);
+    for l in listeners.iter_mut() {
+        all.push(&mut **l);
+    }
+    all
+}
+
+/// A simulation being stepped ([`Simulation::start`]): its world and the task's monitor, fed the same
+/// way at every step. Every front door that steps (`simulate`, `eval`, the movie, Python's stepping)
+/// drives one.
+pub struct Run {
+    world: World,
+    steps: u64,
+    monitor: Monitor,
+    /// The monitor reads snapshot-only content: every step builds a snapshot.
+    snapshots: bool,
+    /// A listener asked to stop at the last delivery.
+    stopped: bool,
+}
+
+/// Where a run stands after a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunFlow {
+    /// Steps remain.
+    Continue,
+    /// The last step was taken.
+    Finished,
+    /// A listener asked to stop.
+    Stopped,
+}
+
+impl Run {
+    /// One step, the snapshot (if one is built) delivered to the monitor first, then to `listeners`;
+    /// nothing is stepped once the run has finished.
+    pub fn step(&mut self, listeners: &mut [&mut dyn SnapshotListener]) -> Result<RunFlow, SimError> {
+        Ok(self.step_while(listeners, &mut || true)?.unwrap_or(RunFlow::Stopped))
+    }
+
+    /// [`Run::step`] that asks `keep_going()` between the engine steps of this step
+    /// ([`World::step_while`]); `None` when it said no, leaving the world half-way through a step: only
+    /// dropping the run makes sense then.
+    pub fn step_while(
+        &mut self,
+        listeners: &mut [&mut dyn SnapshotListener],
+        keep_going: &mut dyn FnMut() -> bool,
+    ) -> Result<Option<RunFlow>, SimError> {
+        if self.finished() {
+            return Ok(Some(RunFlow::Finished));
+        }
+        let flow = if self.snapshots || !listeners.is_empty() {
+            self.world.step_while(&mut with_monitor(&mut self.monitor, listeners), keep_going)?
         } else {
-            monitor.begin(&self.world);
-        }
-        for step in 0..self.steps {
-            if !keep_going(step) {
-                return Ok(Evaluation::Stopped { step, steps: self.steps });
+            let flow = self.world.step_while(&mut [], keep_going)?;
+            if flow.is_some() {
+                self.monitor.observe_world(&mut self.world);
             }
-            let stepped = if snapshots {
-                self.world.step_while(&mut [&mut monitor], &mut || keep_going(step))?
-            } else {
-                self.world.step_while(&mut [], &mut || keep_going(step))?
-            };
-            if stepped.is_none() {
-                return Ok(Evaluation::Stopped { step, steps: self.steps });
-            }
-            if !snapshots {
-                monitor.observe_world(&mut self.world);
-            }
-        }
-        Ok(Evaluation::Done(monitor.result()))
+            flow
+        };
+        let Some(flow) = flow else { return Ok(None) };
+        self.stopped = flow == Flow::Stop;
+        Ok(Some(if self.stopped {
+            RunFlow::Stopped
+        } else if self.finished() {
+            RunFlow::Finished
+        } else {
+            RunFlow::Continue
+        }))
+    }
+
+    /// Whether every step has been taken.
+    pub fn finished(&self) -> bool {
+        self.world.step_index() >= self.steps
+    }
+
+    /// Whether a listener asked to stop at the last delivery (the start's or a step's).
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// The result so far (of the whole run once it has finished).
+    pub fn result(&self) -> RunResult {
+        self.monitor.result()
+    }
+
+    /// The task's own metrics so far, without the robots' and cells' (what a frame's overlay shows).
+    pub fn task_metrics(&self) -> Option<TaskMetrics> {
+        self.monitor.task_metrics()
+    }
+
+    /// The run's length in physics steps.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// The world now (time, step, bodies, settings).
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The world to change between steps by a hand outside the simulation (a test's push).
+    pub fn world_mut(&mut self) -> &mut World {
+        &mut self.world
+    }
+
+    /// The current state as plain data (delivered to no listener).
+    pub fn snapshot(&mut self) -> Snapshot {
+        self.world.snapshot()
+    }
+
+    /// The sensor readings of every part of body `id` now ([`World::sensor_readings`]).
+    pub fn sensor_readings(&mut self, id: BodyId) -> Option<Vec<crate::model::voxel::sensors::SensorReadings>> {
+        self.world.sensor_readings(id)
     }
 }
 

@@ -157,11 +157,11 @@ fn a_free_worm_deforms_as_the_originals() {
     let gait = Gait { w: 3, h: 3, freq: 2.0, phase_scale: 2.0, original_vx: 0.0 };
     let mut scenario = locomotion::gait_scenario(&gait, 2.0).unwrap();
     scenario.world.gravity = [0.0, 0.0];
-    let mut sim = scenario.build().unwrap();
+    let mut world = scenario.build().unwrap().into_world();
     let mut squares = 0.0;
     for [t, w, h] in &reference {
-        sim.world.step(&mut []).unwrap();
-        let snapshot = sim.world.snapshot();
+        world.step(&mut []).unwrap();
+        let snapshot = world.snapshot();
         let robot = snapshot.voxel_robots().next().unwrap();
         assert!((snapshot.t - t).abs() < 1e-6, "step times agree: {} against {t}", snapshot.t);
         let centres: Vec<Vec2> =

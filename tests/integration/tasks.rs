@@ -175,14 +175,16 @@ fn a_dropped_box_comes_to_rest_on_the_ground_at_half_its_height() {
     ))
     .unwrap();
     assert_eq!(r.robots.len(), 1, "objects are not robots");
-    let mut s = scenario(
+    let s = scenario(
         r#####"{"world": {"duration": 3}, "robots": [{"body": ["#"]}],
               "objects": [{"label": "crate", "size": [2, 1.5], "position": [30, 5]}]}"#####,
     )
     .build()
     .unwrap();
-    s.world.run(s.steps, &mut []).unwrap();
-    let snap = s.world.snapshot();
+    let steps = s.steps();
+    let mut world = s.into_world();
+    world.run(steps, &mut []).unwrap();
+    let snap = world.snapshot();
     let crate_ = snap.objects().next().expect("the object is in the snapshot");
     assert_eq!(crate_.label, "crate");
     assert!((crate_.center.y - 0.75).abs() < 0.01 && (crate_.center.x - 30.0).abs() < 1e-3, "{:?}", crate_.center);
@@ -199,9 +201,11 @@ fn tilted_landing(mass: f64) -> (f64, f64, f64) {
               "objects": [{{"size": [0.01, 0.02], "position": [40, 1], "angle": 0.3, "velocity": [1, 0],
                            "mass": {mass:e}}}]}}"#####
     );
-    let mut s = scenario(&text).build().unwrap();
-    s.world.run(s.steps, &mut []).unwrap();
-    let snap = s.world.snapshot();
+    let s = scenario(&text).build().unwrap();
+    let steps = s.steps();
+    let mut world = s.into_world();
+    world.run(steps, &mut []).unwrap();
+    let snap = world.snapshot();
     let b = snap.objects().next().unwrap();
     (b.center.x, b.center.y, b.angle)
 }
@@ -402,17 +406,15 @@ fn locomotion_transient_measures_from_t0() {
 /// Runs `text` to its end, setting body `body`'s velocity to `velocity` before step `at`; returns the
 /// result and every snapshot (t = 0 first).
 fn run_pushed(text: &str, at: u64, body: usize, velocity: [f64; 2]) -> (RunResult, Vec<std::sync::Arc<Snapshot>>) {
-    let mut sim = scenario(text).build().unwrap();
-    let mut monitor = sim.monitor();
     let mut frames = SnapshotRecorder::default();
-    sim.world.emit_initial(&mut [&mut monitor, &mut frames]).unwrap();
-    for step in 0..sim.steps {
-        if step == at {
-            sim.world.set_body_velocity(BodyId(body), Vec2::new(velocity[0], velocity[1]));
+    let mut run = scenario(text).build().unwrap().start_with(&mut [&mut frames]).unwrap();
+    while !run.finished() {
+        if run.world().step_index() == at {
+            run.world_mut().set_body_velocity(BodyId(body), Vec2::new(velocity[0], velocity[1]));
         }
-        sim.world.step(&mut [&mut monitor, &mut frames]).unwrap();
+        run.step(&mut [&mut frames]).unwrap();
     }
-    (monitor.result(), frames.snapshots)
+    (run.result(), frames.snapshots)
 }
 
 #[test]

@@ -199,13 +199,13 @@ fn a_ceiling_follows_the_ground_but_not_into_gaps_or_over_hurdles() {
 }
 
 /// A scenario of one passive voxel of side `side` at `position` over `terrain` (JSON), built.
-fn dropped_voxel(terrain: &str, side: f64, position: [f64; 2], body: &str) -> vsr2d::task::Simulation {
+fn dropped_voxel(terrain: &str, side: f64, position: [f64; 2], body: &str) -> World {
     let json = format!(
         r##"{{"world": {{"terrain": {terrain}, "duration": 10}},
               "robots": [{{"materials": {{"#": {{"side": {side}}}}}, "body": [{body}], "position": [{}, {}]}}]}}"##,
         position[0], position[1]
     );
-    Scenario::from_json(&json).unwrap_or_else(|e| panic!("{json}: {e}")).build().unwrap()
+    Scenario::from_json(&json).unwrap_or_else(|e| panic!("{json}: {e}")).build().unwrap().into_world()
 }
 
 #[test]
@@ -222,8 +222,8 @@ fn a_body_dropped_on_a_stair_or_a_step_rests_on_its_tread() {
         (r#"{"type": "steppy", "height": 0.75, "width": 6, "seed": 1}"#, 38.5, steppy_1),
     ] {
         let mut sim = dropped_voxel(terrain, 1.0, [x, tread + 0.5], BODY);
-        sim.world.run(180, &mut []).unwrap();
-        let (_, bbox) = sim.world.centre_and_bbox(0);
+        sim.run(180, &mut []).unwrap();
+        let (_, bbox) = sim.centre_and_bbox(0);
         assert!((bbox.min.y - tread).abs() < 0.02, "{terrain}: resting at {} m, the tread is at {tread} m", bbox.min.y);
     }
 }
@@ -233,8 +233,8 @@ fn what_falls_into_a_gap_stays_there() {
     let gaps = r#"{"type": "gaps", "width": 4, "spacing": 15, "depth": 20, "start": 30}"#;
     // A passive 1 m voxel dropped over the middle of the first hole ends on its bottom, 20 m down.
     let mut sim = dropped_voxel(gaps, 1.0, [31.5, 1.0], BODY);
-    sim.world.run(300, &mut []).unwrap();
-    let (_, bbox) = sim.world.centre_and_bbox(0);
+    sim.run(300, &mut []).unwrap();
+    let (_, bbox) = sim.centre_and_bbox(0);
     assert!((bbox.min.y + 20.0).abs() < 0.02, "the voxel rests at {} m, the hole's bottom is at -20 m", bbox.min.y);
     // An active worm of two 1.5 m voxels (narrower than the hole) wriggling at the bottom for 30 s never
     // gets its top above the bottom's 20 m walls.
@@ -244,14 +244,14 @@ fn what_falls_into_a_gap_stays_there() {
                            "controller": {{"type": "time_functions",
                                            "default": {{"type": "expr", "expr": "sin(-2*pi*t + pi*x/w)"}}}}}}]}}"###
     );
-    let mut sim = Scenario::from_json(&json).unwrap().build().unwrap();
+    let mut sim = Scenario::from_json(&json).unwrap().build().unwrap().into_world();
     let mut highest = f64::NEG_INFINITY;
     for _ in 0..1800 {
-        sim.world.step(&mut []).unwrap();
-        highest = highest.max(sim.world.centre_and_bbox(0).1.max.y);
+        sim.step(&mut []).unwrap();
+        highest = highest.max(sim.centre_and_bbox(0).1.max.y);
     }
     assert!(highest < -20.0 + 3.5, "the worm's top reached {highest} m: it climbs the hole's walls");
-    assert!(sim.world.centre(0).x > 30.0 && sim.world.centre(0).x < 34.0, "the worm left the hole");
+    assert!(sim.centre(0).x > 30.0 && sim.centre(0).x < 34.0, "the worm left the hole");
 }
 
 #[test]
@@ -259,19 +259,19 @@ fn a_ceiling_stops_a_body_thrown_up() {
     // A 1 m voxel on flat ground under a 6 m ceiling, thrown up at 20 m/s (free, it would rise about
     // 9 m: the voxels' linear damping is 1/s).
     let mut sim = dropped_voxel(r#"{"type": "flat", "ceiling": 6}"#, 1.0, [20.0, 0.1], BODY);
-    sim.world.set_body_velocity(BodyId(0), Vec2::new(0.0, 20.0));
+    sim.set_body_velocity(BodyId(0), Vec2::new(0.0, 20.0));
     let mut highest = f64::NEG_INFINITY;
     for _ in 0..120 {
-        sim.world.step(&mut []).unwrap();
-        highest = highest.max(sim.world.centre_and_bbox(0).1.max.y);
+        sim.step(&mut []).unwrap();
+        highest = highest.max(sim.centre_and_bbox(0).1.max.y);
     }
     assert!(highest > 5.5, "the voxel should reach the ceiling: its top got to {highest} m");
     assert!(highest < 6.0 + 0.05, "the voxel's top went to {highest} m, through the 6 m ceiling");
     // Without the ceiling it flies far higher.
     let mut sim = dropped_voxel(r#"{"type": "flat"}"#, 1.0, [20.0, 0.1], BODY);
-    sim.world.set_body_velocity(BodyId(0), Vec2::new(0.0, 20.0));
-    sim.world.run(60, &mut []).unwrap();
-    assert!(sim.world.centre_and_bbox(0).1.max.y > 9.0);
+    sim.set_body_velocity(BodyId(0), Vec2::new(0.0, 20.0));
+    sim.run(60, &mut []).unwrap();
+    assert!(sim.centre_and_bbox(0).1.max.y > 9.0);
 }
 
 /// The JSON path and message of the error a scenario with `terrain` gives (parsing, then building).

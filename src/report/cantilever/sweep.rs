@@ -421,16 +421,7 @@ impl SweepOptions {
         let view =
             Aabb { min: Vec2::new(-0.3 * length, -length), max: Vec2::new(length + 0.5 * l, 1.5 * h as f64 * l) };
         let label = format!("{w}×{h} beam, {} Hz, {} N", self.scaffold_fs_hz, self.static_force_n);
-        let sim = crate::task::Simulation {
-            world: beam.world,
-            steps: setup.steps,
-            task: crate::task::Task::Locomotion { transient: 0.0 },
-            labels: vec![label.clone()],
-            robots: 1,
-            has_cells: false,
-            control_interval: 0,
-            legacy: false,
-        };
+        let sim = beam.into_simulation(setup.steps, label.clone());
         let options = RenderOptions { springs: true, masses: true, progress: false, ..RenderOptions::default() };
         let settings = crate::view::ViewSettings {
             movie: crate::movie::MovieSettings {
@@ -441,7 +432,10 @@ impl SweepOptions {
             title: format!("Loaded beam: {label}"),
             ..crate::view::ViewSettings::default()
         };
-        Ok(crate::view::build_page(vec![crate::movie::MovieSource::simulation(label, sim)], &settings)?)
+        Ok(crate::view::build_page(
+            vec![crate::movie::MovieSource::simulation(label, sim).map_err(crate::view::ViewError::from)?],
+            &settings,
+        )?)
     }
 }
 
