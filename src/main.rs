@@ -13,7 +13,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod cli;
 
-use cli::{input, load_scenario, Failure};
+use cli::{input, load_scene, Failure};
 use vsr2d::output::record::JsonlRecorder;
 use vsr2d::scenario::{Limits, Scenario};
 use vsr2d::snapshot::{SnapshotDetail, SnapshotListener};
@@ -236,14 +236,9 @@ fn simulate(
     if let Some(record) = record {
         vsr2d::output::check_distinct(&[("--record", record)], &[("SCENARIO", path)]).map_err(input)?;
     }
-    let mut scenario = load_scenario(path, duration)?;
-    if let Some(extra) = detail {
-        let d = &mut scenario.world.snapshot;
-        (d.springs, d.ropes, d.welds, d.controller) =
-            (d.springs | extra.springs, d.ropes | extra.ropes, d.welds | extra.welds, d.controller | extra.controller);
-    }
-    let steps = scenario.steps();
-    let simulation = scenario.build().with_context(|| format!("scenario {}", path.display())).map_err(input)?;
+    let scene = load_scene(path, duration, detail)?;
+    let steps = scene.steps();
+    let simulation = scene.build().with_context(|| format!("scenario {}", path.display())).map_err(input)?;
     // Open the recording before simulating, so an unwritable path fails at once.
     let mut recorder = record.map(|p| JsonlRecorder::create(p, every)).transpose().map_err(input)?;
     let mut listeners: Vec<&mut dyn SnapshotListener> = Vec::new();

@@ -116,10 +116,10 @@ pub fn evaluate(scenario: &Scenario) -> Result<RunResult, EvalError> {
 /// between its engine steps: [`crate::task::Simulation::evaluate_while`]). What `vsr2d eval` runs for
 /// each job.
 pub fn evaluate_within(scenario: &Scenario, limits: &Limits, budget: Option<Duration>) -> Result<RunResult, EvalError> {
-    scenario.check_limits(limits)?;
-    let Some(budget) = budget else { return evaluate(scenario) };
+    let scene = scenario.resolve(limits)?;
+    let Some(budget) = budget else { return finite(scene.build()?.evaluate()?) };
     let start = Instant::now();
-    match scenario.build()?.evaluate_while(|_| start.elapsed() < budget)? {
+    match scene.build()?.evaluate_while(|_| start.elapsed() < budget)? {
         Evaluation::Done(result) => finite(result),
         Evaluation::Stopped { step, steps } => Err(EvalError::Timeout { budget, step, steps }),
     }

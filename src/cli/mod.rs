@@ -9,7 +9,8 @@ use std::sync::OnceLock;
 
 use anyhow::Context;
 
-use vsr2d::scenario::{Limits, Scenario};
+use vsr2d::scenario::{Limits, Scenario, Scene};
+use vsr2d::snapshot::SnapshotDetail;
 
 pub mod bench;
 pub mod cells_report;
@@ -99,9 +100,9 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
 
 pub use vsr2d::render_job::is_stdin;
 
-/// Reads and validates a scenario file (`-`: stdin), applying `--duration` and checking the resource
-/// limits; every problem is bad input.
-pub fn load_scenario(path: &Path, duration: Option<f64>) -> Result<Scenario, Failure> {
+/// Reads and validates a scenario file (`-`: stdin), applying `--duration` and the extra snapshot
+/// `detail`, and resolves it for one run, checking the resource limits; every problem is bad input.
+pub fn load_scene(path: &Path, duration: Option<f64>, detail: Option<SnapshotDetail>) -> Result<Scene, Failure> {
     let read = if is_stdin(path) {
         vsr2d::scenario::read_bounded(std::io::stdin().lock(), "scenario")
     } else {
@@ -126,8 +127,12 @@ pub fn load_scenario(path: &Path, duration: Option<f64>) -> Result<Scenario, Fai
         }
         scenario.world.duration = d;
     }
-    scenario.check_limits(&limits()).with_context(|| format!("scenario {}", path.display())).map_err(input)?;
-    Ok(scenario)
+    if let Some(extra) = detail {
+        let d = &mut scenario.world.snapshot;
+        (d.springs, d.ropes, d.welds, d.controller) =
+            (d.springs | extra.springs, d.ropes | extra.ropes, d.welds | extra.welds, d.controller | extra.controller);
+    }
+    scenario.resolve(&limits()).with_context(|| format!("scenario {}", path.display())).map_err(input)
 }
 
 pub use vsr2d::output::check_dir_creatable;

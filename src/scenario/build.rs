@@ -1,20 +1,16 @@
-//! From a checked scenario to a world ready to run: bodies with their materials, terrain, placement,
-//! controllers, and the task.
+//! What a scenario resolves to: bodies with their materials, world settings and stepping; `build`,
+//! through a [`super::Scene`].
 
 use std::collections::BTreeMap;
 
-use super::placement::PlacedRobot;
-use super::{Scenario, ScenarioError, TaskSpec};
+use super::{Limits, Scenario, ScenarioError};
 use crate::controller::Controller;
 use crate::geom::Vec2;
-use crate::model::object::ObjectSpec;
-use crate::model::terrain::Terrain;
 use crate::model::voxel::grid::BodyGrid;
 use crate::model::voxel::grid::BodyGridError;
 use crate::model::voxel::material::MaterialSpec;
-use crate::sim::{RobotOptions, Stepping, World, WorldSettings, DEFAULT_SOLVER_ITERATIONS, LEGACY_SOLVER_ITERATIONS};
-use crate::snapshot::BodyId;
-use crate::task::{ForceDeflectionRun, Simulation, Task};
+use crate::sim::{Stepping, WorldSettings, DEFAULT_SOLVER_ITERATIONS, LEGACY_SOLVER_ITERATIONS};
+use crate::task::Simulation;
 
 impl Scenario {
     /// The body of robot `i`, with materials resolved.
@@ -124,189 +120,20 @@ impl Scenario {
         }
     }
 
-    /// Builds the world: terrain, then each robot placed and given its controller.
+    /// Builds the world: terrain, then each robot placed and given its controller. No resource limit
+    /// applies (see [`Scenario::resolve`]).
     pub fn build(&self) -> Result<Simulation, ScenarioError> {
-        self.build_with(|_, _, _| None)
+        self.resolve(&Limits::NONE)?.build()
     }
 
     /// [`Scenario::build`], where `controller_for(i, cells, [w, h])` may give robot i (voxels at
     /// `cells`, grid order) another controller than its scenario's (`None` keeps the scenario's).
     pub fn build_with(
         &self,
-        mut controller_for: impl FnMut(usize, &[[u32; 2]], [u32; 2]) -> Option<Box<dyn Controller>>,
+        controller_for: impl FnMut(usize, &[[u32; 2]], [u32; 2]) -> Option<Box<dyn Controller>>,
     ) -> Result<Simulation, ScenarioError> {
-        let legacy = self.world.compat.is_legacy();
-        let mut world = World::new(self.world_settings());
-        let terrain = self.world.terrain.build(legacy).map_err(ScenarioError::Terrain)?;
-        if let Some(t) = &terrain {
-            world.add_terrain(t);
-        }
-        let placements = self.place_robots(terrain.as_ref())?;
-        let mut labels = Vec::new();
-        for (i, (spec, robot)) in self.robots.iter().zip(&placements.robots).enumerate() {
-            let body = &robot.body;
-            let cells: Vec<[u32; 2]> = body.voxels().map(|(c, _)| c).collect();
-            let controller = match (controller_for(i, &cells, [body.width(), body.height()]), &spec.controller) {
-                (Some(c), _) => Some(c),
-                (None, Some(c)) => Some(
-                    c.build(&cells, [body.width(), body.height()])
-                        .map_err(|reason| ScenarioError::Controller { robot: i, reason })?,
-                ),
-                (None, None) => None,
-            };
-            let label = spec.label.clone().unwrap_or_else(|| format!("robot{i}"));
-            labels.push(label.clone());
-            let options = RobotOptions { self_collisions: spec.self_collisions, ..RobotOptions::default() };
-            world.add_robot(label, body, robot.origin, options, controller);
-        }
-        let fold_goals = self.add_cells(&mut world, &mut labels)?;
-        let task_first = self.add_objects(&mut world, &mut labels, &placements.robots, &placements.task_objects)?;
-        let task = self.task_of(fold_goals, terrain.as_ref(), task_first, &placements.task_objects)?;
-        Ok(Simulation::new(world, self.steps(), task, labels, self.robots.len(), self.has_cells()))
+        self.resolve(&Limits::NONE)?.build_with(controller_for)
     }
-
-    /// Adds the cells and their parts (planned once) after the robots; the `fold` task's goals, for it.
-    fn add_cells(
-        &self,
-        world: &mut World,
-        labels: &mut Vec<String>,
-    ) -> Result<Option<Vec<crate::task::fold::FoldGoal>>, ScenarioError> {
-        let first = world.body_count();
-        // Planned once: the cells and their parts, and what the `fold` task measures of them.
-        let plan = self.cell_plan()?;
-        let fold_goals = (self.task == TaskSpec::Fold).then(|| Self::fold_goals_of(&plan));
-        let plan = plan.offset(first);
-        for c in &plan.cells {
-            world.add_cell(c.id.clone(), c.type_name.clone(), c.params, c.position, c.rotation);
-            labels.push(c.id.clone());
-        }
-        if !plan.cells.is_empty() {
-            world.set_connector_types(plan.connector_types, plan.strengths);
-            for c in plan.connectors {
-                world.add_connector(c.name, BodyId(first + c.cell), c.body, c.kind, c.on);
-            }
-            for m in plan.muscles {
-                world.add_muscle(m);
-            }
-            for (kind, (ca, ba), (cb, bb)) in plan.links {
-                world.add_cell_link(kind, (BodyId(first + ca), ba), (BodyId(first + cb), bb));
-            }
-            world.set_cell_schedule(plan.events);
-        }
-        Ok(fold_goals)
-    }
-
-    /// Adds the scenario's objects, then the task's (`task_objects`), refusing any that overlaps a robot
-    /// as `placed`; the id of the task's first object.
-    fn add_objects(
-        &self,
-        world: &mut World,
-        labels: &mut Vec<String>,
-        placed: &[PlacedRobot],
-        task_objects: &[ObjectSpec],
-    ) -> Result<usize, ScenarioError> {
-        for (k, o) in self.objects.iter().enumerate() {
-            if let Some((j, _)) =
-                placed.iter().enumerate().find(|(_, robot)| robot.squares.iter().any(|sq| o.overlaps(*sq)))
-            {
-                return Err(ScenarioError::Json {
-                    path: format!("objects[{k}].position"),
-                    message: format!("the object overlaps robot {j} at t = 0; move it (or make it smaller)"),
-                });
-            }
-            let label = o.label.clone().unwrap_or_else(|| format!("object{k}"));
-            world.add_object(label.clone(), o);
-            labels.push(label);
-        }
-        // The task's objects come last: their ids are the first of them plus their index.
-        let task_first = world.body_count();
-        for o in task_objects {
-            // The task's sizes may follow the robot, so its box is checked as placed: a light box on a
-            // small robot can fall below the inertia the engine turns.
-            if let Some((field, message)) = o.invalid() {
-                let field = match field.as_str() {
-                    "mass" => self.task.object_mass_field().to_string(),
-                    f => f.replacen("size", self.task.object_size_field(), 1),
-                };
-                return Err(ScenarioError::Json { path: format!("task.{field}"), message });
-            }
-            // As for the scenario's objects (issue 52): a task's box or wall inside a robot at t = 0.
-            if let Some((j, _)) =
-                placed.iter().enumerate().find(|(_, robot)| robot.squares.iter().any(|sq| o.overlaps(*sq)))
-            {
-                let what = o.label.as_deref().unwrap_or("object");
-                let (path, fix) = if self.robots[j].position.is_some() {
-                    (format!("robots[{j}].position"), format!("move robot {j}"))
-                } else {
-                    let field = self.task.object_size_field();
-                    (format!("task.{field}"), format!("give a smaller `{field}`, or a `position` to robot {j}"))
-                };
-                return Err(ScenarioError::Json {
-                    path,
-                    message: format!(
-                        "the `{}` task's {what} (centred at [{}, {}] m, {} × {} m) overlaps robot {j} at t = 0; {fix}",
-                        self.task.name(),
-                        crate::geom::compact(o.position[0]),
-                        crate::geom::compact(o.position[1]),
-                        crate::geom::compact(o.size[0]),
-                        crate::geom::compact(o.size[1]),
-                    ),
-                });
-            }
-            let label = o.label.clone().unwrap_or_default();
-            world.add_object(label.clone(), o);
-            labels.push(label);
-        }
-        Ok(task_first)
-    }
-
-    /// What the run is for, with the ids and heights its monitor needs.
-    fn task_of(
-        &self,
-        fold_goals: Option<Vec<crate::task::fold::FoldGoal>>,
-        terrain: Option<&Terrain>,
-        task_first: usize,
-        task_objects: &[ObjectSpec],
-    ) -> Result<Task, ScenarioError> {
-        Ok(match &self.task {
-            TaskSpec::Locomotion(spec) => Task::Locomotion { transient: spec.transient },
-            TaskSpec::Free => Task::Free,
-            TaskSpec::Fold => Task::Fold(fold_goals.unwrap_or_default()),
-            TaskSpec::ForceDeflection(spec) => {
-                let params = super::cells::validate(&self.cell_types, &self.cells)?;
-                let (Some(p), Some(cell)) = (params.first(), self.cells.first()) else {
-                    return Err(ScenarioError::Json { path: "cells".into(), message: "add one cell".into() });
-                };
-                Task::ForceDeflection(Box::new(ForceDeflectionRun {
-                    cell: cell.id.clone(),
-                    params: *p,
-                    dt: self.world.dt,
-                    stepping: self.stepping(),
-                    spec: spec.clone(),
-                }))
-            }
-            TaskSpec::Jumping(_) => Task::Jumping { ground: flat_ground(terrain) },
-            TaskSpec::Carrying(_) => Task::Carrying { the_box: task_first },
-            TaskSpec::Pushing(_) => Task::Pushing { the_box: task_first },
-            TaskSpec::Climbing(_) => Task::Climbing { ground: flat_ground(terrain) },
-            // A quarter of the platform's thickness: see `BalancingMetrics::time_on_platform`.
-            TaskSpec::Balancing(_) => {
-                let (board, ground) = (&task_objects[0], flat_ground(terrain));
-                Task::Balancing {
-                    platform: task_first,
-                    ground,
-                    fall_margin: 0.25 * board.size[1],
-                    full_tilt: crate::task::balancing::full_tilt(board.size, board.position[1] - ground),
-                }
-            }
-            TaskSpec::Shape(_) => Task::Shape,
-        })
-    }
-}
-
-/// The flat terrain's surface height (the tasks defined on flat ground refuse other terrains).
-fn flat_ground(terrain: Option<&Terrain>) -> f64 {
-    terrain.map_or(0.0, |t| t.max_height(t.profile[1].x, t.profile[1].x))
 }
 
 /// Steps for a duration: round(T/dt), or, for `legacy-1.0`, the count of `t += dt while t < T`.

@@ -132,9 +132,17 @@ pub struct CellInput<'a> {
     pub schedule: &'a [EventSpec],
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many times [`plan`] ran on this thread: a test checks that a run plans its cells once.
+    pub(crate) static PLANS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// Checks and resolves the cells' connectors, muscles, links, chains and schedule, phase by phase in
 /// this order (a scenario with several problems is refused for the first one met).
 pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {
+    #[cfg(test)]
+    PLANS.with(|n| n.set(n.get() + 1));
     let mut planner = Planner::new(input)?;
     for (k, chain) in input.chains.iter().enumerate() {
         planner.chain_program(k, chain)?;

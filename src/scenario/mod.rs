@@ -7,11 +7,13 @@ pub mod cell_plan;
 pub mod cells;
 pub mod force_deflection;
 mod placement;
+mod scene;
 
 use std::collections::BTreeMap;
 
 pub use build::steps_for;
 pub use placement::{PlacedRobot, Placements};
+pub use scene::{Scene, SceneRobot};
 
 use serde::{Deserialize, Serialize};
 
@@ -670,33 +672,33 @@ impl Scenario {
     /// rigid objects and their contact pairs); cheap, nothing is built but the terrain's profile when
     /// there are objects.
     pub fn cost(&self) -> Cost {
+        // A scenario whose cells do not plan is refused by validation, and costs no cells here.
+        let plan = if self.has_cells() { self.cell_plan().ok() } else { None };
+        // The ground under the objects (built only for them; its size was bounded by validation).
+        let ground = if self.objects.is_empty() {
+            None
+        } else {
+            self.world.terrain.build(self.world.compat.is_legacy()).ok().flatten()
+        };
+        self.cost_of(plan.as_ref(), ground.as_ref())
+    }
+
+    /// The cost given the planned cells (`None`: no cells) and the ground (`None`: none, or no objects).
+    fn cost_of(&self, plan: Option<&cell_plan::CellPlan>, ground: Option<&crate::model::terrain::Terrain>) -> Cost {
         let voxels: u64 = self
             .robots
             .iter()
             .map(|r| r.body.iter().map(|row| row.chars().filter(|&c| c != '.' && c != ' ').count() as u64).sum::<u64>())
             .sum();
         let steps = self.steps();
-        // The resolved cells (chains and folding programs expanded): planning builds nothing; a scenario
-        // whose cells do not plan is refused by validation, and costs no cells here.
-        let (cell_bodies, connectors) = if self.has_cells() {
-            self.cell_plan().map_or((0, 0), |plan| {
-                (plan.cells.iter().map(|c| c.params.bodies as u64).sum::<u64>(), plan.connectors.len() as u64)
-            })
-        } else {
-            (0, 0)
-        };
+        // The resolved cells (chains and folding programs expanded).
+        let (cell_bodies, connectors) = plan.map_or((0, 0), |plan| {
+            (plan.cells.iter().map(|c| c.params.bodies as u64).sum::<u64>(), plan.connectors.len() as u64)
+        });
         let objects = self.objects.len() as u64 + self.task_objects();
-        // The ground under the objects (built only for them; its size was bounded by validation).
-        let ground_x: Vec<f64> = if self.objects.is_empty() {
-            Vec::new()
-        } else {
-            let legacy = self.world.compat.is_legacy();
-            self.world
-                .terrain
-                .build(legacy)
-                .ok()
-                .flatten()
-                .map_or(Vec::new(), |t| t.profile.iter().map(|p| p.x).collect())
+        let ground_x: Vec<f64> = match ground {
+            Some(t) if !self.objects.is_empty() => t.profile.iter().map(|p| p.x).collect(),
+            _ => Vec::new(),
         };
         let object_contact_pairs = crate::model::object::contact_pairs(&self.objects, &ground_x, u64::MAX / 2);
         Cost {
@@ -715,8 +717,14 @@ impl Scenario {
 
     /// Checks the [`cost`](Scenario::cost) against `limits`.
     pub fn check_limits(&self, limits: &Limits) -> Result<Cost, ScenarioError> {
-        use crate::limits::check;
         let cost = self.cost();
+        self.check_cost(&cost, limits)?;
+        Ok(cost)
+    }
+
+    /// Refuses `cost` (this scenario's) where it exceeds `limits`, naming the field to change.
+    fn check_cost(&self, cost: &Cost, limits: &Limits) -> Result<(), ScenarioError> {
+        use crate::limits::check;
         check("robots", "voxels", cost.voxels, limits.max_voxels, "use smaller bodies")?;
         check(
             "world.duration",
@@ -771,7 +779,7 @@ impl Scenario {
             limits.max_object_contact_pairs,
             "move the objects apart so that they do not overlap, use fewer or smaller objects, or a coarser terrain",
         )?;
-        Ok(cost)
+        Ok(())
     }
 
     /// How many objects the task places (its boxes, walls, platform).
