@@ -17,7 +17,7 @@
 //!  "signals": 1, "hidden": [], "weights": [0.1, -0.3, ...]}
 //! ```
 //!
-//! Error locations ("cells[2]", "sensors.cells[0].features[1]") are relative to the controller
+//! Error locations (`cells[2]`, `sensors.cells[0].features[1]`) are relative to the controller
 //! object.
 
 pub mod distributed;

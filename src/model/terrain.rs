@@ -63,7 +63,7 @@ pub enum TerrainSpec {
         #[serde(skip_serializing_if = "Option::is_none")]
         ceiling: Option<f64>,
     },
-    /// Smooth random hills one after another (see [`features::hilly`]).
+    /// Smooth random hills one after another (see [`features::hills`]).
     Hilly {
         height: f64,
         width: f64,
@@ -72,7 +72,7 @@ pub enum TerrainSpec {
         #[serde(skip_serializing_if = "Option::is_none")]
         ceiling: Option<f64>,
     },
-    /// Flat steps of random levels (see [`features::steppy`]).
+    /// Flat steps of random levels (see [`features::steppy_steps`]).
     Steppy {
         height: f64,
         width: f64,
@@ -81,7 +81,7 @@ pub enum TerrainSpec {
         #[serde(skip_serializing_if = "Option::is_none")]
         ceiling: Option<f64>,
     },
-    /// An incline (see [`features::slope`]).
+    /// An incline (see [`features`]).
     Slope {
         direction: Direction,
         degrees: f64,
@@ -91,7 +91,7 @@ pub enum TerrainSpec {
         #[serde(skip_serializing_if = "Option::is_none")]
         ceiling: Option<f64>,
     },
-    /// A staircase (see [`features::stairs`]).
+    /// A staircase (see [`features`]).
     Stairs {
         direction: Direction,
         step_height: f64,
@@ -102,7 +102,7 @@ pub enum TerrainSpec {
         #[serde(skip_serializing_if = "Option::is_none")]
         ceiling: Option<f64>,
     },
-    /// Flat ground with holes (see [`features::gaps`]).
+    /// Flat ground with holes (see [`features`]).
     Gaps {
         width: f64,
         spacing: f64,
@@ -111,7 +111,7 @@ pub enum TerrainSpec {
         #[serde(skip_serializing_if = "Option::is_none")]
         ceiling: Option<f64>,
     },
-    /// Flat ground with bars across it (see [`features::hurdles`]).
+    /// Flat ground with bars across it (see [`features`]).
     Hurdles {
         height: f64,
         spacing: f64,

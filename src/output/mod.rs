@@ -2,7 +2,7 @@
 //! recordings, the HTML pages' templates (reports and the viewer), and the one atomic write they all use.
 //!
 //! A [`FrameSink`] takes frames one at a time, in display order, so a long run never holds its frames in
-//! memory. [`PngSequence`] needs no native libraries and is always available; the mp4 encoder lives in
+//! memory. [`png::PngSequence`] needs no native libraries and is always available; the mp4 encoder lives in
 //! `video` behind the `video` feature. Every file is written to a hidden temporary file in the
 //! destination directory and renamed into place, so a reader never sees a half-written file under the final
 //! name.

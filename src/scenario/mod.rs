@@ -1,5 +1,5 @@
 //! Scenario JSON: world, robots (materials, body, controller) and task; parsing with JSON-path errors,
-//! validation, and building a ready-to-run [`Simulation`].
+//! validation, and building a ready-to-run [`Simulation`](crate::task::Simulation).
 
 mod build;
 pub mod cell_parts;
@@ -793,7 +793,7 @@ impl Scenario {
 }
 
 impl ScenarioError {
-    /// The JSON path of the problem ("robots[0].controller", "world.dt"); empty for the whole scenario.
+    /// The JSON path of the problem (`robots[0].controller`, `world.dt`); empty for the whole scenario.
     /// For callers that report it apart from the message (the Python exception).
     pub fn path(&self) -> String {
         match self {

@@ -1,5 +1,5 @@
 //! The simulation: the only module that knows rapier. A world of terrain, walls and bodies (a closed set
-//! of kinds, [`kinds`]), stepped as spec §7 orders it, emitting snapshots to listeners.
+//! of kinds, `kinds`), stepped as spec §7 orders it, emitting snapshots to listeners.
 
 mod body;
 mod cell;

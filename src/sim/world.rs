@@ -54,7 +54,7 @@ pub const LEGACY_SOLVER_ITERATIONS: usize = 1;
 pub const LEGACY_VELOCITY_ITERATIONS: usize = 10;
 
 /// dyn4j 3.3.0's `Settings.DEFAULT_RESTITUTION_VELOCITY`, m/s: in `legacy-1.0` a contact bounces only
-/// when it approaches faster than this ([`WorldSettings::restitution_velocity_threshold`]).
+/// when it approaches faster than this ([`IntegrationParameters::restitution_velocity_threshold`](rapier2d::dynamics::IntegrationParameters::restitution_velocity_threshold)).
 pub const LEGACY_RESTITUTION_VELOCITY: f64 = 1.0;
 
 /// Steps the released 2D-VSR-Sim 1.0.0 took with accumulated time: it stepped while t < `limit`, or

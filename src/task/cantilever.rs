@@ -219,7 +219,7 @@ impl Beam {
     }
 }
 
-/// Runs a setup and returns δ at every step, δ[0] = 0 at rest.
+/// Runs a setup and returns δ at every step, `δ[0]` = 0 at rest.
 pub fn run(setup: &BeamSetup) -> Result<Vec<f64>, SimError> {
     let mut beam = Beam::build(setup);
     let mut series = Vec::with_capacity(setup.steps as usize + 1);

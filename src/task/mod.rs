@@ -4,7 +4,7 @@
 //! every front door returns: `simulate`, `eval`, `render`, `evolve`, Python).
 //!
 //! Adding a task: a variant of `scenario::TaskSpec` with its validation, one file here with its spec,
-//! placement, monitor and metrics, and the arms the compiler asks for ([`Task`], [`TaskMonitor`],
+//! placement, monitor and metrics, and the arms the compiler asks for ([`Task`], `TaskMonitor`,
 //! [`TaskMetrics`], `Scenario::build`).
 
 pub mod balancing;

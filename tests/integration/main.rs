@@ -11,6 +11,7 @@ mod descriptors;
 mod distributed;
 mod eval;
 mod evolve;
+mod examples;
 mod figures;
 mod fold;
 mod fuzz;

@@ -30,6 +30,8 @@ pub struct EaParams {
     /// Standard deviation of the Gaussian mutation, per gene.
     pub sigma: f64,
     /// The extended segment crossover draws α ~ U[alpha[0], alpha[1]) per gene.
+    // The brackets are an interval, not links; the text is `vsr2d evolve --schema`'s, so it stays.
+    #[allow(rustdoc::broken_intra_doc_links)]
     pub alpha: [f64; 2],
     /// Attempts per child while the child duplicates a parent or an earlier child.
     pub max_attempts: u32,
@@ -201,7 +203,7 @@ pub fn mutate(rng: &mut Rng, parent: &[f64], sigma: f64) -> Vec<f64> {
     parent.iter().map(|x| x + sigma * rng.normal()).collect()
 }
 
-/// x′_k = x1_k + α_k·(x2_k − x1_k), α_k ~ U[alpha[0], alpha[1]) independent, genes in order.
+/// x′_k = x1_k + α_k·(x2_k − x1_k), α_k ~ `U[alpha[0], alpha[1])` independent, genes in order.
 pub fn crossover(rng: &mut Rng, x1: &[f64], x2: &[f64], alpha: [f64; 2]) -> Vec<f64> {
     x1.iter().zip(x2).map(|(a, b)| a + rng.range(alpha[0], alpha[1]) * (b - a)).collect()
 }

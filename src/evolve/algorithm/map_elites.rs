@@ -152,7 +152,7 @@ pub struct GridArchive {
 }
 
 impl GridArchive {
-    /// Checks grid axes: Err((path, message)), the path like "axes[1].bins".
+    /// Checks grid axes: `Err((path, message))`, the path like `axes[1].bins`.
     pub fn validate_axes(axes: &[Axis]) -> Result<(), (String, String)> {
         if axes.is_empty() {
             return Err(("axes".into(), "is empty; give at least one descriptor axis {min, max, bins}".into()));

@@ -23,6 +23,8 @@ pub struct SlotsSpec {
 }
 
 /// Writes clip(offset + scale·genome[gene]) at `pointer`.
+// `[gene]` is an index, not a link; the text is `vsr2d evolve --schema`'s, so it stays.
+#[allow(rustdoc::broken_intra_doc_links)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Slot {

@@ -1,5 +1,5 @@
 //! The locomotion courses: `hilly`, `steppy`, `slope`, `stairs`, `gaps`, `hurdles`. Each is flat at
-//! y = 0 from x = 10 m to its `start`, then its feature up to x = 1990 m; [`ground`] gives that
+//! y = 0 from x = 10 m to its `start`, then its feature up to x = 1990 m; `ground` gives that
 //! polyline (the ramps are added by [`Terrain`](super::Terrain)). Every feature is laid out from `start`
 //! by multiplication (start + k·pitch), never by accumulation, so its edges are where the definition
 //! says, to the last bit a test can compute by hand.

@@ -4,7 +4,7 @@
 //!
 //! Alongside the main sweep, the runs that the original 2D-VSR-Sim 1.0.0 was measured on (see
 //! [`super::reference`]) are repeated with the `legacy-1.0` preset under the original's conditions, in
-//! the same parallel batch and through the same [`SweepOptions::run_job`] path.
+//! the same parallel batch and through the same `SweepOptions::run_job` path.
 
 use indicatif::{ParallelProgressIterator, ProgressBar, ProgressStyle};
 use rayon::prelude::*;

@@ -23,7 +23,7 @@ pub const MAX_SOLVER_SUBSTEPS: usize = 256;
 
 /// How a step is divided: engine steps per step (each a collision detection and constraint set-up with
 /// the user forces of that engine step), and solver substeps per engine step (the pressure is
-/// recomputed in each, [`pressure`]).
+/// recomputed in each, `pressure`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Stepping {
     pub force_substeps: usize,

@@ -1,4 +1,4 @@
-//! A voxel robot in the world: its structure in the engine ([`structure`]), its controller, its sensors
+//! A voxel robot in the world: its structure in the engine (`structure`), its controller, its sensors
 //! and its snapshot.
 
 mod structure;
