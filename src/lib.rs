@@ -3,7 +3,9 @@
 //!
 //! # The pipeline
 //!
-//! A [`Scenario`] (the JSON of `vsr2d simulate`) builds a [`Simulation`]: a world and its task. The
+//! A [`Scenario`] (the JSON of `vsr2d simulate`) is resolved once into a [`Scene`]
+//! ([`Scenario::resolve`]: bodies placed, cells planned, cost checked against [`Limits`]), which builds a
+//! [`Simulation`] ([`Scene::build`]; [`Scenario::build`] does both): a world and its task. The
 //! simulation runs whole ([`Simulation::run`], [`Simulation::evaluate`]) or is stepped as a [`Run`]
 //! ([`Simulation::start_with`], [`Run::step`]). Every step the world emits an immutable [`Snapshot`]
 //! to its [`SnapshotListener`]s: the task's metrics first, then yours (recorders, renderers, your own
@@ -47,7 +49,7 @@
 #![forbid(unsafe_code)]
 
 // The front door (see above): scenario → simulation → run → snapshots → listeners → result.
-pub use scenario::{Scenario, ScenarioError};
+pub use scenario::{Scenario, ScenarioError, Scene};
 pub use snapshot::{BodySnapshot, Flow, ListenerError, Snapshot, SnapshotListener, SnapshotRecorder};
 pub use task::{Run, RunError, RunFlow, RunResult, Simulation};
 // Rendering: one job, checked by `preflight` before anything is simulated, then run.
