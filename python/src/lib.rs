@@ -1100,7 +1100,7 @@ fn compare<'py>(
     let pixels = budget.pixels(&e);
     if let (Some(path), false) = (&composite, c.within(pixels)) {
         let image = vsr2d::render::compare::composite(&e, &a, &c, &[c.summary(pixels)]);
-        vsr2d::render::compare::write_image(path, &image)
+        vsr2d::output::png::write_rgba_image(path, &image)
             .map_err(|e| PyRuntimeError::new_err(format!("cannot write {}: {e}", path.display())))?;
     }
     let value = serde_json::json!({

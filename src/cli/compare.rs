@@ -6,7 +6,8 @@ use anyhow::{anyhow, Context};
 use clap::Args;
 use image::RgbaImage;
 
-use vsr2d::render::compare::{compare, composite, read_image, write_image, Budget};
+use vsr2d::output::png::write_rgba_image;
+use vsr2d::render::compare::{compare, composite, read_image, Budget};
 
 use super::{input, Failure};
 
@@ -77,5 +78,5 @@ pub fn run(args: CompareArgs) -> Result<(), Failure> {
 }
 
 fn write_png(path: &Path, image: &RgbaImage) -> Result<(), Failure> {
-    Ok(write_image(path, image).with_context(|| format!("cannot write {}", path.display()))?)
+    Ok(write_rgba_image(path, image).with_context(|| format!("cannot write {}", path.display()))?)
 }

@@ -16,6 +16,14 @@ pub fn write_png(pixmap: &Pixmap, path: impl AsRef<Path>) -> Result<(), FrameErr
     atomic::write(path, &bytes).map_err(|source| FrameError::Io { path: path.to_owned(), source })
 }
 
+/// Writes `image` (a comparison's diff or composite, read back through `image`) as a PNG at `path`,
+/// atomically (nothing half-written under the final name).
+pub fn write_rgba_image(path: &Path, image: &image::RgbaImage) -> std::io::Result<()> {
+    let mut bytes = Vec::new();
+    image.write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::Png).map_err(std::io::Error::other)?;
+    atomic::write(path, &bytes)
+}
+
 /// The PNG bytes of `pixmap` (8-bit RGBA, demultiplied: tiny-skia keeps premultiplied alpha, so translucent
 /// pixels come out right): every picture tiny-skia draws (frames, stills, filmstrips, the cells report's
 /// strips) is encoded here. The report plots drawn by plotters go through `image` (fdeflate), unaffected.

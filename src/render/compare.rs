@@ -123,13 +123,6 @@ pub fn read_image(path: &std::path::Path) -> Result<RgbaImage, image::ImageError
     image::open(path).map(|i| i.to_rgba8())
 }
 
-/// Writes `image` as a PNG at `path`, atomically (nothing half-written under the final name).
-pub fn write_image(path: &std::path::Path, image: &RgbaImage) -> std::io::Result<()> {
-    let mut bytes = Vec::new();
-    image.write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::Png).map_err(std::io::Error::other)?;
-    crate::output::atomic::write(path, &bytes)
-}
-
 /// Gap between the panels of a composite, and its margin, in pixels.
 const COMPOSITE_GAP: u32 = 8;
 /// Em size of the composite's captions, in pixels.
