@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::geom::Vec2;
+use crate::model::terrain::Terrain;
 
 /// How an object moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
@@ -89,6 +90,11 @@ pub fn mass_problem(mass: f64) -> Option<String> {
 
 /// `x` printed to three significant digits and read back (so that messages show 2.4e-26, not its
 /// nearest double's 17 digits).
+/// `x` to the micrometre, for messages (a riser's top read a hair beside it).
+fn micro(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
 fn three_digits(x: f64) -> f64 {
     format!("{x:.2e}").parse().unwrap_or(x)
 }
@@ -231,6 +237,58 @@ impl ObjectSpec {
         None
     }
 
+    /// Why a dynamic object cannot start on `terrain`, if it cannot: beyond the terrain's ends (it would
+    /// fall until the engine's speed limit stops the run), or partly in the ground (it is shot out of it or
+    /// stays stuck). Fixed and hinged objects never fall, so they may stand in the ground (a post).
+    pub fn ground_problem(&self, terrain: &Terrain) -> Option<String> {
+        if self.motion != ObjectMotion::Dynamic {
+            return None;
+        }
+        let corners = self.corners();
+        let (x0, x1) = (terrain.profile[0].x, terrain.profile[terrain.profile.len() - 1].x);
+        if corners.iter().any(|c| c.x < x0 || c.x > x1) {
+            return Some(format!(
+                "the object must lie over the terrain, x in [{}, {}] m, or it falls without end; move it, make it \
+                 `\"motion\": \"fixed\"`, or use `\"terrain\": {{\"type\": \"none\"}}`",
+                crate::geom::compact(x0),
+                crate::geom::compact(x1)
+            ));
+        }
+        // How far the ground rises above the outline: at each corner (a hair inside, so a box against a
+        // riser's foot is not in it) and at each terrain vertex under an edge.
+        let centre = self.centre();
+        let inset = 1e-9 * self.size[0].max(self.size[1]);
+        let mut deepest: Option<(Vec2, f64)> = None;
+        let mut sunk = |point: Vec2, ground: f64| {
+            if ground > point.y + 1e-9 && deepest.is_none_or(|(p, g)| ground - point.y > g - p.y) {
+                deepest = Some((point, ground));
+            }
+        };
+        for (i, &a) in corners.iter().enumerate() {
+            let x = a.x + inset * (centre.x - a.x).signum();
+            if let Some(ground) = terrain.height_at(x) {
+                sunk(a, ground);
+            }
+            let b = corners[(i + 1) % 4];
+            let (lo, hi) = if a.x < b.x { (a, b) } else { (b, a) };
+            for v in terrain.profile.iter().filter(|v| lo.x < v.x && v.x < hi.x) {
+                sunk(Vec2::new(v.x, lo.y + (hi.y - lo.y) * (v.x - lo.x) / (hi.x - lo.x)), v.y);
+            }
+        }
+        deepest.map(|(point, ground)| {
+            let raise = ((ground - point.y) * 1000.0).ceil() / 1000.0;
+            format!(
+                "the object starts in the ground: its outline at [{}, {}] m is under the surface (y = {} m there); \
+                 raise it by {} m or more (position[1] ≥ {} m), or make it `\"motion\": \"fixed\"`",
+                crate::geom::compact(micro(point.x)),
+                crate::geom::compact(micro(point.y)),
+                crate::geom::compact(micro(ground)),
+                crate::geom::compact(raise),
+                crate::geom::compact(self.position[1] + raise),
+            )
+        })
+    }
+
     /// Whether the rectangle (as placed at t = 0) overlaps the axis-aligned box `[x0, y0, x1, y1]`.
     pub fn overlaps(&self, b: [f64; 4]) -> bool {
         let corners = self.corners();
@@ -306,6 +364,37 @@ mod tests {
         let c = o.corners()[0];
         // (−1, −0.5) turned a quarter: (0.5, −1), about the centre (1, 1).
         assert!((c.x - 1.5).abs() < 1e-12 && (c.y - 0.0).abs() < 1e-12, "{c:?}");
+    }
+
+    /// Stairs: risers of 0.5 m at x = 30, 36, 42, … m (ground at 0 m before 30 m, then 0.5 m, 1 m, …).
+    fn stairs() -> Terrain {
+        let spec: crate::model::terrain::TerrainSpec = serde_json::from_str(
+            r#"{"type": "stairs", "direction": "up", "step_height": 0.5, "step_width": 6, "start": 30}"#,
+        )
+        .unwrap();
+        spec.build(false).unwrap().unwrap()
+    }
+
+    #[test]
+    fn a_dynamic_object_must_start_over_and_above_the_ground() {
+        let t = stairs();
+        let at = |x: f64, y: f64| ObjectSpec::dynamic_box("b", [1.0, 1.0], Vec2::new(x, y), 1.0, 1.0);
+        // Resting on a tread, and standing against the foot of the riser at x = 36 m.
+        assert_eq!(at(20.0, 0.5).ground_problem(&t), None);
+        assert_eq!(at(35.5, 1.0).ground_problem(&t), None);
+        // Its right half over the next, higher tread (the riser's top is inside the box).
+        let problem = at(36.0, 1.0).ground_problem(&t).expect("through the riser");
+        assert!(problem.contains("raise it by 0.5 m") && problem.contains("position[1] ≥ 1.5 m"), "{problem}");
+        // Sunk in flat ground, turned a quarter (a diamond's lowest corner 0.207 m under the surface).
+        let mut turned = at(20.0, 0.5);
+        turned.angle = std::f64::consts::FRAC_PI_4;
+        assert!(turned.ground_problem(&t).expect("corner in the ground").contains("raise it by 0.208 m"));
+        // Past the terrain's end it would fall until the speed limit.
+        assert!(at(2500.0, 5.0).ground_problem(&t).expect("off the terrain").contains("x in [0, 2000] m"));
+        // A fixed post may stand in the ground.
+        let mut post = at(20.0, 0.0);
+        post.motion = ObjectMotion::Fixed;
+        assert_eq!(post.ground_problem(&t), None);
     }
 
     #[test]

@@ -214,4 +214,30 @@ mod tests {
         // Standing on the ground (y = 0) is fine.
         build_task(r###"{"body": ["##"], "position": [20, 0]}"###, r#"{"type": "jumping"}"#).expect("on the ground");
     }
+
+    /// A dynamic object in the ground or past the terrain's end is refused where it is written (a box
+    /// at x = 3 000 m fell for 40 s until the engine's speed limit ended the run; one in the ground ran).
+    #[test]
+    fn a_dynamic_object_in_the_ground_or_off_the_terrain_is_refused() {
+        let with = |objects: &str| {
+            Scenario::from_json(&format!(r###"{{"robots": [{{"body": ["#"]}}], "objects": [{objects}]}}"###))
+        };
+        for (object, says) in [
+            (r#"{"size": [1, 1], "position": [30, 0.5]}, {"size": [1, 1], "position": [40, -3]}"#, "raise it by 3.5 m"),
+            (r#"{"size": [1, 1], "position": [30, 0.5]}, {"size": [1, 1], "position": [3000, 5]}"#, "x in [0, 2000] m"),
+        ] {
+            let e = with(object).unwrap().build().err().expect("refused");
+            assert_eq!(e.path(), "objects[1].position", "{e}");
+            assert!(e.to_string().contains(says), "{e}");
+        }
+        // A fixed post may stand in the ground; without a terrain nothing is under a box.
+        with(r#"{"size": [1, 4], "position": [40, 0], "motion": "fixed"}"#).unwrap().build().expect("a post");
+        Scenario::from_json(
+            r###"{"world": {"terrain": {"type": "none"}}, "robots": [{"body": ["#"]}],
+                  "objects": [{"size": [1, 1], "position": [3000, -5]}]}"###,
+        )
+        .unwrap()
+        .build()
+        .expect("no terrain");
+    }
 }

@@ -153,8 +153,15 @@ impl Scene {
             world.add_robot(robot.label.clone(), body, robot.placed.origin, options, controller);
         }
         add_cells(&mut world, &mut labels, self.cells);
-        let task_first =
-            add_objects(&mut world, &mut labels, &self.robots, &self.objects, &self.task_objects, &self.task)?;
+        let task_first = add_objects(
+            &mut world,
+            &mut labels,
+            &self.robots,
+            &self.objects,
+            &self.task_objects,
+            &self.task,
+            self.terrain.as_ref(),
+        )?;
         let task = match &self.task {
             TaskSpec::Locomotion(spec) => Task::Locomotion { transient: spec.transient },
             TaskSpec::Free => Task::Free,
@@ -215,6 +222,7 @@ fn add_objects(
     objects: &[ObjectSpec],
     task_objects: &[ObjectSpec],
     task: &TaskSpec,
+    terrain: Option<&Terrain>,
 ) -> Result<usize, ScenarioError> {
     let overlapped = |o: &ObjectSpec| {
         robots.iter().enumerate().find(|(_, robot)| robot.placed.squares.iter().any(|sq| o.overlaps(*sq)))
@@ -225,6 +233,9 @@ fn add_objects(
                 path: format!("objects[{k}].position"),
                 message: format!("the object overlaps robot {j} at t = 0; move it (or make it smaller)"),
             });
+        }
+        if let Some(message) = terrain.and_then(|t| o.ground_problem(t)) {
+            return Err(ScenarioError::Json { path: format!("objects[{k}].position"), message });
         }
         let label = o.label.clone().unwrap_or_else(|| format!("object{k}"));
         world.add_object(label.clone(), o);

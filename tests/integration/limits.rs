@@ -169,10 +169,10 @@ fn trailing_data_after_a_cell_scenario_or_on_a_recording_line_is_refused() {
     }
 }
 
-/// `n` 0.5 m boxes at x = 5 + `step`·i on flat ground, beside a robot far away (1 500 m).
+/// `n` 0.5 m boxes at x = 15 + `step`·i on flat ground (past its ramp), beside a robot far away (1 500 m).
 fn boxes(n: usize, step: f64, duration: f64) -> Value {
     let objects: Vec<Value> =
-        (0..n).map(|i| json!({"size": [0.5, 0.5], "position": [5.0 + step * i as f64, 0.5]})).collect();
+        (0..n).map(|i| json!({"size": [0.5, 0.5], "position": [15.0 + step * i as f64, 0.5]})).collect();
     json!({"world": {"duration": duration}, "robots": [{"body": ["##"], "position": [1500, 0.5]}], "objects": objects})
 }
 
