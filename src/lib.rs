@@ -65,10 +65,11 @@ pub use evolve::{
 };
 
 pub mod batch;
-pub mod bench;
+pub mod chart;
 pub mod check;
 pub mod controller;
 pub mod evolve;
+pub mod format;
 // The fuzz targets' bodies (cargo-fuzz and the stable harness of `cargo test`); no API.
 #[doc(hidden)]
 pub mod fuzzing;
@@ -80,8 +81,8 @@ pub mod output;
 pub mod pom;
 pub mod render;
 pub mod render_job;
-pub mod report;
 pub mod rng;
+pub mod run_media;
 pub mod scenario;
 pub mod sim;
 pub mod snapshot;

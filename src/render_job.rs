@@ -31,7 +31,7 @@ use crate::output::sinks::Tee;
 use crate::output::{check_output_writable, FrameError, FrameSink, OutputError, VideoFormat};
 use crate::render::scene::{Scene, FILMSTRIP_GAP_PX};
 use crate::render::{GridLayout, Rasterizer, RenderOptions, Style};
-use crate::report::run_media::{self, RunCell, RunPictureError};
+use crate::run_media::{self, RunCell, RunPictureError};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::snapshot::SnapshotDetail;
 use crate::view::{PageStats, ViewError, ViewSettings};
