@@ -22,13 +22,13 @@ use crate::movie::board::{BoardAxis, BoardSpec};
 use crate::scenario::Scenario;
 
 /// The heatmap's file name in the run directory.
-pub const ARCHIVE_PNG: &str = "archive.png";
+pub(crate) const ARCHIVE_PNG: &str = "archive.png";
 /// The heatmap's empty bins: a light grey no fitness colour comes near (the ramp's lightest is a
 /// saturated yellow-green).
 pub const EMPTY_RGB: [u8; 3] = [232, 232, 232];
 
 /// The number of bins of the archive of `params`.
-pub fn bin_count(params: &MapElitesParams) -> usize {
+pub(crate) fn bin_count(params: &MapElitesParams) -> usize {
     params.descriptors.iter().map(|d| d.bins).product()
 }
 
@@ -52,7 +52,7 @@ impl ArchiveAxis {
     }
 
     /// The labels of the bin edges.
-    pub fn edge_labels(&self) -> Vec<String> {
+    pub(crate) fn edge_labels(&self) -> Vec<String> {
         (0..=self.bins).map(|k| compact(self.edge(k)).replace('-', "−")).collect()
     }
 
@@ -178,7 +178,7 @@ impl ArchiveView {
     }
 
     /// The range of the shown fitnesses, worst and best.
-    pub fn fitness_range(&self) -> Option<(f64, f64)> {
+    pub(crate) fn fitness_range(&self) -> Option<(f64, f64)> {
         let values = self.cells.iter().map(|c| self.elite(c).fitness);
         let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(v), h.max(v)));
         (lo <= hi).then_some(match self.goal {
@@ -256,7 +256,7 @@ impl HeatmapLayout {
     }
 
     /// Bin (`col`, `row`)'s pixels [x0, x1) × [y0, y1), row 0 at the bottom.
-    pub fn bin_rect(&self, col: u32, row: u32) -> (u32, u32, u32, u32) {
+    pub(crate) fn bin_rect(&self, col: u32, row: u32) -> (u32, u32, u32, u32) {
         let x0 = self.left + col * self.cell_w;
         let y0 = self.top + (self.rows - 1 - row) * self.cell_h;
         (x0, y0, x0 + self.cell_w, y0 + self.cell_h)

@@ -18,7 +18,7 @@ use crate::format::{sig, tick};
 use crate::scenario::Scenario;
 
 /// The scatter's file name in the run directory.
-pub const FRONT_PNG: &str = "front.png";
+pub(crate) const FRONT_PNG: &str = "front.png";
 
 pub fn goal_name(goal: Goal) -> &'static str {
     match goal {

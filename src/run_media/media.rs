@@ -16,13 +16,13 @@ use crate::scenario::Scenario;
 pub const FPS: u32 = 30;
 /// Size of one filmstrip frame: three in a row fill a report page (1 200 px wide) at full size, so
 /// the overlay's text is read at its own size.
-pub const FRAME_W: u32 = 392;
-pub const FRAME_H: u32 = 280;
+pub(crate) const FRAME_W: u32 = 392;
+pub(crate) const FRAME_H: u32 = 280;
 /// Filmstrip frames per row.
 pub const FILMSTRIP_COLUMNS: usize = 3;
 /// Size of the video.
-pub const VIDEO_W: u32 = 1280;
-pub const VIDEO_H: u32 = 720;
+pub(crate) const VIDEO_W: u32 = 1280;
+pub(crate) const VIDEO_H: u32 = 720;
 /// The video shows at most this many simulated seconds (spec §9: 20 s).
 pub const VIDEO_SECONDS: f64 = 20.0;
 

@@ -29,9 +29,9 @@ use crate::run_media::media::{grid_video_camera, MediaError, VideoOutcome};
 use crate::scenario::Scenario;
 
 /// The plot's file name in the run directory.
-pub const FITNESS_PNG: &str = "fitness.png";
+pub(crate) const FITNESS_PNG: &str = "fitness.png";
 /// The video's file name in the run directory.
-pub const BEST_MP4: &str = "best.mp4";
+pub(crate) const BEST_MP4: &str = "best.mp4";
 /// The video shows at most this many simulated seconds of the best individual.
 pub const VIDEO_SECONDS: f64 = 20.0;
 
@@ -136,7 +136,7 @@ pub use crate::evolve::reader::Generation;
 
 /// The plot of a GA or CMA-ES run: best, median and worst fitness per generation (of `of`: "the
 /// population", "the samples"), and CMA-ES's best so far when the log has it; `metric` names the y axis.
-pub fn fitness_plot(title: &str, metric: &str, of: &str, gens: &[Generation]) -> Result<RgbImage, PlotError> {
+pub(crate) fn fitness_plot(title: &str, metric: &str, of: &str, gens: &[Generation]) -> Result<RgbImage, PlotError> {
     let best_so_far = |g: &Generation| g.other.get("best_so_far").and_then(serde_json::Value::as_f64);
     let mut series: Vec<(String, Box<dyn Fn(&Generation) -> Option<f64>>)> = vec![
         (format!("best of {of}"), Box::new(|g: &Generation| g.best)),
@@ -242,7 +242,7 @@ fn last_generation(gens: &[Generation]) -> f64 {
 }
 
 /// The plot of a MAP-Elites run: the archive's coverage (above) and QD score (below) per generation.
-pub fn archive_progress_plot(title: &str, qd_offset: f64, gens: &[Generation]) -> Result<RgbImage, PlotError> {
+pub(crate) fn archive_progress_plot(title: &str, qd_offset: f64, gens: &[Generation]) -> Result<RgbImage, PlotError> {
     let coverage = generation_points(gens, |g| g.coverage.map(|c| 100.0 * c));
     let qd = generation_points(gens, |g| g.qd_score);
     let x1 = last_generation(gens);
@@ -290,7 +290,7 @@ pub fn archive_progress_plot(title: &str, qd_offset: f64, gens: &[Generation]) -
 /// The plot of an NSGA-II run: the hypervolume of the first front per generation (over the reference
 /// point of the log: each objective's worst value in generation 0). An objective that every member
 /// shares (within rounding) leaves no volume to dominate: the plot says so.
-pub fn hypervolume_plot(title: &str, objectives: &[Objective], gens: &[Generation]) -> Result<RgbImage, PlotError> {
+pub(crate) fn hypervolume_plot(title: &str, objectives: &[Objective], gens: &[Generation]) -> Result<RgbImage, PlotError> {
     let p = generation_points(gens, |g| g.hypervolume);
     let constant: Vec<&str> = objectives
         .iter()

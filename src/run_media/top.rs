@@ -10,13 +10,13 @@ use crate::evolve::Goal;
 use crate::scenario::Scenario;
 
 /// How far below a given directory runs are looked for (a study: study / configuration / run).
-pub const SEARCH_DEPTH: usize = 3;
+pub(crate) const SEARCH_DEPTH: usize = 3;
 
 /// The `k` best individuals over the finished runs under `dirs` (a run directory holds
 /// `final_population.jsonl`; its experiment says whether fitness is maximised or minimised), best
 /// first, each headed `#rank fitness F · run` (the run directory as given). Invalid individuals
 /// (no fitness or no scenario) are skipped; ties keep run order, then population order.
-pub fn top_individuals(dirs: &[PathBuf], k: usize) -> Result<Vec<RunCell>, RunPictureError> {
+pub(crate) fn top_individuals(dirs: &[PathBuf], k: usize) -> Result<Vec<RunCell>, RunPictureError> {
     let mut runs = Vec::new();
     for dir in dirs {
         find_runs(dir, SEARCH_DEPTH, &mut runs);
@@ -59,7 +59,7 @@ pub fn top_individuals(dirs: &[PathBuf], k: usize) -> Result<Vec<RunCell>, RunPi
 
 /// Run directories (holding `final_population.jsonl`) at or below `dir`, at most `depth` levels
 /// down, in name order.
-pub fn find_runs(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+pub(crate) fn find_runs(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
     if dir.join(FINAL_POPULATION).is_file() {
         out.push(dir.to_owned());
         return;
