@@ -700,7 +700,11 @@ impl Movie {
     /// movie once from its current frame and drawing no other frame: the cameras move through the
     /// others as in the video, so each scene is that frame of the video. `keep_going` is asked before
     /// each frame (a long simulation stays cancellable).
-    pub(crate) fn scenes_at(&mut self, indices: &[u64], keep_going: &dyn Fn() -> bool) -> Result<Vec<Scene>, MovieError> {
+    pub(crate) fn scenes_at(
+        &mut self,
+        indices: &[u64],
+        keep_going: &dyn Fn() -> bool,
+    ) -> Result<Vec<Scene>, MovieError> {
         let last = self.frames.saturating_sub(1);
         let wanted: std::collections::BTreeSet<u64> = indices.iter().map(|&k| k.min(last)).collect();
         let mut got: std::collections::HashMap<u64, Scene> = std::collections::HashMap::new();
@@ -840,7 +844,10 @@ impl Movie {
 
     /// [`Movie::finish_runs`] that asks `keep_going` before each snapshot and stops with
     /// [`MovieError::Stopped`] when it says no (Ctrl-C in Python).
-    pub(crate) fn finish_runs_while(&mut self, keep_going: &(dyn Fn() -> bool + Sync)) -> Result<Vec<RunMetrics>, MovieError> {
+    pub(crate) fn finish_runs_while(
+        &mut self,
+        keep_going: &(dyn Fn() -> bool + Sync),
+    ) -> Result<Vec<RunMetrics>, MovieError> {
         let frame = self.next;
         let metrics: Vec<Option<RunMetrics>> = self
             .feeds

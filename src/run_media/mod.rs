@@ -290,7 +290,11 @@ pub(crate) fn archive_progress_plot(title: &str, qd_offset: f64, gens: &[Generat
 /// The plot of an NSGA-II run: the hypervolume of the first front per generation (over the reference
 /// point of the log: each objective's worst value in generation 0). An objective that every member
 /// shares (within rounding) leaves no volume to dominate: the plot says so.
-pub(crate) fn hypervolume_plot(title: &str, objectives: &[Objective], gens: &[Generation]) -> Result<RgbImage, PlotError> {
+pub(crate) fn hypervolume_plot(
+    title: &str,
+    objectives: &[Objective],
+    gens: &[Generation],
+) -> Result<RgbImage, PlotError> {
     let p = generation_points(gens, |g| g.hypervolume);
     let constant: Vec<&str> = objectives
         .iter()

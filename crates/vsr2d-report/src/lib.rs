@@ -9,6 +9,7 @@ pub mod cells;
 pub mod checks;
 pub mod csv;
 pub mod dir;
+pub mod figure;
 pub mod fit;
 pub mod pom;
 pub mod series;

@@ -45,7 +45,13 @@ pub struct SpringDef {
 /// 1 / Σ (1/m_i + (r_i × n)²/I_i), with I_i = m_i·m²/6 (a square of side m) and r_i the anchor
 /// relative to the centre of that corner mass. It is a property of the material: it does not depend
 /// on which rigid body the corner mass is welded into.
-pub(crate) fn effective_mass(material: &Material, anchor_a: Vec2, anchor_b: Vec2, centre_a: Vec2, centre_b: Vec2) -> f64 {
+pub(crate) fn effective_mass(
+    material: &Material,
+    anchor_a: Vec2,
+    anchor_b: Vec2,
+    centre_a: Vec2,
+    centre_b: Vec2,
+) -> f64 {
     let n = ((centre_b + anchor_b) - (centre_a + anchor_a)).normalized();
     effective_mass_along(material, anchor_a, anchor_b, n)
 }

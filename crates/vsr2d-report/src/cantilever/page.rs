@@ -12,7 +12,7 @@ use super::comparison::{skipped_line, Comparison, ComparisonStatus};
 use super::data::{CantileverData, ReferenceRuns, ReportSettings, StaticRun};
 use super::files::{BEAM_PNG, DYNAMIC_CSV, REFERENCE_CSV, RESULTS_JSON, STATIC_CSV};
 use super::locomotion::{gait_name, GaitRow, LocomotionComparison, LOCOMOTION_CSV, LOCOMOTION_PNG};
-use super::plots::{Chart, ChartKind};
+use super::plots::{CantileverChart, ChartKind};
 use super::reference::CONDITIONS;
 use super::select::{run_order, scaffolding_sweep_fs};
 use super::summary::DynamicSummary;
@@ -25,10 +25,10 @@ use vsr2d::output::template;
 const TEMPLATE: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../templates/cantilever.html"));
 /// What the page shows besides the data and its analysis.
 pub struct Page<'a> {
-    pub charts: &'a [Chart],
+    pub charts: &'a [CantileverChart],
     /// `None` when the comparison was not run.
     pub comparison: Option<&'a Comparison>,
-    pub comparison_charts: &'a [Chart],
+    pub comparison_charts: &'a [CantileverChart],
     pub has_beam: bool,
     pub has_beam_viewer: bool,
 }
@@ -232,7 +232,7 @@ pub fn sanity_verdict_line(summary: Summary) -> String {
 
 fn view<'a>(data: &'a CantileverData, analysis: &'a Analysis, page: &Page<'_>) -> View<'a> {
     let s = &data.settings;
-    let is_static = |c: &Chart| matches!(c.kind, ChartKind::StaticVsFs | ChartKind::StaticVsScaffolding);
+    let is_static = |c: &CantileverChart| matches!(c.kind, ChartKind::StaticVsFs | ChartKind::StaticVsScaffolding);
     let (mut static_charts, mut dynamic_charts) = (Vec::new(), Vec::new());
     for (c, caption) in page.charts.iter().zip(captions(page.charts)) {
         let v = ChartView { file: c.file_name.clone(), title: c.title.clone(), caption };
@@ -328,7 +328,7 @@ fn view<'a>(data: &'a CantileverData, analysis: &'a Analysis, page: &Page<'_>) -
     }
 }
 
-fn comparison_view(c: &Comparison, runs: &ReferenceRuns, charts: &[Chart]) -> ComparisonView {
+fn comparison_view(c: &Comparison, runs: &ReferenceRuns, charts: &[CantileverChart]) -> ComparisonView {
     let num = |v: Option<f64>| v.map(|x| sig(x, 4)).unwrap_or_else(|| "–".into());
     let rows = c
         .rows
@@ -417,7 +417,7 @@ fn comparison_view(c: &Comparison, runs: &ReferenceRuns, charts: &[Chart]) -> Co
 }
 
 /// Figure captions numbered after the paper's figures (4: beam, 5: static, 6: dynamic).
-fn captions(charts: &[Chart]) -> Vec<String> {
+fn captions(charts: &[CantileverChart]) -> Vec<String> {
     let mut letters = [b'a'; 2];
     charts
         .iter()

@@ -58,9 +58,11 @@ pub enum ChartKind {
     },
 }
 
-/// A drawn chart and the file name the report gives it.
+/// A drawn chart of one [`ChartKind`] and the file name the report gives it. Not a
+/// [`crate::figure::Chart`]: it has no caption of its own, since the page numbers captions by kind and
+/// place (Figure 5a, 6b, …) once every chart is known.
 #[derive(Debug, Clone)]
-pub struct Chart {
+pub struct CantileverChart {
     pub kind: ChartKind,
     pub file_name: String,
     pub title: String,
@@ -68,10 +70,10 @@ pub struct Chart {
 }
 
 /// Every chart the data allows, in report order.
-pub fn charts(data: &CantileverData) -> Result<Vec<Chart>, PlotError> {
+pub fn charts(data: &CantileverData) -> Result<Vec<CantileverChart>, PlotError> {
     let mut out = Vec::new();
     if let Some(image) = static_vs_fs(&data.static_runs)? {
-        out.push(Chart {
+        out.push(CantileverChart {
             kind: ChartKind::StaticVsFs,
             file_name: "static_vs_fs.png".into(),
             title: static_fs_title(),
@@ -79,7 +81,7 @@ pub fn charts(data: &CantileverData) -> Result<Vec<Chart>, PlotError> {
         });
     }
     if let Some(image) = static_vs_scaffolding(&data.static_runs)? {
-        out.push(Chart {
+        out.push(CantileverChart {
             kind: ChartKind::StaticVsScaffolding,
             file_name: "static_vs_scaffolding.png".into(),
             title: static_scaffolding_title(&data.static_runs),
@@ -91,7 +93,7 @@ pub fn charts(data: &CantileverData) -> Result<Vec<Chart>, PlotError> {
     sizes.dedup();
     for &(w, h) in &sizes {
         if let Some(image) = dynamic_vs_fs(&data.dynamic_runs, (w, h))? {
-            out.push(Chart {
+            out.push(CantileverChart {
                 kind: ChartKind::DynamicVsFs { w, h },
                 file_name: format!("dynamic_vs_fs_{w}x{h}.png"),
                 title: dynamic_fs_title((w, h)),
@@ -101,7 +103,7 @@ pub fn charts(data: &CantileverData) -> Result<Vec<Chart>, PlotError> {
     }
     for &(w, h) in &sizes {
         if let Some(image) = dynamic_vs_scaffolding(&data.dynamic_runs, (w, h))? {
-            out.push(Chart {
+            out.push(CantileverChart {
                 kind: ChartKind::DynamicVsScaffolding { w, h },
                 file_name: format!("dynamic_vs_scaffolding_{w}x{h}.png"),
                 title: dynamic_scaffolding_title(&data.dynamic_runs, (w, h)),

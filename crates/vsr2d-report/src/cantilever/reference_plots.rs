@@ -5,7 +5,9 @@ use image::RgbImage;
 use plotters::prelude::*;
 
 use super::data::{DynamicRun, ReferenceRuns, StaticRun};
-use super::plots::{draw_time_chart, render, size_color, static_fs_chart, time_series, Chart, ChartKind, PlotError};
+use super::plots::{
+    draw_time_chart, render, size_color, static_fs_chart, time_series, CantileverChart, ChartKind, PlotError,
+};
 use super::reference::{DynamicReference, Reference, StaticReference};
 use super::select::{
     same_fs, scaffolding_sweep_fs, size_sweep_fs, sizes_of, static_fs_sweep, static_scaffolding_sweep,
@@ -57,10 +59,10 @@ fn original_look(color: RGBColor, marker: Option<usize>, width: u32) -> LineLook
 }
 
 /// The comparison charts the runs allow, in report order.
-pub fn reference_charts(runs: &ReferenceRuns, reference: &Reference) -> Result<Vec<Chart>, PlotError> {
+pub fn reference_charts(runs: &ReferenceRuns, reference: &Reference) -> Result<Vec<CantileverChart>, PlotError> {
     let mut out = Vec::new();
     if let Some(image) = reference_static_vs_fs(&runs.static_runs, &reference.static_runs, &runs.preset)? {
-        out.push(Chart {
+        out.push(CantileverChart {
             kind: ChartKind::ReferenceStaticVsFs,
             file_name: "reference_static_vs_fs.png".into(),
             title: reference_static_fs_title(&runs.preset),
@@ -68,7 +70,7 @@ pub fn reference_charts(runs: &ReferenceRuns, reference: &Reference) -> Result<V
         });
     }
     if let Some(image) = reference_static_vs_scaffolding(&runs.static_runs, &reference.static_runs, &runs.preset)? {
-        out.push(Chart {
+        out.push(CantileverChart {
             kind: ChartKind::ReferenceStaticVsScaffolding,
             file_name: "reference_static_vs_scaffolding.png".into(),
             title: reference_static_scaffolding_title(&runs.static_runs, &runs.preset),
@@ -80,7 +82,7 @@ pub fn reference_charts(runs: &ReferenceRuns, reference: &Reference) -> Result<V
     for r in dynamic {
         let Some(original) = reference.dynamic_run(r.w, r.h, r.fs_hz, r.scaffolding) else { continue };
         if let Some(image) = reference_dynamic(r, original, &runs.preset)? {
-            out.push(Chart {
+            out.push(CantileverChart {
                 kind: ChartKind::ReferenceDynamic { w: r.w, h: r.h, fs_hz: r.fs_hz },
                 file_name: format!("reference_dynamic_{}x{}_{}hz.png", r.w, r.h, compact(r.fs_hz)),
                 title: reference_dynamic_title(r, &runs.preset),

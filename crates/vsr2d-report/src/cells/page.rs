@@ -4,8 +4,8 @@
 use serde::Serialize;
 
 use super::data::{CellsReportData, DEMOS_CSV, FD_CSV, FOLD_CSV, RESULTS_JSON, TIMING_CSV};
-use super::plots::Chart;
 use crate::checks::{Check, Summary};
+use crate::figure::Chart;
 use vsr2d::format::{dt_text, short, sig, sig_or_dash};
 use vsr2d::model::cell::{CellPreset, Normals, RestArea, Ring};
 

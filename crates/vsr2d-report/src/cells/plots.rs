@@ -11,6 +11,7 @@ use super::fd::FdData;
 use super::folding::{FoldingSection, MAX_ERROR_D};
 use super::timing::TimingData;
 use crate::bench::cells::CellSeries;
+use crate::figure::Chart;
 use vsr2d::chart::axes::{log_range, log_ticks};
 use vsr2d::chart::draw::draw_legend;
 use vsr2d::chart::look::{palette, ramp_color};
@@ -20,15 +21,6 @@ use vsr2d::task::force_deflection::Phase;
 
 pub const WIDTH: u32 = 900;
 pub const HEIGHT: u32 = 560;
-
-/// A drawn chart.
-#[derive(Debug, Clone)]
-pub struct Chart {
-    pub file_name: String,
-    pub title: String,
-    pub caption: String,
-    pub image: RgbImage,
-}
 
 /// One series: a line (solid or dashed), optional circle markers, optional legend entry.
 #[derive(Debug, Clone)]

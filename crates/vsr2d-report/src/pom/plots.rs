@@ -8,6 +8,7 @@
 use image::RgbImage;
 use plotters::prelude::*;
 
+use crate::figure::Chart;
 use vsr2d::chart::draw::{draw_legend, look_series};
 use vsr2d::chart::look::{palette, sparse_markers, Line, LineLook};
 use vsr2d::chart::{label_style, title_style, Area, DrawResult, PlotError, ReportMesh};
@@ -21,15 +22,6 @@ use vsr2d::render::lattice::control_color;
 /// Chart size in pixels.
 pub const WIDTH: u32 = 900;
 pub const HEIGHT: u32 = 460;
-
-/// A drawn chart, its file name and title.
-#[derive(Debug, Clone)]
-pub struct Chart {
-    pub file_name: String,
-    pub title: String,
-    pub caption: String,
-    pub image: RgbImage,
-}
 
 fn mm(v: f64) -> f64 {
     v * 1e3

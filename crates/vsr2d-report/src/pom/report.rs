@@ -4,10 +4,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::plots::{self, Chart};
+use super::plots;
 use super::video::{self, VideoFailure, VideoOutcome, VIDEO_FILE};
 use crate::checks::{Check, Summary, Verdict};
 use crate::dir::{DirError, ReportDir};
+use crate::figure::Chart;
 use vsr2d::chart::PlotError;
 use vsr2d::pom::acceptance;
 use vsr2d::pom::align::{self, Aligned, Comparison, Tracks};
