@@ -17,7 +17,7 @@ macro_rules! chart_draw_legend {
             .draw()?
     };
 }
-pub use crate::chart_draw_legend as draw_legend;
+pub use chart_draw_legend as draw_legend;
 
 /// Draws `$points` as a line in the look `$look` (solid or dashed), markers at `$marks`, and one
 /// legend entry showing both. A macro, because each marker shape is a different element type.
@@ -96,7 +96,7 @@ macro_rules! chart_look_series {
         }
     }};
 }
-pub use crate::chart_look_series as look_series;
+pub use chart_look_series as look_series;
 
 /// Draws one series as a solid line with markers of shape `$kind` (circle, triangle, square) and its
 /// legend entry.
@@ -142,4 +142,4 @@ macro_rules! chart_marker_series {
         }
     }};
 }
-pub use crate::chart_marker_series as marker_series;
+pub use chart_marker_series as marker_series;

@@ -6,7 +6,8 @@
 //! individual, `best.json`, drawn as `vsr2d render` draws it).
 //!
 //! The grids of robots that `vsr2d render --top`, `--archive` and `--front` draw from run directories
-//! are here too ([`top`], [`archive`], [`front`]).
+//! are here too ([`top`], [`archive`], [`front`]), and the filmstrips, grid videos and viewer pages of
+//! scenarios they and the reports draw with ([`media`]).
 
 pub mod archive;
 pub mod front;

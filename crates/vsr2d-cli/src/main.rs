@@ -48,7 +48,7 @@ enum Command {
         every: u64,
         /// Optional snapshot content to record, for `render --from` layers: springs, ropes, welds,
         /// controller (comma-separated) or all.
-        #[arg(long, value_name = "LIST", requires = "record", value_parser = parse_detail)]
+        #[arg(long, value_name = "LIST", requires = "record", value_parser = cli::parse_detail)]
         detail: Option<SnapshotDetail>,
     },
     /// Print the JSON Schema of scenario files (`--result`: of a run's result, what `simulate` prints,
@@ -207,23 +207,6 @@ fn run(cli: Cli) -> Result<(), Failure> {
             cli::outln(&serde_json::to_string_pretty(&schema)?)
         }
     }
-}
-
-/// `springs,ropes` → the snapshot detail with those on; `all` → everything; `none` → nothing.
-fn parse_detail(text: &str) -> Result<SnapshotDetail, String> {
-    let mut d = SnapshotDetail::default();
-    for part in text.split(',').map(str::trim) {
-        match part {
-            "springs" => d.springs = true,
-            "ropes" => d.ropes = true,
-            "welds" => d.welds = true,
-            "controller" => d.controller = true,
-            "all" => d = SnapshotDetail::ALL,
-            "none" => d = SnapshotDetail::default(),
-            _ => return Err(format!("unknown detail {part:?}; use springs, ropes, welds, controller, all or none")),
-        }
-    }
-    Ok(d)
 }
 
 fn simulate(

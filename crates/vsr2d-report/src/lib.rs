@@ -1,7 +1,10 @@
-//! Reports: HTML pages from `templates/`, with PNG plots and CSV/JSON data.
+//! vsr2d's reports and benchmarks, a package on top of the simulator library `vsr2d` (which never uses
+//! it); the command line (`vsr2d-cli`) runs them.
 //!
-//! The framework every report uses sits here; each report (today the cantilever's) is a folder that
-//! builds its data, checks, charts and page on it.
+//! Reports: HTML pages from `templates/`, with PNG plots (drawn with [`vsr2d::chart`]) and CSV/JSON
+//! data. The framework every report uses sits at this crate's root (checks, csv, dir, fit, figure,
+//! series, stats); each report is a folder that builds its data, checks, charts and page on it.
+//! [`bench`]: the SVSPS, rendering, cores and soft-cell benchmarks of `vsr2d bench`.
 
 pub mod bench;
 pub mod cantilever;

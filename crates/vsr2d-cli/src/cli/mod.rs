@@ -62,6 +62,23 @@ pub fn parse_wxh(text: &str, what: &str, example: &str) -> Result<(u32, u32), St
     Ok((w, h))
 }
 
+/// `springs,ropes` → the snapshot detail with those on; `all` → everything; `none` → nothing.
+pub fn parse_detail(text: &str) -> Result<SnapshotDetail, String> {
+    let mut d = SnapshotDetail::default();
+    for part in text.split(',').map(str::trim) {
+        match part {
+            "springs" => d.springs = true,
+            "ropes" => d.ropes = true,
+            "welds" => d.welds = true,
+            "controller" => d.controller = true,
+            "all" => d = SnapshotDetail::ALL,
+            "none" => d = SnapshotDetail::default(),
+            _ => return Err(format!("unknown detail {part:?}; use springs, ropes, welds, controller, all or none")),
+        }
+    }
+    Ok(d)
+}
+
 static LIMITS: OnceLock<Limits> = OnceLock::new();
 
 /// Sets the resource limits of this run (`--allow-large`: none); called once by `main`.

@@ -41,7 +41,7 @@ pub struct ViewArgs {
     pub duration: Option<f64>,
     /// Optional content simulated scenarios record for the page's layers: springs, ropes, welds,
     /// controller (comma-separated), all or none. Recordings carry what they were recorded with.
-    #[arg(long, value_name = "LIST", default_value = "all", value_parser = crate::parse_detail)]
+    #[arg(long, value_name = "LIST", default_value = "all", value_parser = super::parse_detail)]
     pub detail: SnapshotDetail,
     /// The fill the page opens with (area_ratio, velocity_magnitude, …; the page offers all).
     #[arg(long, value_name = "SENSOR", value_parser = parse_sensor)]
