@@ -4,7 +4,7 @@
 //! Reports: HTML pages from `templates/`, with PNG plots (drawn with [`vsr2d::chart`]) and CSV/JSON
 //! data. The framework every report uses sits at this crate's root (checks, csv, dir, fit, figure,
 //! series, stats); each report is a folder that builds its data, checks, charts and page on it.
-//! [`bench`]: the SVSPS, rendering, cores and soft-cell benchmarks of `vsr2d bench`.
+//! [`bench`](mod@bench): the SVSPS, rendering, cores and soft-cell benchmarks of `vsr2d bench`.
 
 pub mod bench;
 pub mod cantilever;
