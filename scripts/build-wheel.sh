@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the portable wheel: one file that installs, with no Rust, no FFmpeg and no root, both the Python
-# package `vsr2d` and the `vsr2d` command line (the crate's own binary, as `cargo install` builds it,
+# package `vsr2d` and the `vsr2d` command line (the CLI package's binary, as `cargo install` builds it,
 # copied into the environment's bin/ by pip).
 #
 #   scripts/build-wheel.sh [--profile dist|dev|release] [--out DIR]
@@ -15,7 +15,7 @@
 # into both the extension and the binary by scripts/link-static-ffmpeg.sh: neither needs a shared
 # library outside glibc, libgcc_s and libstdc++. Only the two final links differ from a source build
 # (ffmpeg-sys-next's bindings come from Debian's FFmpeg 5.1 headers, which describe the static libraries
-# too), and both link one build of vsr2d: the binary is the crate's src/main.rs compiled in python/
+# too), and both link one build of vsr2d: the binary is the CLI package's crates/vsr2d-cli/src/main.rs compiled in python/
 # (python/Cargo.toml says why).
 #
 # Licence: the wheel carries vsr2d (MIT OR Apache-2.0), FFmpeg (LGPL-2.1-or-later) and OpenH264

@@ -12,7 +12,8 @@
 //! measurements); a listener may stop the run ([`Flow::Stop`]). A run ends with one [`RunResult`]. A
 //! [`RenderJob`] simulates scenarios (or reads recordings) and films them as mp4, GIF, PNG frames,
 //! stills, filmstrips or the HTML viewer; [`run_experiment`] evolves robots for an [`Experiment`]
-//! (`vsr2d evolve`); the reports (`vsr2d cantilever-report`, …) are built from the same pieces.
+//! (`vsr2d evolve`); the reports (`vsr2d cantilever-report`, …, in the `vsr2d-report` package) are built
+//! from the same pieces.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -35,16 +36,18 @@
 //! # The supported API
 //!
 //! The re-exports below are the library's front door, the API a Rust user should rely on. The modules
-//! are public too, because the command line, the Python package (`python/`) and the integration tests
-//! use their internals; anything reached only through a module path may change without notice.
+//! are public too, because the reports (`vsr2d-report`), the command line (`vsr2d-cli`), the Python
+//! package (`python/`) and the integration tests use their internals; anything reached only through a
+//! module path may change without notice. What none of them uses is crate-private.
 //!
 //! # The layers
 //!
 //! The modules are layers, each using only those listed before it:
-//! `geom`, `rng`, `tagged`, `limits` → `model` → `controller` → `snapshot` → `sim` → `task` → `scenario` → `stepping` → `render`
-//! → `output` → `movie` → `view` → `batch` → `evolve` → `report` → `render_job` → `bench` (and the binary's `cli` on
-//! top). `pom`, the kinematic
-//! lattice model, stands apart: it uses only `geom` and `limits` (no engine).
+//! `geom`, `rng`, `tagged`, `limits`, `format` → `model` → `controller` → `snapshot` → `sim` → `task` →
+//! `scenario` → `stepping` → `render` → `output` → `movie` → `view` → `batch` → `evolve` → `chart` →
+//! `run_media` → `render_job`. `pom`, the kinematic lattice model, stands apart: it uses only `geom` and
+//! `limits` (no engine). The reports and benchmarks (`vsr2d-report`) and the command line (`vsr2d-cli`)
+//! are packages on top of this one, which uses neither.
 
 #![forbid(unsafe_code)]
 
@@ -65,10 +68,11 @@ pub use evolve::{
 };
 
 pub mod batch;
-pub mod bench;
+pub mod chart;
 pub mod check;
 pub mod controller;
 pub mod evolve;
+pub mod format;
 // The fuzz targets' bodies (cargo-fuzz and the stable harness of `cargo test`); no API.
 #[doc(hidden)]
 pub mod fuzzing;
@@ -80,8 +84,8 @@ pub mod output;
 pub mod pom;
 pub mod render;
 pub mod render_job;
-pub mod report;
 pub mod rng;
+pub mod run_media;
 pub mod scenario;
 pub mod sim;
 pub mod snapshot;

@@ -45,15 +45,15 @@ pub struct Limits {
 }
 
 /// The default [`Limits::max_objects`].
-pub const MAX_OBJECTS: u64 = 10_000;
+pub(crate) const MAX_OBJECTS: u64 = 10_000;
 /// The default [`Limits::max_object_steps`]: 1 000 boxes side by side ran 60 steps in about 0.04 s
 /// (release build, 2-core machine, 2026-11-28), ≈ 1.5·10⁶ object steps per second, so ≈ 2 min.
-pub const MAX_OBJECT_STEPS: u64 = 200_000_000;
+pub(crate) const MAX_OBJECT_STEPS: u64 = 200_000_000;
 /// The default [`Limits::max_object_contact_pairs`]: boxes piled onto one another cost a contact each
 /// pair. Measured (release build, 2-core machine, 2026-11-28, 60 steps): 447 overlapping boxes (10⁵
 /// pairs) took 1.1 s and 263 MB, 1 000 (5·10⁵ pairs) 5.8 s and 985 MB; so the limit keeps a run near
 /// the others' (≈ 1 min for 60 s simulated) and its memory near 300 MB.
-pub const MAX_OBJECT_CONTACT_PAIRS: u64 = 100_000;
+pub(crate) const MAX_OBJECT_CONTACT_PAIRS: u64 = 100_000;
 
 impl Limits {
     /// The documented defaults (docs/commands.md, "Limits").

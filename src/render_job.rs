@@ -8,7 +8,7 @@
 //! frames streamed, the still and the filmstrip from the same frames, the HTML viewer page after them from
 //! the snapshots the run delivered (captured, not simulated again).
 //!
-//! Sits above [`crate::report`], whose run directories `render --top`, `--archive` and `--front` draw.
+//! Sits above [`crate::run_media`], whose run-directory pictures `render --top`, `--archive` and `--front` draw.
 //!
 //! ```ignore
 //! let job = RenderJob { sources: Sources::Showcase, settings, outputs, limits: Limits::DEFAULT };
@@ -31,7 +31,7 @@ use crate::output::sinks::Tee;
 use crate::output::{check_output_writable, FrameError, FrameSink, OutputError, VideoFormat};
 use crate::render::scene::{Scene, FILMSTRIP_GAP_PX};
 use crate::render::{GridLayout, Rasterizer, RenderOptions, Style};
-use crate::report::run_media::{self, RunCell, RunPictureError};
+use crate::run_media::{self, RunCell, RunPictureError};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::snapshot::SnapshotDetail;
 use crate::view::{PageStats, ViewError, ViewSettings};
@@ -39,7 +39,7 @@ use crate::view::{PageStats, ViewError, ViewSettings};
 /// The frames per second of a video when none is given.
 pub const DEFAULT_FPS: u32 = 30;
 /// The frames of a filmstrip when no times are given: the start, the quarters and the end of the run.
-pub const DEFAULT_FILMSTRIP_FRAMES: u32 = 5;
+pub(crate) const DEFAULT_FILMSTRIP_FRAMES: u32 = 5;
 
 /// What a job draws.
 #[derive(Debug, Clone)]
@@ -219,7 +219,7 @@ impl Look {
 }
 
 /// The font scales a render takes (`--font-scale`): half size to four times.
-pub const FONT_SCALE_RANGE: std::ops::RangeInclusive<f32> = 0.5..=4.0;
+pub(crate) const FONT_SCALE_RANGE: std::ops::RangeInclusive<f32> = 0.5..=4.0;
 
 /// A style by its name: `screen` or `paper`.
 pub fn parse_style(text: &str) -> Result<Style, String> {

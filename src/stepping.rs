@@ -197,7 +197,7 @@ impl SteppedSimulation {
     }
 
     /// Features per robot, in robot order (the observation adds the time after all of them).
-    pub fn feature_sizes(&self) -> Vec<usize> {
+    pub(crate) fn feature_sizes(&self) -> Vec<usize> {
         self.robots.iter().map(|r| r.features.len()).collect()
     }
 

@@ -179,7 +179,7 @@ struct Scan {
 
 /// The longest job line accepted (64 MiB): a scenario is a few kB, an MLP with its weights a few MB; a
 /// longer line (or an endless one such as `/dev/zero`) is refused instead of filling the memory.
-pub const MAX_LINE_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_LINE_BYTES: u64 = 64 << 20;
 
 /// Reads the next line (without its `\n` and a trailing `\r`) into `buf`; false at end of file. A line
 /// longer than [`MAX_LINE_BYTES`] is an error.

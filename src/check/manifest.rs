@@ -13,7 +13,7 @@ use crate::render::GridLayout;
 use super::CheckError;
 
 /// How the error messages point at the manifest's schema.
-pub const SCHEMA_COMMAND: &str = "`vsr2d schema --manifest`";
+pub(crate) const SCHEMA_COMMAND: &str = "`vsr2d schema --manifest`";
 
 /// A `vsr2d check` manifest: the golden-image and golden-number cases of a repository.
 #[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
@@ -147,7 +147,7 @@ pub struct CaseSettings {
 
 impl Case {
     /// The images of this case and their baseline file names, in order.
-    pub fn image_files(&self, pictures: &Pictures) -> Vec<String> {
+    pub(crate) fn image_files(&self, pictures: &Pictures) -> Vec<String> {
         match pictures {
             Pictures::Stills(times) if times.len() > 1 => {
                 times.iter().map(|t| format!("{}@{}s.png", self.name, crate::geom::compact(t.unwrap_or(0.0)))).collect()

@@ -32,7 +32,7 @@ use crate::scenario::{Limits, Scenario, ScenarioError};
 pub use manifest::{CameraChoice, Case, CaseSettings, Manifest, Pictures};
 
 /// The version written into baselines and compared with theirs.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub(crate) const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Why a check could not be made (a failed comparison is no error: it is in the [`CheckReport`]).
 #[derive(Debug, thiserror::Error)]
@@ -208,7 +208,7 @@ fn read_text(path: &Path, what: &'static str) -> Result<String, CheckError> {
 
 /// What a case's baseline JSON holds besides the pictures.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BaselineRecord {
+pub(crate) struct BaselineRecord {
     /// The vsr2d version that made the baseline.
     pub vsr2d_version: String,
     /// The material presets of its scenarios (`default`, `legacy-1.0`).

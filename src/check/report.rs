@@ -10,7 +10,7 @@ pub const SUMMARY_MAX_BYTES: usize = 1 << 20;
 
 /// Text for an XML attribute or element: the five markup characters escaped, and the characters XML 1.0
 /// forbids (most control characters) replaced, so any user string (case names, paths, messages) is safe.
-pub fn xml_escape(text: &str) -> String {
+pub(crate) fn xml_escape(text: &str) -> String {
     let mut s = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -237,7 +237,7 @@ pub fn write_files(
 }
 
 /// The numbers of a case as a Markdown table: field, expected, actual, tolerance, verdict.
-pub fn numbers_table(fields: &[FieldReport]) -> String {
+pub(crate) fn numbers_table(fields: &[FieldReport]) -> String {
     let mut md = String::from("| field | expected | actual | tolerance | verdict |\n|---|---:|---:|---|---|\n");
     for f in fields {
         md.push_str(&format!(

@@ -113,7 +113,7 @@ impl DistributedSpec {
     }
 
     /// The number of weights of every voxel's network (grid order) on this body.
-    pub fn weight_counts(&self, cells: &[Cell], grid: [u32; 2]) -> Result<Vec<usize>, ControllerError> {
+    pub(crate) fn weight_counts(&self, cells: &[Cell], grid: [u32; 2]) -> Result<Vec<usize>, ControllerError> {
         let counts = self.feature_counts(&Body::new(cells, grid)?)?;
         Ok(counts.iter().map(|&f| weight_count(&self.sizes(f))).collect())
     }
@@ -289,7 +289,7 @@ impl SignalBus {
 
     /// Writes what voxel `v` receives into `out` (4 × signals values: from its N, E, S and W neighbour,
     /// 0 where it has none).
-    pub fn receive(&self, v: usize, out: &mut [f64]) {
+    pub(crate) fn receive(&self, v: usize, out: &mut [f64]) {
         let s = self.signals;
         for (side, chunk) in out.chunks_exact_mut(s.max(1)).take(4).enumerate() {
             match self.neighbours[v][side] {
@@ -307,7 +307,7 @@ impl SignalBus {
     }
 
     /// Ends a call: what was sent becomes what the next call receives.
-    pub fn deliver(&mut self) {
+    pub(crate) fn deliver(&mut self) {
         std::mem::swap(&mut self.delivered, &mut self.outbox);
     }
 

@@ -18,7 +18,7 @@
 use std::fmt;
 
 /// Variables an expression may read (besides the constant `pi`).
-pub const VARIABLES: [&str; 6] = ["t", "x", "y", "w", "h", "pi"];
+pub(crate) const VARIABLES: [&str; 6] = ["t", "x", "y", "w", "h", "pi"];
 /// Functions an expression may call.
 pub const FUNCTIONS: [&str; 11] = ["sin", "cos", "tan", "abs", "sign", "sqrt", "exp", "ln", "min", "max", "floor"];
 
@@ -201,7 +201,7 @@ impl Expr {
 
     /// A copy with x, y, w and h fixed (and constants re-folded), so that per-voxel evaluation only
     /// does the work that depends on t. Gives bit-identical results to [`Expr::eval`].
-    pub fn specialize(&self, x: f64, y: f64, w: f64, h: f64) -> Expr {
+    pub(crate) fn specialize(&self, x: f64, y: f64, w: f64, h: f64) -> Expr {
         let mut out = Emitter::default();
         for &op in &self.ops {
             out.emit(match op {

@@ -97,7 +97,7 @@ impl TimeFunction {
     }
 
     /// Validates the numbers and parses the expression.
-    pub fn compile(&self) -> Result<CompiledFunction, FunctionError> {
+    pub(crate) fn compile(&self) -> Result<CompiledFunction, FunctionError> {
         let finite = |function, field, value: f64| {
             if value.is_finite() {
                 Ok(value)
@@ -134,7 +134,7 @@ impl CompiledFunction {
 
     /// The same function with the cell and grid fixed, so expressions fold everything but t.
     /// `eval` on the result gives the same bits for that cell, whatever cell it is then given.
-    pub fn for_cell(&self, cell: [u32; 2], grid: [u32; 2]) -> CompiledFunction {
+    pub(crate) fn for_cell(&self, cell: [u32; 2], grid: [u32; 2]) -> CompiledFunction {
         match self {
             CompiledFunction::Expr(e) => {
                 CompiledFunction::Expr(e.specialize(cell[0] as f64, cell[1] as f64, grid[0] as f64, grid[1] as f64))

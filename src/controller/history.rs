@@ -2,11 +2,11 @@
 
 /// The most readings one history may keep (about 55 min at 30 control calls per second); a larger
 /// `n` is refused when the controller is built rather than allocated.
-pub const MAX_HISTORY: usize = 100_000;
+pub(crate) const MAX_HISTORY: usize = 100_000;
 
 /// The last `capacity` readings of one sensor, taken at control steps.
 #[derive(Debug, Clone, PartialEq)]
-pub struct History {
+pub(crate) struct History {
     buf: Vec<f64>,
     /// Index of the newest reading.
     head: usize,

@@ -41,7 +41,7 @@ impl Mlp {
     }
 
     /// The input slots to fill before [`Mlp::forward`] (the bias slot excluded).
-    pub fn inputs_mut(&mut self) -> &mut [f64] {
+    pub(crate) fn inputs_mut(&mut self) -> &mut [f64] {
         let n = self.sizes[0] - 1;
         &mut self.layers[0][..n]
     }

@@ -24,7 +24,7 @@ pub mod distributed;
 pub mod expr;
 pub mod external;
 pub mod function;
-pub mod history;
+pub(crate) mod history;
 pub mod mlp;
 
 use serde::{Deserialize, Serialize};
@@ -385,7 +385,7 @@ impl SensorLayout {
     }
 
     /// The number of features this layout gives on a body whose voxels occupy `cells` (grid order).
-    pub fn feature_count(&self, cells: &[Cell], grid: [u32; 2]) -> Result<usize, ControllerError> {
+    pub(crate) fn feature_count(&self, cells: &[Cell], grid: [u32; 2]) -> Result<usize, ControllerError> {
         Ok(self.per_voxel(&Body::new(cells, grid)?)?.iter().map(|f| f.len()).sum())
     }
 
@@ -445,7 +445,7 @@ impl SensorFeatures {
 
     /// The number of features of each of `voxels` voxels (they are written voxel after voxel, in grid
     /// order).
-    pub fn counts_per_voxel(&self, voxels: usize) -> Vec<usize> {
+    pub(crate) fn counts_per_voxel(&self, voxels: usize) -> Vec<usize> {
         let mut counts = vec![0; voxels];
         for input in &self.inputs {
             if let Some(c) = counts.get_mut(self.histories[input.history].0) {
@@ -493,7 +493,7 @@ impl SensorFeatures {
 
 impl MlpSpec {
     /// Layer sizes n₀ … n_{L+1} on this body (n₀ counts the driving input and the bias).
-    pub fn layer_sizes(&self, cells: &[Cell], grid: [u32; 2]) -> Result<Vec<usize>, ControllerError> {
+    pub(crate) fn layer_sizes(&self, cells: &[Cell], grid: [u32; 2]) -> Result<Vec<usize>, ControllerError> {
         let features = self.sensors.feature_count(cells, grid)?;
         Ok(mlp_layer_sizes(features, self.driver.is_some(), &self.hidden, cells.len()))
     }

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Deserialize, Serialize};
 
 /// FNV-1a, 128 bits: stable across platforms and Rust versions (unlike `std`'s hasher).
-pub fn fnv128(bytes: &[u8]) -> u128 {
+pub(crate) fn fnv128(bytes: &[u8]) -> u128 {
     const OFFSET: u128 = 0x6c62272e07bb014262b821756295c58d;
     const PRIME: u128 = 0x0000000001000000000000000000013B;
     bytes.iter().fold(OFFSET, |h, b| (h ^ *b as u128).wrapping_mul(PRIME))
@@ -86,7 +86,7 @@ impl Cache {
     }
 
     /// Rebuilds a cache from [`Cache::export`]: the same recency order, hence the same future evictions.
-    pub fn import(capacity: usize, entries: Vec<(String, Evaluation)>) -> Result<Cache, String> {
+    pub(crate) fn import(capacity: usize, entries: Vec<(String, Evaluation)>) -> Result<Cache, String> {
         let mut cache = Cache::new(capacity);
         for (key, value) in entries {
             let k = u128::from_str_radix(&key, 16).map_err(|_| format!("cache key {key:?} is not hexadecimal"))?;

@@ -10,7 +10,7 @@ use crate::output::run_dir::{claim, Access, Owner, RunDir};
 /// Holds `dir` for the run of the experiment whose hash is `hash`, exclusively, for as long as the
 /// returned value lives. A directory of a run written before markers existed is adopted when its log
 /// names the same experiment.
-pub fn claim_run(dir: &Path, hash: &str) -> Result<RunDir, EvolveError> {
+pub(crate) fn claim_run(dir: &Path, hash: &str) -> Result<RunDir, EvolveError> {
     let adopt = |d: &Path| logged_hash(d).as_deref() == Some(hash);
     Ok(claim(dir, &Owner { kind: "evolve", id: hash, adopt: &adopt }, Access::Exclusive)?)
 }

@@ -11,11 +11,11 @@ use serde_json::{Map, Value};
 use super::{AlgorithmSpec, Experiment, Goal};
 
 /// File names of a run directory.
-pub const EXPERIMENT: &str = "experiment.json";
+pub(crate) const EXPERIMENT: &str = "experiment.json";
 pub const LOG: &str = "log.jsonl";
 pub const FINAL_POPULATION: &str = "final_population.jsonl";
 pub const ARCHIVE: &str = "archive.jsonl";
-pub const FRONT: &str = "front.jsonl";
+pub(crate) const FRONT: &str = "front.jsonl";
 
 /// Why a run directory cannot be read.
 #[derive(Debug, thiserror::Error)]
@@ -192,7 +192,7 @@ pub fn read_log(path: &Path) -> Result<(Header, Vec<Generation>), ReadError> {
 }
 
 /// The hash a run's log header carries, if `dir` holds a readable `log.jsonl`.
-pub fn logged_hash(dir: &Path) -> Option<String> {
+pub(crate) fn logged_hash(dir: &Path) -> Option<String> {
     let text = std::fs::read_to_string(dir.join(LOG)).ok()?;
     let header: Value = serde_json::from_str(text.lines().next()?).ok()?;
     header.pointer("/header/experiment_hash")?.as_str().map(str::to_string)

@@ -4,4 +4,4 @@
 pub use crate::rng::SplitMix64 as Rng;
 
 /// Name written in the log header.
-pub const GENERATOR: &str = "splitmix64";
+pub(crate) const GENERATOR: &str = "splitmix64";

@@ -127,9 +127,9 @@ pub struct Preset {
 
 impl Preset {
     /// The quick preset's values (spec §10).
-    pub const QUICK_POP: usize = 20;
-    pub const QUICK_GEN: u32 = 10;
-    pub const QUICK_DURATION: f64 = 20.0;
+    pub(crate) const QUICK_POP: usize = 20;
+    pub(crate) const QUICK_GEN: u32 = 10;
+    pub(crate) const QUICK_DURATION: f64 = 20.0;
     pub const QUICK_RUNS: u32 = 2;
     /// The paper's repetitions.
     pub const FULL_RUNS: u32 = 10;

@@ -99,13 +99,13 @@ pub struct Aabb {
 
 impl Aabb {
     /// The empty box: the identity of [`Aabb::union`].
-    pub const EMPTY: Aabb =
+    pub(crate) const EMPTY: Aabb =
         Aabb { min: Vec2::new(f64::INFINITY, f64::INFINITY), max: Vec2::new(f64::NEG_INFINITY, f64::NEG_INFINITY) };
 
     pub fn from_points(points: impl IntoIterator<Item = Vec2>) -> Aabb {
         points.into_iter().fold(Aabb::EMPTY, |b, p| b.including(p))
     }
-    pub fn including(self, p: Vec2) -> Aabb {
+    pub(crate) fn including(self, p: Vec2) -> Aabb {
         Aabb {
             min: Vec2::new(self.min.x.min(p.x), self.min.y.min(p.y)),
             max: Vec2::new(self.max.x.max(p.x), self.max.y.max(p.y)),
@@ -137,7 +137,7 @@ pub type Polygon = Vec<Vec2>;
 /// The root-mean-square distance between `points` and `target` (same length, paired in order) after
 /// the best rigid motion of `points` (rotation and translation; no reflection, no scale): 2-D
 /// Procrustes, in closed form. Empty input gives 0.
-pub fn rigid_rms(points: &[Vec2], target: &[Vec2]) -> f64 {
+pub(crate) fn rigid_rms(points: &[Vec2], target: &[Vec2]) -> f64 {
     let n = points.len().min(target.len());
     if n == 0 {
         return 0.0;

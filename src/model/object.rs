@@ -65,19 +65,19 @@ fn default_friction() -> f64 {
 }
 
 /// The largest object side and coordinate, m: beyond this f32 engine coordinates lose the millimetre.
-pub const MAX_OBJECT_EXTENT: f64 = 10_000.0;
+pub(crate) const MAX_OBJECT_EXTENT: f64 = 10_000.0;
 
 /// The smallest mass, kg, and angular inertia about the centre, kg·m², of an object that moves. The
 /// engine keeps both in single precision and inverts them; measured (issue 52): a box lands like a 1 kg
 /// one down to an inertia of 1e-38 kg·m² (f32's smallest normal number is 1.2e-38), falls through the
 /// ground at 1e-39 and turns non-finite at masses of 1e-40 kg and below. 1e-30 leaves eight orders.
-pub const MIN_OBJECT_MASS: f64 = 1e-30;
+pub(crate) const MIN_OBJECT_MASS: f64 = 1e-30;
 pub const MIN_OBJECT_INERTIA: f64 = 1e-30;
 /// The largest object mass, kg.
-pub const MAX_OBJECT_MASS: f64 = 1e6;
+pub(crate) const MAX_OBJECT_MASS: f64 = 1e6;
 
 /// Why `mass` (kg) cannot be an object's mass, if it cannot: the requirement, for an error message.
-pub fn mass_problem(mass: f64) -> Option<String> {
+pub(crate) fn mass_problem(mass: f64) -> Option<String> {
     let ok = mass.is_finite() && (MIN_OBJECT_MASS..=MAX_OBJECT_MASS).contains(&mass);
     (!ok).then(|| {
         format!(
@@ -105,7 +105,7 @@ pub fn box_inertia(mass: f64, size: [f64; 2]) -> f64 {
 }
 
 /// Why a moving box of `mass` and `size` is too light for the engine to turn, if it is.
-pub fn inertia_problem(mass: f64, size: [f64; 2]) -> Option<String> {
+pub(crate) fn inertia_problem(mass: f64, size: [f64; 2]) -> Option<String> {
     let inertia = box_inertia(mass, size);
     // The tolerance lets the suggested mass, rounded up to three digits, pass.
     (inertia < MIN_OBJECT_INERTIA * (1.0 - 1e-9)).then(|| {
@@ -128,7 +128,7 @@ pub fn inertia_problem(mass: f64, size: [f64; 2]) -> Option<String> {
 
 impl ObjectSpec {
     /// A dynamic box of `size` centred at `position`.
-    pub fn dynamic_box(label: &str, size: [f64; 2], position: Vec2, mass: f64, friction: f64) -> ObjectSpec {
+    pub(crate) fn dynamic_box(label: &str, size: [f64; 2], position: Vec2, mass: f64, friction: f64) -> ObjectSpec {
         ObjectSpec {
             label: Some(label.into()),
             size,
@@ -144,7 +144,7 @@ impl ObjectSpec {
     }
 
     /// A fixed rectangle spanning `min`..`max`.
-    pub fn fixed_rect(label: &str, min: Vec2, max: Vec2) -> ObjectSpec {
+    pub(crate) fn fixed_rect(label: &str, min: Vec2, max: Vec2) -> ObjectSpec {
         let c = (min + max) * 0.5;
         ObjectSpec {
             label: Some(label.into()),

@@ -16,14 +16,14 @@ use crate::geom::{Polygon, Vec2};
 pub mod features;
 
 /// Where the ground begins (the foot of the left ramp), m.
-pub const GROUND_START: f64 = 10.0;
+pub(crate) const GROUND_START: f64 = 10.0;
 /// Where the ground ends (the foot of the right ramp), m.
-pub const GROUND_END: f64 = 1990.0;
+pub(crate) const GROUND_END: f64 = 1990.0;
 /// How far the end ramps rise above the ground at their foot, m.
-pub const RAMP_RISE: f64 = 100.0;
+pub(crate) const RAMP_RISE: f64 = 100.0;
 /// Where a course's feature begins by default, m: robots without a `position` stand from x = 11 m, so
 /// the 12 m biped and worm of the fixtures end at 23 m and get a 7 m flat run-up.
-pub const DEFAULT_START: f64 = 30.0;
+pub(crate) const DEFAULT_START: f64 = 30.0;
 
 /// Up or down (slopes, stairs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
@@ -362,13 +362,13 @@ impl TerrainError {
 /// The highest hills accepted (m): the terrain is 2 km long between 100 m ramps; higher profiles only
 /// strain the engine's f32 geometry. Also the most a slope or stairs may rise or fall, and the deepest
 /// gap or highest ceiling.
-pub const MAX_HEIGHT: f64 = 1000.0;
+pub(crate) const MAX_HEIGHT: f64 = 1000.0;
 /// The smallest point spacing of the uneven terrain (m): at most 198 000 profile points. Also the
 /// smallest width, spacing or size of any feature.
-pub const MIN_SPACING: f64 = 0.01;
+pub(crate) const MIN_SPACING: f64 = 0.01;
 
 /// Checks an uneven terrain's `height` (both presets).
-pub fn check_height(height: f64) -> Result<(), TerrainError> {
+pub(crate) fn check_height(height: f64) -> Result<(), TerrainError> {
     check("height", height, 0.0, MAX_HEIGHT, "in [0, 1000] m")
 }
 
@@ -438,7 +438,7 @@ impl TerrainSpec {
     }
 
     /// The JSON path that sets how many points the terrain has, and the hint to give fewer.
-    pub fn vertex_knob(&self) -> (&'static str, &'static str) {
+    pub(crate) fn vertex_knob(&self) -> (&'static str, &'static str) {
         match self {
             TerrainSpec::Hilly { .. } => ("world.terrain.width", "use wider hills"),
             TerrainSpec::Steppy { .. } => ("world.terrain.width", "use wider steps"),
@@ -478,7 +478,7 @@ impl TerrainSpec {
     }
 
     /// The seed of a random terrain (uneven, hilly, steppy), to draw a new terrain per episode.
-    pub fn seed_mut(&mut self) -> Option<&mut u64> {
+    pub(crate) fn seed_mut(&mut self) -> Option<&mut u64> {
         match self {
             TerrainSpec::Uneven { seed, .. } | TerrainSpec::Hilly { seed, .. } | TerrainSpec::Steppy { seed, .. } => {
                 Some(seed)
@@ -532,7 +532,7 @@ pub struct Terrain {
 
 /// Java's `java.util.Random` LCG, for the `legacy-1.0` uneven terrain.
 #[derive(Debug, Clone)]
-pub struct JavaRandom {
+pub(crate) struct JavaRandom {
     state: u64,
 }
 
@@ -546,7 +546,7 @@ impl JavaRandom {
         self.state = (self.state.wrapping_mul(Self::MULT).wrapping_add(11)) & Self::MASK;
         self.state >> (48 - bits)
     }
-    pub fn next_f64(&mut self) -> f64 {
+    pub(crate) fn next_f64(&mut self) -> f64 {
         ((self.next(26) << 27) + self.next(27)) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 }
@@ -591,7 +591,7 @@ impl Terrain {
 
     /// The released code's uneven terrain, shifted so its lowest point is 0 (spec §15 row 13), with the
     /// unshifted (y₁, y₂) and x₂ needed by the legacy placement rule.
-    pub fn legacy_uneven(height: f64, seed: u64) -> Terrain {
+    pub(crate) fn legacy_uneven(height: f64, seed: u64) -> Terrain {
         let mut rng = JavaRandom::new(seed);
         let ys: Vec<f64> = (0..50).map(|_| height * rng.next_f64()).collect();
         let min = ys.iter().cloned().fold(f64::INFINITY, f64::min);
@@ -635,7 +635,7 @@ impl Terrain {
     }
 
     /// The roof's outline, counter-clockwise: its underside left to right, then its top.
-    pub fn ceiling_outline(&self) -> Option<Polygon> {
+    pub(crate) fn ceiling_outline(&self) -> Option<Polygon> {
         let ceiling = self.ceiling.as_ref()?;
         let top = Self::ceiling_top(ceiling);
         let mut ccw = ceiling.clone();
@@ -645,7 +645,7 @@ impl Terrain {
     }
 
     /// One convex quadrilateral per ceiling segment, up to the roof's top (the ceiling's colliders).
-    pub fn ceiling_segments(&self) -> Vec<[Vec2; 4]> {
+    pub(crate) fn ceiling_segments(&self) -> Vec<[Vec2; 4]> {
         let Some(ceiling) = &self.ceiling else { return Vec::new() };
         let top = Self::ceiling_top(ceiling);
         ceiling
@@ -672,7 +672,7 @@ impl Terrain {
     }
 
     /// Lowest point of the ceiling's underside over [x0, x1], if there is a ceiling above that range.
-    pub fn ceiling_min(&self, x0: f64, x1: f64) -> Option<f64> {
+    pub(crate) fn ceiling_min(&self, x0: f64, x1: f64) -> Option<f64> {
         let ceiling = self.ceiling.as_ref()?;
         let inside = ceiling.iter().filter(|p| p.x >= x0 && p.x <= x1).map(|p| p.y);
         let ends = [x0, x1].into_iter().filter_map(|x| surface(ceiling, x, f64::min));

@@ -14,11 +14,11 @@ use crate::render::{cell_rect, colors, CellRect, GridLayout, RenderOptions, Rgba
 /// An empty bin's fill: a light grey, uniform (a filled bin always shows ground, a robot and text).
 pub const EMPTY_BIN: Rgba = Rgba::opaque(238, 238, 238);
 /// The lines between the bins.
-pub const BIN_LINE: Rgba = Rgba::opaque(200, 200, 200);
+pub(crate) const BIN_LINE: Rgba = Rgba::opaque(200, 200, 200);
 /// The canvas around the grid.
-pub const BOARD_BACKGROUND: Rgba = Rgba::opaque(255, 255, 255);
+pub(crate) const BOARD_BACKGROUND: Rgba = Rgba::opaque(255, 255, 255);
 /// Pixels between neighbouring bins (the bin lines show there).
-pub const BIN_GAP_PX: u32 = 2;
+pub(crate) const BIN_GAP_PX: u32 = 2;
 const TITLE_PX: f32 = 16.0;
 const AXIS_PX: f32 = 14.0;
 const TICK_PX: f32 = 12.0;
@@ -66,10 +66,10 @@ pub enum BoardError {
 }
 
 /// Cells at least this wide keep the colour key and the distance line.
-pub const WIDE_CELL_PX: u32 = 360;
+pub(crate) const WIDE_CELL_PX: u32 = 360;
 
 /// The smallest bin drawn, in pixels each way (a cell smaller than this shows nothing legible).
-pub const MIN_BIN_PX: u32 = 24;
+pub(crate) const MIN_BIN_PX: u32 = 24;
 
 /// A laid-out board: where each bin is on the canvas, and the canvas with everything but the cells.
 #[derive(Debug, Clone)]
@@ -162,7 +162,7 @@ impl Board {
 
     /// What the cells draw: `options`, without the colour key and the distance line when the cells are
     /// too narrow to show them beside the robot (they would cover it).
-    pub fn cell_options(&self, options: &RenderOptions) -> RenderOptions {
+    pub(crate) fn cell_options(&self, options: &RenderOptions) -> RenderOptions {
         let (w, _) = self.cell_size();
         RenderOptions {
             legend: options.legend && w >= WIDE_CELL_PX,
@@ -181,7 +181,7 @@ impl Board {
     }
 
     /// The canvas rectangle of bin (`col`, `row`), row 0 at the bottom, gap included.
-    pub fn bin_rect(&self, col: u32, row: u32) -> CellRect {
+    pub(crate) fn bin_rect(&self, col: u32, row: u32) -> CellRect {
         let top_row = self.spec.rows - 1 - row.min(self.spec.rows - 1);
         CellRect {
             x: self.x0 + col * self.bin_w,
@@ -221,7 +221,7 @@ impl Board {
     }
 
     /// The canvas of one movie frame.
-    pub fn composed(&self, movie_frame: &Pixmap) -> Pixmap {
+    pub(crate) fn composed(&self, movie_frame: &Pixmap) -> Pixmap {
         let mut out = self.backdrop.clone();
         self.compose(movie_frame, &mut out);
         out

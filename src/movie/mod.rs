@@ -110,12 +110,12 @@ impl MovieError {
 }
 
 /// The snapshot content that the given layers draw (springs, ropes, welds need optional detail).
-pub fn detail_for(options: &RenderOptions) -> SnapshotDetail {
+pub(crate) fn detail_for(options: &RenderOptions) -> SnapshotDetail {
     SnapshotDetail { springs: options.springs, ropes: options.ropes, welds: options.welds, controller: options.signals }
 }
 
 /// The first frame whose time reaches `t` (k/fps ≥ t − 1e−9): the frame that shows time `t`.
-pub fn frame_index_at(t: f64, fps: u32) -> u64 {
+pub(crate) fn frame_index_at(t: f64, fps: u32) -> u64 {
     if !(t.is_finite() && t > 0.0) || fps == 0 {
         return 0;
     }
@@ -214,7 +214,7 @@ impl MovieSource {
     }
 
     /// The source with `heading` shown in its cell's overlay above the robot's label.
-    pub fn with_heading(self, heading: impl Into<String>) -> Self {
+    pub(crate) fn with_heading(self, heading: impl Into<String>) -> Self {
         MovieSource { heading: Some(heading.into()), ..self }
     }
 
@@ -271,7 +271,7 @@ impl MovieSource {
 
     /// The layers of `options` this source cannot draw because its snapshots lack their content (a
     /// recording made without that detail), by the name of the `--detail` value that records it.
-    pub fn missing_layers(&self, options: &RenderOptions) -> Vec<&'static str> {
+    pub(crate) fn missing_layers(&self, options: &RenderOptions) -> Vec<&'static str> {
         let wanted = detail_for(options);
         [
             ("springs", wanted.springs, self.detail.springs),
@@ -581,7 +581,7 @@ impl Movie {
     }
 
     /// The robots and cells shown, over all sources (what a frame's drawing cost grows with).
-    pub fn body_count(&self) -> usize {
+    pub(crate) fn body_count(&self) -> usize {
         self.bodies
     }
 
@@ -663,7 +663,7 @@ impl Movie {
     /// [`Movie::run`] with drawing and encoding overlapped or not (the sink takes the same frames either
     /// way), also keeping the scenes of frames `keep` (each clamped to the last frame; in the order
     /// given): the stills and filmstrips of a run that writes a video too.
-    pub fn run_with(
+    pub(crate) fn run_with(
         &mut self,
         sink: &mut (dyn FrameSink + Send),
         overlap: Overlap,
@@ -700,7 +700,11 @@ impl Movie {
     /// movie once from its current frame and drawing no other frame: the cameras move through the
     /// others as in the video, so each scene is that frame of the video. `keep_going` is asked before
     /// each frame (a long simulation stays cancellable).
-    pub fn scenes_at(&mut self, indices: &[u64], keep_going: &dyn Fn() -> bool) -> Result<Vec<Scene>, MovieError> {
+    pub(crate) fn scenes_at(
+        &mut self,
+        indices: &[u64],
+        keep_going: &dyn Fn() -> bool,
+    ) -> Result<Vec<Scene>, MovieError> {
         let last = self.frames.saturating_sub(1);
         let wanted: std::collections::BTreeSet<u64> = indices.iter().map(|&k| k.min(last)).collect();
         let mut got: std::collections::HashMap<u64, Scene> = std::collections::HashMap::new();
@@ -734,7 +738,7 @@ impl Movie {
 
     /// [`Movie::still`] that asks `keep_going` before each frame it advances through, and stops with
     /// [`MovieError::Stopped`] when it says no (a long simulation up to a late frame stays cancellable).
-    pub fn still_while(&mut self, k: u64, keep_going: &dyn Fn() -> bool) -> Result<&Pixmap, MovieError> {
+    pub(crate) fn still_while(&mut self, k: u64, keep_going: &dyn Fn() -> bool) -> Result<&Pixmap, MovieError> {
         let k = k.min(self.frames.saturating_sub(1));
         while self.next < k {
             let i = self.next;
@@ -773,7 +777,7 @@ impl Movie {
     /// The union of cell `cell`'s follow-camera views at frames `indices`: one fixed view that shows its
     /// robots at each of them, so frames drawn through it show the robot move against the ground (a
     /// filmstrip of a walker). Replays the movie from its current frame; `None` if no frame was seen.
-    pub fn framing_view(mut self, cell: usize, indices: &[u64]) -> Result<Option<Aabb>, MovieError> {
+    pub(crate) fn framing_view(mut self, cell: usize, indices: &[u64]) -> Result<Option<Aabb>, MovieError> {
         let mut union: Option<Aabb> = None;
         self.replay(&mut |k, _, views| {
             if let (true, Some(v)) = (indices.contains(&k), views.get(cell)) {
@@ -787,7 +791,7 @@ impl Movie {
     /// Shows `labels[k]` in cell k's overlay instead of its run's or robot's name (figures: "(a) worm");
     /// a task's own figures stay under it. Returns false, changing nothing, unless there is exactly one
     /// label per cell.
-    pub fn set_labels(&mut self, labels: &[String]) -> bool {
+    pub(crate) fn set_labels(&mut self, labels: &[String]) -> bool {
         if labels.len() != self.cells.len() {
             return false;
         }
@@ -840,7 +844,10 @@ impl Movie {
 
     /// [`Movie::finish_runs`] that asks `keep_going` before each snapshot and stops with
     /// [`MovieError::Stopped`] when it says no (Ctrl-C in Python).
-    pub fn finish_runs_while(&mut self, keep_going: &(dyn Fn() -> bool + Sync)) -> Result<Vec<RunMetrics>, MovieError> {
+    pub(crate) fn finish_runs_while(
+        &mut self,
+        keep_going: &(dyn Fn() -> bool + Sync),
+    ) -> Result<Vec<RunMetrics>, MovieError> {
         let frame = self.next;
         let metrics: Vec<Option<RunMetrics>> = self
             .feeds

@@ -8,7 +8,7 @@ use crate::scenario::{Scenario, ScenarioError};
 pub const DURATION_S: f64 = 20.0;
 
 /// The showcase robots: (name, scenario JSON), in grid order (row by row).
-pub const SCENARIOS: [(&str, &str); 4] = [
+pub(crate) const SCENARIOS: [(&str, &str); 4] = [
     ("worm", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/scenarios/worm.json"))),
     ("biped", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/scenarios/biped.json"))),
     ("tripod", include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/scenarios/tripod.json"))),

@@ -25,7 +25,7 @@ use std::sync::Mutex;
 use tempfile::NamedTempFile;
 
 /// The directory a path's file lives in (`.` for a bare file name).
-pub fn parent_dir(path: &Path) -> &Path {
+pub(crate) fn parent_dir(path: &Path) -> &Path {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -122,7 +122,7 @@ fn is_direct(meta: &fs::Metadata) -> bool {
 }
 
 /// Opens an existing character device or FIFO for writing (no truncation, no replacement).
-pub fn open_direct(path: &Path) -> io::Result<File> {
+pub(crate) fn open_direct(path: &Path) -> io::Result<File> {
     OpenOptions::new().write(true).open(path)
 }
 
@@ -189,14 +189,14 @@ impl Temp {
     }
 
     /// Renames the file over `final_path` (which [`target`] classified as [`Target::Replace`]).
-    pub fn persist(self, final_path: &Path) -> io::Result<()> {
+    pub(crate) fn persist(self, final_path: &Path) -> io::Result<()> {
         let Temp { file, _registration } = self;
         file.persist(final_path).map_err(|e| e.error)?;
         Ok(())
     }
 
     /// Gives the file up as a path (closed, still deleted on drop, still registered).
-    pub fn into_temp_path(self) -> TempPath {
+    pub(crate) fn into_temp_path(self) -> TempPath {
         TempPath { path: self.file.into_temp_path(), _registration: self._registration }
     }
 }
@@ -253,14 +253,14 @@ pub fn publish(temp: TempPath, final_path: &Path) -> io::Result<()> {
 // next writer of the same output can tell a dead process's leftovers from a live writer's.
 
 /// The prefix of a report's staging directory (`.vsr2d-report-~PID~XXXXXX`).
-pub const REPORT_STAGING_PREFIX: &str = ".vsr2d-report-";
+pub(crate) const REPORT_STAGING_PREFIX: &str = ".vsr2d-report-";
 
 fn pid_tag() -> String {
     format!("~{}~", std::process::id())
 }
 
 /// The process id a temporary's name carries (`…~PID~…`), if any.
-pub fn temporary_pid(name: &str) -> Option<u32> {
+pub(crate) fn temporary_pid(name: &str) -> Option<u32> {
     let parts: Vec<&str> = name.split('~').collect();
     (1..parts.len().saturating_sub(1)).rev().find_map(|i| {
         (!parts[i].is_empty() && parts[i].bytes().all(|b| b.is_ascii_digit())).then(|| parts[i].parse().ok()).flatten()
@@ -268,7 +268,7 @@ pub fn temporary_pid(name: &str) -> Option<u32> {
 }
 
 /// Whether `path` is a temporary this process is writing now.
-pub fn is_live_temporary(path: &Path) -> bool {
+pub(crate) fn is_live_temporary(path: &Path) -> bool {
     registry().contains(path)
 }
 
@@ -283,7 +283,7 @@ fn process_is_dead(pid: u32) -> bool {
 /// Removes the entries of `dir` whose name starts with `prefix` and carries the id of a dead process (or
 /// of this one, but no live temporary of it): what a killed writer of the same output left. Returns how
 /// many were removed.
-pub fn remove_dead_temporaries(dir: &Path, prefix: &str) -> usize {
+pub(crate) fn remove_dead_temporaries(dir: &Path, prefix: &str) -> usize {
     let Ok(entries) = fs::read_dir(dir) else { return 0 };
     let mut removed = 0;
     for e in entries.flatten() {
@@ -315,7 +315,7 @@ pub fn staging_dir(dir: &Path) -> io::Result<(tempfile::TempDir, Registration)> 
 
 /// A new hidden temporary sibling of `final_path` (see [`Temp`]); the same output's temporaries left by
 /// dead processes are removed first.
-pub fn sibling_temp(final_path: &Path, suffix: &str) -> io::Result<Temp> {
+pub(crate) fn sibling_temp(final_path: &Path, suffix: &str) -> io::Result<Temp> {
     let name = final_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     remove_dead_temporaries(parent_dir(final_path), &format!(".{name}."));
     let prefix = format!(".{name}.{}", pid_tag());
@@ -334,7 +334,7 @@ pub fn sibling_temp(final_path: &Path, suffix: &str) -> io::Result<Temp> {
 /// A temporary file to be [`publish`]ed at `final_path`: a sibling of the file it will replace, or, when
 /// `final_path` is a device or FIFO (the bytes are copied into it), one in the system's temporary
 /// directory.
-pub fn staging_temp(final_path: &Path, suffix: &str) -> io::Result<Temp> {
+pub(crate) fn staging_temp(final_path: &Path, suffix: &str) -> io::Result<Temp> {
     match target(final_path)? {
         Target::Replace(p) => sibling_temp(&p, suffix),
         Target::Direct(_) => sibling_temp(&std::env::temp_dir().join("vsr2d-output"), suffix),

@@ -32,13 +32,13 @@ impl FigureFormat {
         }
     }
 
-    pub fn is_vector(self) -> bool {
+    pub(crate) fn is_vector(self) -> bool {
         self != FigureFormat::Png
     }
 }
 
 /// Writes `scene` to `path` in `format`, atomically.
-pub fn write_figure(scene: &Scene, path: &Path, format: FigureFormat) -> Result<(), FrameError> {
+pub(crate) fn write_figure(scene: &Scene, path: &Path, format: FigureFormat) -> Result<(), FrameError> {
     let encode =
         |source: Box<dyn std::error::Error + Send + Sync>| FrameError::Encode { path: path.to_owned(), source };
     let bytes = match format {

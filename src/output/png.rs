@@ -128,7 +128,7 @@ impl PngSequence {
     }
 
     /// The path of frame `index` in this sequence.
-    pub fn frame_path(&self, index: u64) -> PathBuf {
+    pub(crate) fn frame_path(&self, index: u64) -> PathBuf {
         self.dir.join(frame_file_name(index))
     }
 
@@ -176,7 +176,7 @@ impl FrameSink for PngSequence {
 }
 
 /// `frame_000042.png`: zero-padded so that a plain sort gives display order (up to a million frames).
-pub fn frame_file_name(index: u64) -> String {
+pub(crate) fn frame_file_name(index: u64) -> String {
     format!("frame_{index:06}.png")
 }
 

@@ -23,11 +23,11 @@ use serde_json::{json, Value};
 use super::atomic;
 
 /// The marker file: `{"vsr2d_run": kind, "id": …, "format": …}`.
-pub const MARKER: &str = ".vsr2d-run.json";
+pub(crate) const MARKER: &str = ".vsr2d-run.json";
 /// The lock file (empty; only its advisory lock matters).
-pub const LOCK: &str = ".vsr2d-run.lock";
+pub(crate) const LOCK: &str = ".vsr2d-run.lock";
 /// The marker's format version.
-pub const FORMAT: u64 = 1;
+pub(crate) const FORMAT: u64 = 1;
 
 /// Who owns a directory.
 pub struct Owner<'a> {

@@ -51,7 +51,7 @@ impl H264Encoder {
     pub const ALL: [H264Encoder; 2] = [H264Encoder::X264, H264Encoder::OpenH264];
 
     /// FFmpeg's name of the encoder.
-    pub fn ffmpeg_name(self) -> &'static str {
+    pub(crate) fn ffmpeg_name(self) -> &'static str {
         match self {
             H264Encoder::X264 => "libx264",
             H264Encoder::OpenH264 => "libopenh264",
@@ -74,7 +74,7 @@ impl std::fmt::Display for H264Encoder {
 }
 
 /// The highest frame rate accepted (keeps `fps` well inside FFmpeg's `i32` rationals).
-pub const MAX_FPS: u32 = 1000;
+pub(crate) const MAX_FPS: u32 = 1000;
 
 /// x264's tunes, and `none` for none.
 pub const TUNES: [&str; 9] =

@@ -14,7 +14,7 @@ const A1: [[i8; 6]; 3] = [[0, 0, 1, 0, 0, -1], [0, 0, 0, 0, 0, 0], [-1, 0, 0, 1,
 const A2: [[i8; 6]; 3] = [[0, -1, 0, 0, 1, 0], [1, 0, 0, -1, 0, 0], [0, 0, 0, 0, 0, 0]];
 
 /// A_0, A_1, A_2 indexed `[d][row][node]`.
-pub const ACTUATION: [[[i8; 6]; 3]; 3] = [A0, A1, A2];
+pub(crate) const ACTUATION: [[[i8; 6]; 3]; 3] = [A0, A1, A2];
 
 /// a_{d,n}: the displacement of node n of every voxel of a plane per unit control displacement, before
 /// the parity sign (column n of A_d).

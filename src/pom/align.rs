@@ -19,7 +19,7 @@ use super::run::Solution;
 use super::spec::Rescale;
 
 /// A 2-D point or displacement, m.
-pub type P2 = [f64; 2];
+pub(crate) type P2 = [f64; 2];
 
 /// Length unit of a mocap CSV.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -141,7 +141,7 @@ fn mean2(points: &[P2]) -> P2 {
 }
 
 /// Sum over markers and axes of the variance over time.
-pub fn total_variance(frames: &[Vec<P2>]) -> f64 {
+pub(crate) fn total_variance(frames: &[Vec<P2>]) -> f64 {
     let Some(first) = frames.first() else { return 0.0 };
     let n = frames.len() as f64;
     (0..first.len())
@@ -227,7 +227,7 @@ pub fn align(frames: &[Vec<P2>], layout: Option<&[P2]>, rescale: Rescale) -> Res
 
 /// The model's markers (effectors with role `marker`, in spec order) and their rest layout about their
 /// mean, top view (x, y), m.
-pub fn marker_layout(model: &Model) -> (Vec<usize>, Vec<P2>) {
+pub(crate) fn marker_layout(model: &Model) -> (Vec<usize>, Vec<P2>) {
     let idx: Vec<usize> =
         model.effectors().iter().enumerate().filter(|(_, e)| e.role == Role::Marker).map(|(j, _)| j).collect();
     let rest: Vec<P2> = idx.iter().map(|&j| model.effector_rest(j)).map(|p| [p[0], p[1]]).collect();

@@ -17,7 +17,7 @@ pub struct Violation {
 }
 
 /// Every sample where a control leaves its range (with 1e−12 m slack for rounding).
-pub fn range_violations(model: &Model, times: &[f64], q: &[Vec<f64>]) -> Vec<Violation> {
+pub(crate) fn range_violations(model: &Model, times: &[f64], q: &[Vec<f64>]) -> Vec<Violation> {
     let mut out = Vec::new();
     for (&t, qs) in times.iter().zip(q) {
         for (i, (c, &v)) in model.controls().iter().zip(qs).enumerate() {

@@ -9,7 +9,7 @@ use super::spec::PomSpec;
 pub const QUADRUPED: &str = "pom-quadruped";
 
 /// The flag every output of the example repeats.
-pub const QUADRUPED_NOTE: &str = "RECONSTRUCTION, not the paper's robot: the 2×2×2 core, two front voxels, four vertical \
+pub(crate) const QUADRUPED_NOTE: &str = "RECONSTRUCTION, not the paper's robot: the 2×2×2 core, two front voxels, four vertical \
 actuators (red and yellow as named by the paper, blue and green ours), feet, markers, the diagonal walking direction and \
 the gait parameters are this project's reading of the paper's Fig. 5 (spec §12)";
 

@@ -49,14 +49,14 @@ impl TripodGait {
     }
 
     /// The feet that are not in `order`: they stay planted and shift.
-    pub fn back_feet(&self, model: &Model) -> Vec<usize> {
+    pub(crate) fn back_feet(&self, model: &Model) -> Vec<usize> {
         (0..model.effectors().len())
             .filter(|j| model.effectors()[*j].role == Role::Foot && !self.order.contains(j))
             .collect()
     }
 
     /// Target z of a front foot at time t: a raised-cosine bump of height `lift` in its window.
-    pub fn front_z(&self, slot: usize, t: f64) -> f64 {
+    pub(crate) fn front_z(&self, slot: usize, t: f64) -> f64 {
         let w = self.window();
         let s = t - (t / self.period).floor() * self.period;
         let tau = s - slot as f64 * w;
@@ -133,7 +133,7 @@ pub struct Contact {
 }
 
 /// Ground height: the lowest rest height of any foot (feet are meant to rest on the ground).
-pub fn ground_height(model: &Model) -> f64 {
+pub(crate) fn ground_height(model: &Model) -> f64 {
     feet(model).map(|j| model.effector_rest(j)[2]).fold(f64::INFINITY, f64::min)
 }
 

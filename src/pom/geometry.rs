@@ -10,20 +10,20 @@ use super::error::PomError;
 pub type Voxel = [i32; 3];
 
 /// A node's identity: 2·voxel + u_n. Face neighbours name their shared node with the same key.
-pub type NodeKey = [i32; 3];
+pub(crate) type NodeKey = [i32; 3];
 
 /// Axis letters, for ids such as `foot_bl.x` and messages.
 pub const AXIS_NAMES: [char; 3] = ['x', 'y', 'z'];
 
 /// The unit vector u_n from a voxel's centre to its node n.
-pub fn node_dir(n: usize) -> [i32; 3] {
+pub(crate) fn node_dir(n: usize) -> [i32; 3] {
     let mut u = [0; 3];
     u[n % 3] = if n < 3 { -1 } else { 1 };
     u
 }
 
 /// The axis a node sits on (n mod 3); nodes n and n + 3 are opposite on it.
-pub fn node_axis(n: usize) -> usize {
+pub(crate) fn node_axis(n: usize) -> usize {
     n % 3
 }
 
@@ -43,16 +43,16 @@ pub fn node_key(v: Voxel, n: usize) -> NodeKey {
 }
 
 /// The voxel across the face of node n (it shares that node, as its node n ± 3).
-pub fn face_neighbour(v: Voxel, n: usize) -> Voxel {
+pub(crate) fn face_neighbour(v: Voxel, n: usize) -> Voxel {
     let u = node_dir(n);
     [v[0] + u[0], v[1] + u[1], v[2] + u[2]]
 }
 
 /// Largest |coordinate| of a voxel: keeps node keys (2·v ± 1) and neighbours far from i32 overflow.
-pub const MAX_COORDINATE: i32 = 1 << 20;
+pub(crate) const MAX_COORDINATE: i32 = 1 << 20;
 
 /// Formats a voxel as `(i, j, k)` in messages.
-pub fn show_voxel(v: Voxel) -> String {
+pub(crate) fn show_voxel(v: Voxel) -> String {
     format!("({}, {}, {})", v[0], v[1], v[2])
 }
 
@@ -162,7 +162,7 @@ impl Lattice {
     }
 
     /// Rest position of node n of voxel v, m.
-    pub fn node_position(&self, v: Voxel, n: usize) -> [f64; 3] {
+    pub(crate) fn node_position(&self, v: Voxel, n: usize) -> [f64; 3] {
         self.key_position(node_key(v, n))
     }
 
@@ -179,7 +179,7 @@ impl Lattice {
     }
 
     /// The voxels 4-connected to `start` within its layer normal to `axis` (the same `axis` coordinate).
-    pub fn layer_component(&self, start: Voxel, axis: usize) -> BTreeSet<Voxel> {
+    pub(crate) fn layer_component(&self, start: Voxel, axis: usize) -> BTreeSet<Voxel> {
         connected(&self.voxels, start, |step| step != axis)
     }
 }

@@ -81,7 +81,7 @@ pub struct Frame {
 
 /// Sample times from the first to the last keyframe: the span split into the fewest equal steps of
 /// at most `dt`, so both ends are samples and the grid is symmetric (reversal maps samples to samples).
-pub fn sample_times(t0: f64, t1: f64, dt: f64) -> Vec<f64> {
+pub(crate) fn sample_times(t0: f64, t1: f64, dt: f64) -> Vec<f64> {
     let span = t1 - t0;
     if span.is_nan() || span <= 0.0 || dt.is_nan() || dt <= 0.0 {
         return vec![t0];
@@ -93,7 +93,7 @@ pub fn sample_times(t0: f64, t1: f64, dt: f64) -> Vec<f64> {
 /// The channels at time t, linearly interpolated per channel: a channel is given at a keyframe that
 /// gives it, and between two consecutive keyframes only if both give it (a `null` frees the intervals
 /// on both sides of its keyframe). Frames must be sorted by strictly increasing t.
-pub fn interpolate(frames: &[Frame], t: f64) -> Vec<Option<f64>> {
+pub(crate) fn interpolate(frames: &[Frame], t: f64) -> Vec<Option<f64>> {
     let width = frames.first().map_or(0, |f| f.values.len());
     let Some(after) = frames.iter().position(|f| f.t >= t) else { return vec![None; width] };
     let b = &frames[after];

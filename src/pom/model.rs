@@ -203,11 +203,11 @@ impl Model {
     }
 
     /// The row of an effector component.
-    pub fn row_of(&self, effector: &str, axis: usize) -> Option<usize> {
+    pub(crate) fn row_of(&self, effector: &str, axis: usize) -> Option<usize> {
         self.effectors.iter().position(|e| e.id == effector).map(|j| 3 * j + axis)
     }
 
-    pub fn control_index(&self, id: &str) -> Option<usize> {
+    pub(crate) fn control_index(&self, id: &str) -> Option<usize> {
         self.controls.iter().position(|c| c.id == id)
     }
 
@@ -224,7 +224,7 @@ impl Model {
     }
 
     /// Displacement of a node per unit q of one control: c_ij·a_{d_i, n}.
-    pub fn node_response(&self, control: usize, at: NodeRef) -> [i8; 3] {
+    pub(crate) fn node_response(&self, control: usize, at: NodeRef) -> [i8; 3] {
         let c = self.coefficient(control, at.voxel);
         match self.actuations.get(control) {
             Some(a) if c != 0 => column(a.d, at.node).map(|v| c * v),
@@ -234,7 +234,7 @@ impl Model {
 
     /// Displacement of any lattice node for control displacements `q` (equation (1) for one node);
     /// every voxel sharing the node gives the same answer (spec §4).
-    pub fn node_displacement(&self, at: NodeRef, q: &[f64]) -> [f64; 3] {
+    pub(crate) fn node_displacement(&self, at: NodeRef, q: &[f64]) -> [f64; 3] {
         let mut x = [0.0; 3];
         for (i, qi) in q.iter().enumerate().take(self.cols()) {
             let a = self.node_response(i, at);
@@ -246,7 +246,7 @@ impl Model {
     }
 
     /// Rest position of effector j, m.
-    pub fn effector_rest(&self, j: usize) -> [f64; 3] {
+    pub(crate) fn effector_rest(&self, j: usize) -> [f64; 3] {
         let Some(e) = self.effectors.get(j) else { return [0.0; 3] };
         let p = self.lattice.node_position(e.at.voxel, e.at.node);
         [p[0] + e.offset[0], p[1] + e.offset[1], p[2] + e.offset[2]]

@@ -49,7 +49,7 @@ pub struct Solution {
 
 impl Solution {
     /// The largest residual in magnitude, if any.
-    pub fn max_residual(&self) -> Option<Residual> {
+    pub(crate) fn max_residual(&self) -> Option<Residual> {
         self.residuals.iter().copied().max_by(|a, b| a.r.abs().total_cmp(&b.r.abs()))
     }
 }
@@ -112,7 +112,7 @@ pub fn solve(
 }
 
 /// Keyframed targets sampled at `dt` and solved (inverse or lateral).
-pub fn solve_keyframes(
+pub(crate) fn solve_keyframes(
     model: &Model,
     frames: &[Frame],
     dt: f64,
@@ -128,7 +128,7 @@ pub fn solve_keyframes(
 }
 
 /// Forward kinematics of control frames; a free (`null`) control counts as 0 and is listed undetermined.
-pub fn forward_series(
+pub(crate) fn forward_series(
     model: &Model,
     times: &[f64],
     q: Vec<Vec<Option<f64>>>,
@@ -225,7 +225,7 @@ impl GaitRun {
     }
 
     /// Failed gait checks in words (empty when the gait is tripod-stable throughout).
-    pub fn problems(&self, model: &Model, times: &[f64]) -> Vec<String> {
+    pub(crate) fn problems(&self, model: &Model, times: &[f64]) -> Vec<String> {
         let mut out = Vec::new();
         let name = |j: usize| model.effectors()[j].id.clone();
         for (s, (c, &m)) in self.contact.iter().zip(&self.margin).enumerate() {

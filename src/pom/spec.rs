@@ -533,7 +533,7 @@ impl PomSpec {
     }
 
     /// The effector targets as frames over J's rows (`inverse`, `lateral`).
-    pub fn target_frames(&self, model: &Model) -> Result<Vec<Frame>, PomError> {
+    pub(crate) fn target_frames(&self, model: &Model) -> Result<Vec<Frame>, PomError> {
         let Some(targets) = &self.targets else {
             return Err(PomError::invalid(
                 "targets",
@@ -561,7 +561,7 @@ impl PomSpec {
 
     /// The control displacements for `forward`, as frames over the controls: from the CSV text when
     /// `forward.csv` names a file (read by the caller), else from `forward.keyframes`.
-    pub fn forward_frames(&self, model: &Model, csv: Option<&str>) -> Result<Vec<Frame>, PomError> {
+    pub(crate) fn forward_frames(&self, model: &Model, csv: Option<&str>) -> Result<Vec<Frame>, PomError> {
         let help = "this mode needs a `forward` block with either `csv` (a file `t,<control ids>`) or `keyframes`";
         let Some(fw) = &self.forward else { return Err(PomError::invalid("forward", help)) };
         match (&fw.csv, &fw.keyframes) {
@@ -711,7 +711,7 @@ fn list(items: &[&str]) -> String {
 }
 
 /// Reads an actuator log `t,<control ids>` (m): every control must have a column, times must increase.
-pub fn parse_q_csv(model: &Model, text: &str) -> Result<Vec<Frame>, PomError> {
+pub(crate) fn parse_q_csv(model: &Model, text: &str) -> Result<Vec<Frame>, PomError> {
     let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
     let Some((_, header)) = lines.next() else {
         return Err(PomError::invalid("forward.csv", "the file is empty: write a header `t,<control ids>` and rows"));

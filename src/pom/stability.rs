@@ -16,7 +16,7 @@ pub fn centroid(model: &Model) -> Vec2 {
 }
 
 /// Convex hull, counter-clockwise, without collinear points (Andrew's monotone chain).
-pub fn convex_hull(points: &[Vec2]) -> Vec<Vec2> {
+pub(crate) fn convex_hull(points: &[Vec2]) -> Vec<Vec2> {
     let mut p: Vec<Vec2> = points.iter().copied().filter(|v| v.is_finite()).collect();
     p.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
     p.dedup();
@@ -51,7 +51,7 @@ fn segment_distance(p: Vec2, a: Vec2, b: Vec2) -> f64 {
 /// Signed distance from `c` to the boundary of the convex polygon `hull` (counter-clockwise): positive
 /// inside, negative outside. A degenerate support (fewer than three non-collinear feet) has no
 /// inside, so its margin is minus the distance to the feet (−∞ without feet).
-pub fn static_margin(hull: &[Vec2], c: Vec2) -> f64 {
+pub(crate) fn static_margin(hull: &[Vec2], c: Vec2) -> f64 {
     let n = hull.len();
     if n == 0 {
         return f64::NEG_INFINITY;

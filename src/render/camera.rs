@@ -50,7 +50,7 @@ impl Camera {
         Camera { fixed: Some(view), history: VecDeque::new(), state: None, last_t: f64::NEG_INFINITY }
     }
 
-    pub fn is_fixed(&self) -> bool {
+    pub(crate) fn is_fixed(&self) -> bool {
         self.fixed.is_some()
     }
 
@@ -196,7 +196,7 @@ impl ViewTransform {
     }
 
     /// The world rectangle that the whole cell shows (at least the view; more along the looser axis).
-    pub fn visible_world(&self) -> Aabb {
+    pub(crate) fn visible_world(&self) -> Aabb {
         let half = Vec2::new(self.pixel_center.0 / self.scale, self.pixel_center.1 / self.scale);
         Aabb { min: self.center - half, max: self.center + half }
     }

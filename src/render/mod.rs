@@ -186,7 +186,7 @@ impl<'a> CellFrame<'a> {
     pub fn new(snapshot: &'a Snapshot) -> Self {
         CellFrame { snapshot, bodies: None, label: None, progress: true, heights: None }
     }
-    pub fn without_progress(self) -> Self {
+    pub(crate) fn without_progress(self) -> Self {
         CellFrame { progress: false, ..self }
     }
     pub fn bodies(self, ids: &'a [BodyId]) -> Self {
@@ -303,7 +303,7 @@ impl GridRenderer {
         })
     }
 
-    pub fn with_layout(
+    pub(crate) fn with_layout(
         width: u32,
         height: u32,
         layout: GridLayout,
@@ -332,7 +332,7 @@ impl GridRenderer {
         self.cells.get(index).map(|c| &c.camera)
     }
     /// E.g. to feed [`Camera::observe`] with snapshots that are not rendered, or to reset it.
-    pub fn camera_mut(&mut self, index: usize) -> Option<&mut Camera> {
+    pub(crate) fn camera_mut(&mut self, index: usize) -> Option<&mut Camera> {
         self.cells.get_mut(index).map(|c| &mut c.camera)
     }
     /// Replaces a cell's camera (e.g. with [`Camera::fixed`]); returns false if there is no such cell.
@@ -382,7 +382,7 @@ impl GridRenderer {
     }
 
     /// The scene of the last [`GridRenderer::render`]: what the last frame's pixels show.
-    pub fn last_scene(&self) -> &Scene {
+    pub(crate) fn last_scene(&self) -> &Scene {
         &self.last
     }
 

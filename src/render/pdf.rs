@@ -20,11 +20,11 @@ use super::svg::alpha;
 use super::text::TextRenderer;
 
 /// Points per scene pixel (a CSS pixel is 1/96 in, a point 1/72 in).
-pub const PT_PER_PX: f32 = 0.75;
+pub(crate) const PT_PER_PX: f32 = 0.75;
 
 /// Why a scene could not be written as PDF.
 #[derive(Debug, thiserror::Error)]
-pub enum PdfError {
+pub(crate) enum PdfError {
     #[error("a {width}×{height} scene cannot be a PDF page")]
     PageSize { width: u32, height: u32 },
     #[error("the embedded font could not be read for the PDF")]
@@ -34,7 +34,7 @@ pub enum PdfError {
 }
 
 /// The scene as a one-page PDF document.
-pub fn to_pdf(scene: &Scene) -> Result<Vec<u8>, PdfError> {
+pub(crate) fn to_pdf(scene: &Scene) -> Result<Vec<u8>, PdfError> {
     let size_err = PdfError::PageSize { width: scene.width, height: scene.height };
     let settings =
         PageSettings::from_wh(scene.width as f32 * PT_PER_PX, scene.height as f32 * PT_PER_PX).ok_or(size_err)?;

@@ -37,7 +37,7 @@ impl Rasterizer {
     }
 
     /// Draws `scene` into `pm` (of the scene's size), over transparent.
-    pub fn render_into(&mut self, pm: &mut Pixmap, scene: &Scene) {
+    pub(crate) fn render_into(&mut self, pm: &mut Pixmap, scene: &Scene) {
         pm.fill(tiny_skia::Color::TRANSPARENT);
         self.paint_items(pm, &scene.items);
     }

@@ -28,10 +28,10 @@ impl Path {
     pub fn is_empty(&self) -> bool {
         self.cmds.is_empty()
     }
-    pub fn move_to(&mut self, x: f32, y: f32) {
+    pub(crate) fn move_to(&mut self, x: f32, y: f32) {
         self.cmds.push(PathCmd::Move(x, y));
     }
-    pub fn line_to(&mut self, x: f32, y: f32) {
+    pub(crate) fn line_to(&mut self, x: f32, y: f32) {
         self.cmds.push(PathCmd::Line(x, y));
     }
     pub fn close(&mut self) {

@@ -18,7 +18,7 @@ impl Rgba {
     pub const fn opaque(r: u8, g: u8, b: u8) -> Self {
         Rgba { r, g, b, a: 1.0 }
     }
-    pub const fn with_alpha(self, a: f32) -> Self {
+    pub(crate) const fn with_alpha(self, a: f32) -> Self {
         Rgba { a, ..self }
     }
     pub(crate) fn to_skia(self) -> Color {
@@ -28,16 +28,16 @@ impl Rgba {
 
 /// Soft cells (`cells.md` §13): the A/A₀ domain of the fill ramp, the membrane's dark gray, the thin
 /// outline of each membrane body.
-pub const CELL_AREA_DOMAIN: [f64; 2] = [0.75, 1.25];
-pub const CELL_MEMBRANE: Rgba = Rgba::opaque(60, 60, 60);
-pub const CELL_BODY_OUTLINE: Rgba = Rgba::opaque(160, 160, 160);
-pub const CELL_BODY_OUTLINE_PX: f32 = 1.0;
+pub(crate) const CELL_AREA_DOMAIN: [f64; 2] = [0.75, 1.25];
+pub(crate) const CELL_MEMBRANE: Rgba = Rgba::opaque(60, 60, 60);
+pub(crate) const CELL_BODY_OUTLINE: Rgba = Rgba::opaque(160, 160, 160);
+pub(crate) const CELL_BODY_OUTLINE_PX: f32 = 1.0;
 /// Connectors (`cells.md` §13 item 4): active red, passive white with a black outline, inactive in the
 /// type's colour (type order: yellow, blue, orange, magenta, green, the code's palette).
-pub const CONNECTOR_ACTIVE: Rgba = Rgba::opaque(220, 0, 0);
-pub const CONNECTOR_PASSIVE: Rgba = Rgba::opaque(255, 255, 255);
-pub const CONNECTOR_OUTLINE: Rgba = Rgba::opaque(0, 0, 0);
-pub const CONNECTOR_TYPES: [Rgba; 5] = [
+pub(crate) const CONNECTOR_ACTIVE: Rgba = Rgba::opaque(220, 0, 0);
+pub(crate) const CONNECTOR_PASSIVE: Rgba = Rgba::opaque(255, 255, 255);
+pub(crate) const CONNECTOR_OUTLINE: Rgba = Rgba::opaque(0, 0, 0);
+pub(crate) const CONNECTOR_TYPES: [Rgba; 5] = [
     Rgba::opaque(240, 200, 0),
     Rgba::opaque(0, 90, 220),
     Rgba::opaque(255, 140, 0),
@@ -45,8 +45,8 @@ pub const CONNECTOR_TYPES: [Rgba; 5] = [
     Rgba::opaque(0, 170, 0),
 ];
 /// Active pairs as red segments, pins as red dots.
-pub const CELL_PAIR: Rgba = Rgba::opaque(220, 0, 0);
-pub const CELL_PIN: Rgba = Rgba::opaque(220, 0, 0);
+pub(crate) const CELL_PAIR: Rgba = Rgba::opaque(220, 0, 0);
+pub(crate) const CELL_PIN: Rgba = Rgba::opaque(220, 0, 0);
 pub const BACKGROUND: Rgba = Rgba::opaque(255, 255, 255);
 pub const WORLD_GRID: Rgba = Rgba::opaque(220, 220, 220);
 pub const TERRAIN_FILL: Rgba = Rgba::opaque(128, 128, 128);
@@ -54,7 +54,7 @@ pub const TERRAIN_OUTLINE: Rgba = Rgba::opaque(0, 0, 0);
 /// Rigid objects that move (boxes, a see-saw's platform): steel blue, a hue the voxels' red–green–yellow
 /// ramp never takes (the wood brown it replaced read as a contracted voxel), apart from the terrain's
 /// grey; fixed structures (walls, poles) are drawn as terrain.
-pub const OBJECT_FILL: Rgba = Rgba::opaque(70, 130, 180);
+pub(crate) const OBJECT_FILL: Rgba = Rgba::opaque(70, 130, 180);
 pub const VOXEL_OUTLINE: Rgba = Rgba::opaque(0, 0, 255);
 /// Alpha of the voxel fill; the world grid shows through a little.
 pub const VOXEL_FILL_ALPHA: f32 = 0.75;
@@ -67,43 +67,43 @@ pub const ARROW: Rgba = Rgba::opaque(0, 0, 0);
 pub const TOUCHING: Rgba = Rgba::opaque(220, 0, 220);
 pub const TEXT: Rgba = Rgba::opaque(0, 0, 0);
 /// Behind the overlay and the legend: text stays readable over terrain and robots.
-pub const OVERLAY_BOX: Rgba = Rgba::opaque(255, 255, 255).with_alpha(0.8);
+pub(crate) const OVERLAY_BOX: Rgba = Rgba::opaque(255, 255, 255).with_alpha(0.8);
 /// Distance ticks and their labels, on the gray ground.
-pub const GROUND_TICK: Rgba = Rgba::opaque(255, 255, 255);
-pub const MINOR_TICK_PX: f64 = 4.0;
+pub(crate) const GROUND_TICK: Rgba = Rgba::opaque(255, 255, 255);
+pub(crate) const MINOR_TICK_PX: f64 = 4.0;
 /// The hatch of materials after a robot's first (which stays plain), over the fill and under the outline.
 pub const MATERIAL_HATCH: Rgba = Rgba::opaque(0, 0, 90).with_alpha(0.6);
-pub const MATERIAL_HATCH_PX: f32 = 1.0;
+pub(crate) const MATERIAL_HATCH_PX: f32 = 1.0;
 /// Hatch line spacing aimed at, in pixels (the line count per voxel follows its rest size on screen).
-pub const HATCH_SPACING_PX: f64 = 7.0;
-pub const MAJOR_TICK_PX: f64 = 9.0;
+pub(crate) const HATCH_SPACING_PX: f64 = 7.0;
+pub(crate) const MAJOR_TICK_PX: f64 = 9.0;
 
 /// The world's end ramps drawn as its edge (`draw_world_edge`): the length of the support hatch's
 /// strokes and their spacing along the ramp's face, in pixels.
-pub const RAMP_HATCH_PX: f64 = 8.0;
-pub const RAMP_HATCH_SPACING_PX: f64 = 6.0;
+pub(crate) const RAMP_HATCH_PX: f64 = 8.0;
+pub(crate) const RAMP_HATCH_SPACING_PX: f64 = 6.0;
 
 /// Pixel widths (spec §12).
-pub const GRID_LINE_PX: f32 = 1.0;
-pub const TERRAIN_OUTLINE_PX: f32 = 1.0;
-pub const VOXEL_OUTLINE_PX: f32 = 1.5;
-pub const SPRING_PX: f32 = 1.0;
-pub const ROPE_PX: f32 = 1.0;
+pub(crate) const GRID_LINE_PX: f32 = 1.0;
+pub(crate) const TERRAIN_OUTLINE_PX: f32 = 1.0;
+pub(crate) const VOXEL_OUTLINE_PX: f32 = 1.5;
+pub(crate) const SPRING_PX: f32 = 1.0;
+pub(crate) const ROPE_PX: f32 = 1.0;
 /// Dash pattern of ropes, in pixels (on, off).
-pub const ROPE_DASH_PX: [f32; 2] = [4.0, 3.0];
-pub const ARROW_PX: f32 = 1.5;
+pub(crate) const ROPE_DASH_PX: [f32; 2] = [4.0, 3.0];
+pub(crate) const ARROW_PX: f32 = 1.5;
 /// Distributed controllers' signal arrows: positive values black, negative white.
-pub const SIGNAL_POSITIVE: Rgba = Rgba::opaque(0, 0, 0);
-pub const SIGNAL_NEGATIVE: Rgba = Rgba::opaque(255, 255, 255);
-pub const SIGNAL_PX: f32 = 2.0;
-pub const TOUCHING_PX: f32 = 3.0;
+pub(crate) const SIGNAL_POSITIVE: Rgba = Rgba::opaque(0, 0, 0);
+pub(crate) const SIGNAL_NEGATIVE: Rgba = Rgba::opaque(255, 255, 255);
+pub(crate) const SIGNAL_PX: f32 = 2.0;
+pub(crate) const TOUCHING_PX: f32 = 3.0;
 /// Weld dot radius in metres; never drawn smaller than [`WELD_MIN_RADIUS_PX`] so it stays visible when zoomed out.
-pub const WELD_RADIUS_M: f64 = 0.1;
-pub const WELD_MIN_RADIUS_PX: f32 = 1.0;
+pub(crate) const WELD_RADIUS_M: f64 = 0.1;
+pub(crate) const WELD_MIN_RADIUS_PX: f32 = 1.0;
 /// Font size of the overlay and of the sensor readings, in pixels.
-pub const TEXT_PX: f32 = 12.0;
+pub(crate) const TEXT_PX: f32 = 12.0;
 /// Legend and tick labels.
-pub const SMALL_TEXT_PX: f32 = 10.0;
+pub(crate) const SMALL_TEXT_PX: f32 = 10.0;
 
 /// A look: the screen's (the default: the colours and widths above) or the paper's (white, thin dark
 /// lines, the print-safe viridis ramp that stays ordered in grey, larger text; no overlay or grid by
@@ -175,7 +175,7 @@ impl Look {
     }
 }
 
-pub const SCREEN: Look = Look {
+pub(crate) const SCREEN: Look = Look {
     terrain_fill: TERRAIN_FILL,
     terrain_outline: TERRAIN_OUTLINE,
     terrain_outline_px: TERRAIN_OUTLINE_PX,
@@ -247,7 +247,7 @@ impl Hatch {
     pub fn rising(self) -> bool {
         matches!(self, Hatch::Rising | Hatch::Cross)
     }
-    pub fn falling(self) -> bool {
+    pub(crate) fn falling(self) -> bool {
         matches!(self, Hatch::Falling | Hatch::Cross)
     }
 }

@@ -13,15 +13,15 @@ use super::style::Rgba;
 use super::text::TextRenderer;
 
 /// The family the text names: the embedded font's.
-pub const FONT_FAMILY: &str = "DejaVu Sans";
+pub(crate) const FONT_FAMILY: &str = "DejaVu Sans";
 
 /// Why a scene could not be written as SVG.
 #[derive(Debug, thiserror::Error)]
 #[error("could not write the SVG: {0}")]
-pub struct SvgError(#[from] std::io::Error);
+pub(crate) struct SvgError(#[from] std::io::Error);
 
 /// The scene as an SVG document.
-pub fn to_svg(scene: &Scene) -> Result<String, SvgError> {
+pub(crate) fn to_svg(scene: &Scene) -> Result<String, SvgError> {
     let mut w = Writer::new_with_indent(Vec::new(), b' ', 1);
     w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
     let mut root = BytesStart::new("svg");

@@ -88,7 +88,7 @@ impl TextRenderer {
     }
 
     /// Pixel height of the digits (the ink of '0'), to centre numbers vertically.
-    pub fn digit_height(size: f32) -> f32 {
+    pub(crate) fn digit_height(size: f32) -> f32 {
         let Some(f) = font() else { return size * 0.6 };
         let glyph = f.glyph_id('0').with_scale(px_scale(f, size));
         f.outline_glyph(glyph).map_or(size * 0.6, |g| {

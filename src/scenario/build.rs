@@ -83,7 +83,7 @@ impl Scenario {
     }
 
     /// The world settings this scenario asks for.
-    pub fn world_settings(&self) -> WorldSettings {
+    pub(crate) fn world_settings(&self) -> WorldSettings {
         let stepping = self.stepping();
         WorldSettings {
             dt: self.world.dt,
@@ -128,7 +128,7 @@ impl Scenario {
 
     /// [`Scenario::build`], where `controller_for(i, cells, [w, h])` may give robot i (voxels at
     /// `cells`, grid order) another controller than its scenario's (`None` keeps the scenario's).
-    pub fn build_with(
+    pub(crate) fn build_with(
         &self,
         controller_for: impl FnMut(usize, &[[u32; 2]], [u32; 2]) -> Option<Box<dyn Controller>>,
     ) -> Result<Simulation, ScenarioError> {

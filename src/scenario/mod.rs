@@ -221,7 +221,7 @@ impl TaskSpec {
     }
 
     /// The field that sizes the objects the task places (what to shrink when one is in a robot's way).
-    pub fn object_size_field(&self) -> &'static str {
+    pub(crate) fn object_size_field(&self) -> &'static str {
         match self {
             TaskSpec::Balancing(_) => "platform_size",
             TaskSpec::Climbing(_) => "width",
@@ -230,7 +230,7 @@ impl TaskSpec {
     }
 
     /// The field that sets the mass of the task's moving object.
-    pub fn object_mass_field(&self) -> &'static str {
+    pub(crate) fn object_mass_field(&self) -> &'static str {
         match self {
             TaskSpec::Balancing(_) => "platform_mass",
             _ => "box_mass",
@@ -239,7 +239,7 @@ impl TaskSpec {
 
     /// The key of the task's own metrics in a run's result and the names of those metrics that are one
     /// number each (what a fitness may name); no key for tasks without metrics of their own.
-    pub fn metric_names(&self) -> (Option<&'static str>, Vec<String>) {
+    pub(crate) fn metric_names(&self) -> (Option<&'static str>, Vec<String>) {
         use crate::task::TaskMetrics as M;
         let example = match self {
             TaskSpec::Locomotion(_) | TaskSpec::Free | TaskSpec::ForceDeflection(_) | TaskSpec::Fold => {
@@ -344,11 +344,11 @@ pub const MAX_DURATION: f64 = 1e6;
 /// The smallest time step accepted, s.
 pub const MIN_DT: f64 = 1e-5;
 /// The largest gravity component accepted, m/s² (about 100 g).
-pub const MAX_GRAVITY: f64 = 1000.0;
+pub(crate) const MAX_GRAVITY: f64 = 1000.0;
 /// The largest coordinate of an explicit robot position, m.
-pub const MAX_POSITION: f64 = 1e5;
+pub(crate) const MAX_POSITION: f64 = 1e5;
 /// The largest body grid (width × height, empty cells included).
-pub const MAX_GRID_CELLS: usize = 1_000_000;
+pub(crate) const MAX_GRID_CELLS: usize = 1_000_000;
 
 /// The largest scenario (or manifest) file read, 16 MiB: more is not one (or is `/dev/zero`).
 pub const MAX_INPUT_BYTES: u64 = 16 << 20;
@@ -507,7 +507,7 @@ impl Scenario {
     }
 
     /// Whether the scenario has soft cells (its own or in chains).
-    pub fn has_cells(&self) -> bool {
+    pub(crate) fn has_cells(&self) -> bool {
         !self.cells.is_empty() || !self.chains.is_empty()
     }
 

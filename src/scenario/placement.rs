@@ -27,7 +27,7 @@ pub struct Placements {
 impl Scenario {
     /// Places every robot over `terrain` (built from this scenario), in order: each is checked against
     /// the terrain and the robots placed before it.
-    pub fn place_robots(&self, terrain: Option<&Terrain>) -> Result<Placements, ScenarioError> {
+    pub(crate) fn place_robots(&self, terrain: Option<&Terrain>) -> Result<Placements, ScenarioError> {
         // Legacy uneven placement uses the unshifted heights of the first two points.
         let legacy_placement = terrain.and_then(|t| t.legacy_placement);
         let mut next_x = 11.0;

@@ -128,7 +128,7 @@ impl Scene {
 
     /// [`Scene::build`], where `controller_for(i, cells, [w, h])` may give robot i (voxels at `cells`,
     /// grid order) another controller than its scenario's (`None` keeps the scenario's).
-    pub fn build_with(
+    pub(crate) fn build_with(
         self,
         mut controller_for: impl FnMut(usize, &[[u32; 2]], [u32; 2]) -> Option<Box<dyn Controller>>,
     ) -> Result<Simulation, ScenarioError> {

@@ -106,7 +106,7 @@ impl BodySnapshot {
             _ => None,
         }
     }
-    pub fn as_cell(&self) -> Option<&CellSnapshot> {
+    pub(crate) fn as_cell(&self) -> Option<&CellSnapshot> {
         match self {
             BodySnapshot::Cell(c) => Some(c),
             _ => None,

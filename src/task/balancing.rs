@@ -71,7 +71,7 @@ impl BalancingSpec {
     }
 
     /// Checked once the body is known: the hinge must clear the ground by half the platform's thickness.
-    pub fn check_fit(&self, fp: &Footprint) -> Result<(), TaskSpecError> {
+    pub(crate) fn check_fit(&self, fp: &Footprint) -> Result<(), TaskSpecError> {
         let (size, pivot) = geometry(self, fp);
         if pivot.y - fp.ground <= 0.5 * size[1] {
             return Err(TaskSpecError::new(
@@ -141,7 +141,7 @@ pub struct BalancingMetrics {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct BalancingMonitor {
+pub(crate) struct BalancingMonitor {
     platform: usize,
     ground: f64,
     margin: f64,
@@ -157,7 +157,7 @@ impl BalancingMonitor {
     pub fn new(platform: usize, ground: f64, margin: f64, full_tilt: f64) -> Self {
         BalancingMonitor { platform, ground, margin, full_tilt, ..Default::default() }
     }
-    pub fn begin(&mut self, _run: &dyn Progress) {}
+    pub(crate) fn begin(&mut self, _run: &dyn Progress) {}
     pub fn observe(&mut self, run: &dyn Progress) {
         self.steps += 1;
         self.t = run.time();

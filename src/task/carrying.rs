@@ -50,7 +50,7 @@ pub struct CarryingMetrics {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct CarryingMonitor {
+pub(crate) struct CarryingMonitor {
     the_box: usize,
     box_x0: f64,
     box_x: f64,
@@ -64,7 +64,7 @@ impl CarryingMonitor {
     pub fn new(the_box: usize) -> Self {
         CarryingMonitor { the_box, ..Default::default() }
     }
-    pub fn begin(&mut self, run: &dyn Progress) {
+    pub(crate) fn begin(&mut self, run: &dyn Progress) {
         (self.box_x0, self.robot_x0) = (run.centre(self.the_box).x, run.centre(0).x);
         (self.box_x, self.robot_x) = (self.box_x0, self.robot_x0);
     }

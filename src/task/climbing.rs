@@ -38,7 +38,7 @@ impl ClimbingSpec {
     }
 
     /// Checked once the body is known: the robot must fit between the walls.
-    pub fn check_fit(&self, fp: &Footprint) -> Result<(), TaskSpecError> {
+    pub(crate) fn check_fit(&self, fp: &Footprint) -> Result<(), TaskSpecError> {
         match self.width {
             Some(w) if w < fp.width => Err(TaskSpecError::new(
                 "width",
@@ -86,7 +86,7 @@ pub struct ClimbingMetrics {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct ClimbingMonitor {
+pub(crate) struct ClimbingMonitor {
     ground: f64,
     y0: f64,
     y: f64,
@@ -97,7 +97,7 @@ impl ClimbingMonitor {
     pub fn new(ground: f64) -> Self {
         ClimbingMonitor { ground, ..Default::default() }
     }
-    pub fn begin(&mut self, run: &dyn Progress) {
+    pub(crate) fn begin(&mut self, run: &dyn Progress) {
         let (c, bbox) = run.centre_and_bbox(0);
         (self.y0, self.y) = (c.y, c.y);
         self.max_height = bbox.min.y - self.ground;

@@ -182,7 +182,7 @@ pub const CONVERGED_STEPPING: Stepping = Stepping { force_substeps: 4, solver_it
 
 /// Mass of the force-loaded bar, kg (ours: light, so that it follows the cell within the settle time; its
 /// weight does not act, the bar has no gravity).
-pub const BAR_MASS: f64 = 1.0;
+pub(crate) const BAR_MASS: f64 = 1.0;
 
 /// Runs the task for one cell type at time step `dt`, the step divided as `stepping` says.
 pub fn run(

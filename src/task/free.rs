@@ -41,7 +41,7 @@ fn pairs_of(snapshot: &Snapshot, label: &str, own: usize) -> usize {
 
 /// Accumulates [`CellMetrics`] from every snapshot.
 #[derive(Debug, Default)]
-pub struct CellMetricsListener {
+pub(crate) struct CellMetricsListener {
     cells: Vec<CellMetrics>,
     snapshots: u64,
 }

@@ -48,7 +48,7 @@ pub struct JumpingMetrics {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct JumpingMonitor {
+pub(crate) struct JumpingMonitor {
     ground: f64,
     centre0: f64,
     /// The centre's height at the current (or next) flight's take-off.
@@ -63,7 +63,7 @@ impl JumpingMonitor {
     pub fn new(ground: f64) -> Self {
         JumpingMonitor { ground, ..Default::default() }
     }
-    pub fn begin(&mut self, run: &dyn Progress) {
+    pub(crate) fn begin(&mut self, run: &dyn Progress) {
         let (c, bbox) = run.centre_and_bbox(0);
         (self.centre0, self.takeoff) = (c.y, c.y);
         self.max_height = bbox.min.y - self.ground;

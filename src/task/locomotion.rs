@@ -148,7 +148,7 @@ struct RobotAccumulator {
 
 /// Accumulates locomotion metrics for every robot of a world.
 #[derive(Debug, Clone)]
-pub struct LocomotionListener {
+pub(crate) struct LocomotionListener {
     control_period: u64,
     /// `legacy-1.0`: no control call at t = 0, and the released code's control effort.
     legacy: bool,
@@ -180,12 +180,12 @@ impl LocomotionListener {
 
     /// Reports `morphologies[i]` as robot i's morphology (a body without one reports the empty
     /// [`Morphology::default`]).
-    pub fn with_morphologies(self, morphologies: Vec<Morphology>) -> Self {
+    pub(crate) fn with_morphologies(self, morphologies: Vec<Morphology>) -> Self {
         LocomotionListener { morphologies, ..self }
     }
 
     /// Measures from the first step at or after `transient` seconds (the `locomotion` task's option).
-    pub fn with_transient(self, transient: f64) -> Self {
+    pub(crate) fn with_transient(self, transient: f64) -> Self {
         LocomotionListener { transient, ..self }
     }
 
@@ -229,7 +229,7 @@ impl LocomotionListener {
 
 impl LocomotionListener {
     /// Starts a run from each body's label, centre, bounding box, actuators and grid at t = 0.
-    pub fn begin(&mut self, run: &dyn Progress) {
+    pub(crate) fn begin(&mut self, run: &dyn Progress) {
         self.robots = (0..run.body_count())
             .map(|i| {
                 let (centre, bbox) = run.centre_and_bbox(i);

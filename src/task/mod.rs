@@ -78,7 +78,7 @@ pub struct Placement {
 }
 
 /// Friction of the boxes tasks place (as the terrain's).
-pub const BOX_FRICTION: f64 = 1.0;
+pub(crate) const BOX_FRICTION: f64 = 1.0;
 
 /// A box's optional size and mass, checked.
 fn check_box(size: Option<[f64; 2]>, mass: Option<f64>) -> Result<(), TaskSpecError> {
@@ -354,7 +354,7 @@ impl Run {
     /// [`Run::step`] that asks `keep_going()` between the engine steps of this step
     /// ([`World::step_while`]); `None` when it said no, leaving the world half-way through a step: only
     /// dropping the run makes sense then.
-    pub fn step_while(
+    pub(crate) fn step_while(
         &mut self,
         listeners: &mut [&mut dyn SnapshotListener],
         keep_going: &mut dyn FnMut() -> bool,
@@ -398,7 +398,7 @@ impl Run {
     }
 
     /// The task's own metrics so far, without the robots' and cells' (what a frame's overlay shows).
-    pub fn task_metrics(&self) -> Option<TaskMetrics> {
+    pub(crate) fn task_metrics(&self) -> Option<TaskMetrics> {
         self.monitor.task_metrics()
     }
 
@@ -423,7 +423,7 @@ impl Run {
     }
 
     /// The sensor readings of every part of body `id` now ([`World::sensor_readings`]).
-    pub fn sensor_readings(&mut self, id: BodyId) -> Option<Vec<crate::model::voxel::sensors::SensorReadings>> {
+    pub(crate) fn sensor_readings(&mut self, id: BodyId) -> Option<Vec<crate::model::voxel::sensors::SensorReadings>> {
         self.world.sensor_readings(id)
     }
 }
@@ -471,7 +471,7 @@ pub struct Monitor {
 
 impl Monitor {
     /// Whether what it measures is only in snapshots (soft cells, folds): such runs build them.
-    pub fn needs_snapshots(&self) -> bool {
+    pub(crate) fn needs_snapshots(&self) -> bool {
         self.cells.is_some() || matches!(self.task, TaskMonitor::Fold(_))
     }
 
@@ -486,7 +486,7 @@ impl Monitor {
     }
 
     /// Starts from the state at t = 0 (no snapshot-only content: see [`Monitor::needs_snapshots`]).
-    pub fn begin(&mut self, run: &dyn Progress) {
+    pub(crate) fn begin(&mut self, run: &dyn Progress) {
         self.locomotion.begin(run);
         match &mut self.task {
             TaskMonitor::None | TaskMonitor::Fold(_) => {}
@@ -532,7 +532,7 @@ impl Monitor {
     }
 
     /// The task's own metrics so far, without the robots' and cells' (what a frame's overlay shows).
-    pub fn task_metrics(&self) -> Option<TaskMetrics> {
+    pub(crate) fn task_metrics(&self) -> Option<TaskMetrics> {
         match &self.task {
             TaskMonitor::None => None,
             TaskMonitor::Fold(f) => Some(TaskMetrics::Fold(f.metrics())),

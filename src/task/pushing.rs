@@ -58,7 +58,7 @@ pub struct PushingMetrics {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct PushingMonitor {
+pub(crate) struct PushingMonitor {
     the_box: usize,
     start: [f64; 2],
     now: [f64; 2],
@@ -69,7 +69,7 @@ impl PushingMonitor {
     pub fn new(the_box: usize) -> Self {
         PushingMonitor { the_box, ..Default::default() }
     }
-    pub fn begin(&mut self, run: &dyn Progress) {
+    pub(crate) fn begin(&mut self, run: &dyn Progress) {
         self.start = [run.centre(self.the_box).x, run.centre(0).x];
         self.now = self.start;
     }

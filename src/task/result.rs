@@ -69,7 +69,7 @@ impl TaskMetrics {
 
 impl RunResult {
     /// A result with only the task's metrics (the force–deflection sweep has no robot).
-    pub fn of_task(task: TaskMetrics) -> RunResult {
+    pub(crate) fn of_task(task: TaskMetrics) -> RunResult {
         RunResult { robots: Vec::new(), cells: None, task: Some(task) }
     }
 

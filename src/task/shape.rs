@@ -27,7 +27,7 @@ pub struct ShapeMetrics {
 }
 
 /// Area of the convex hull of `points` (Andrew's monotone chain, then the shoelace formula), m².
-pub fn convex_hull_area(points: &[Vec2]) -> f64 {
+pub(crate) fn convex_hull_area(points: &[Vec2]) -> f64 {
     let mut p: Vec<Vec2> = points.to_vec();
     p.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
     p.dedup();
@@ -50,7 +50,7 @@ pub fn convex_hull_area(points: &[Vec2]) -> f64 {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct ShapeMonitor {
+pub(crate) struct ShapeMonitor {
     rest: [f64; 3],
     max: [f64; 3],
 }
@@ -60,7 +60,7 @@ impl ShapeMonitor {
         let bbox = run.centre_and_bbox(0).1;
         [bbox.width(), bbox.height(), convex_hull_area(&run.outline_points(0))]
     }
-    pub fn begin(&mut self, run: &dyn Progress) {
+    pub(crate) fn begin(&mut self, run: &dyn Progress) {
         self.rest = Self::measure(run);
         self.max = self.rest;
     }

@@ -14,7 +14,7 @@ const NAN_CODE: i64 = LIMIT + 1;
 
 /// Where one channel lies in the decompressed blob, and how to read it back.
 #[derive(Debug, Clone, Serialize)]
-pub struct ChannelInfo {
+pub(crate) struct ChannelInfo {
     /// Byte offset and length of its varints in the decompressed blob.
     pub offset: usize,
     pub len: usize,
@@ -27,7 +27,7 @@ pub struct ChannelInfo {
 
 /// Collects channels row by row (one frame at a time) and encodes them.
 #[derive(Debug, Default)]
-pub struct Blob {
+pub(crate) struct Blob {
     bytes: Vec<u8>,
     pub channels: Vec<ChannelInfo>,
 }
@@ -55,7 +55,7 @@ impl Channel {
     }
 
     /// Appends one frame's values; missing columns are NaN, extra ones are dropped.
-    pub fn push_row(&mut self, row: impl IntoIterator<Item = f64>) {
+    pub(crate) fn push_row(&mut self, row: impl IntoIterator<Item = f64>) {
         let start = self.codes.len();
         let q = self.quantum;
         self.codes.extend(row.into_iter().take(self.cols).map(|v| quantise(v, q)));
@@ -132,19 +132,19 @@ impl Blob {
     }
 
     /// Bytes before compression.
-    pub fn raw_len(&self) -> usize {
+    pub(crate) fn raw_len(&self) -> usize {
         self.bytes.len()
     }
 
     /// The zlib stream of all channels, as base64.
-    pub fn to_base64(&self) -> String {
+    pub(crate) fn to_base64(&self) -> String {
         // Level 9: flate2's `Compression::best()`, which wrote these pages before.
         base64(&crate::output::zlib(&self.bytes, 9))
     }
 }
 
 /// Standard base64 with padding (RFC 4648 §4), what the browser's `atob` reads.
-pub fn base64(bytes: &[u8]) -> String {
+pub(crate) fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {

@@ -116,7 +116,7 @@ pub struct Page {
 
 /// 2^⌊log₂(d/500)⌋ m, d the smallest mass side or membrane body diameter of the first snapshot (2 mm
 /// without either): positions are kept to a 500th of the smallest part drawn.
-pub fn position_quantum(snapshot: &Snapshot) -> f64 {
+pub(crate) fn position_quantum(snapshot: &Snapshot) -> f64 {
     let mut d = f64::INFINITY;
     for body in &snapshot.bodies {
         match body {
@@ -632,7 +632,7 @@ pub fn build_page(sources: Vec<MovieSource>, settings: &ViewSettings) -> Result<
 
 /// [`build_page`] that asks `keep_going` before each frame and stops with [`MovieError::Stopped`] when
 /// it says no (Ctrl-C in Python).
-pub fn build_page_while(
+pub(crate) fn build_page_while(
     sources: Vec<MovieSource>,
     settings: &ViewSettings,
     keep_going: &dyn Fn() -> bool,

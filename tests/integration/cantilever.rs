@@ -2,9 +2,9 @@
 
 use vsr2d::model::voxel::material::Preset;
 use vsr2d::model::voxel::scaffolding::Scaffolding;
-use vsr2d::report::cantilever::sweep::SweepOptions;
-use vsr2d::report::series::series_figures;
 use vsr2d::task::cantilever::{run, BeamSetup};
+use vsr2d_report::cantilever::sweep::SweepOptions;
+use vsr2d_report::series::series_figures;
 
 use crate::golden::{assert_golden, GoldenOptions};
 

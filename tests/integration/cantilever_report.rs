@@ -7,10 +7,10 @@ use std::path::Path;
 
 use image::{DynamicImage, Rgba, RgbaImage};
 use vsr2d::model::voxel::scaffolding::Scaffolding;
-use vsr2d::report::cantilever::data::{CantileverData, DynamicRun, ReferenceRuns, ReportSettings, Setting, StaticRun};
-use vsr2d::report::cantilever::reference::{DynamicReference, Reference, StaticReference};
-use vsr2d::report::cantilever::{plots, reference_plots, report};
-use vsr2d::report::series::{series_figures, Oscillation};
+use vsr2d_report::cantilever::data::{CantileverData, DynamicRun, ReferenceRuns, ReportSettings, Setting, StaticRun};
+use vsr2d_report::cantilever::reference::{DynamicReference, Reference, StaticReference};
+use vsr2d_report::cantilever::{plots, reference_plots, report};
+use vsr2d_report::series::{series_figures, Oscillation};
 
 use crate::golden::{assert_golden, GoldenOptions};
 

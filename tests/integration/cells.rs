@@ -6,7 +6,8 @@ use std::process::{Command, Output};
 use vsr2d::scenario::Scenario;
 
 pub(crate) fn vsr2d(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vsr2d")).args(args).output().unwrap()
+    // From the repository's root, as the fixture paths the tests give are.
+    Command::new(env!("CARGO_BIN_EXE_vsr2d")).args(args).current_dir(crate::ROOT).output().unwrap()
 }
 
 /// Scenario JSON from a compact form where `'` stands for `"`.

@@ -88,7 +88,7 @@ fn schema_describes_scenarios() {
 
 #[test]
 fn every_fixture_scenario_parses_and_builds() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/scenarios");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/scenarios");
     let mut count = 0;
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
@@ -204,7 +204,7 @@ fn bench_throughput_gives_a_row_per_thread_count() {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads: Vec<u64> = rows.iter().map(|r| r["threads"].as_u64().unwrap()).collect();
     let expected: Vec<u64> =
-        vsr2d::bench::throughput::default_thread_counts(cpus).into_iter().map(|t| t as u64).collect();
+        vsr2d_report::bench::throughput::default_thread_counts(cpus).into_iter().map(|t| t as u64).collect();
     assert_eq!(threads, expected);
     for r in rows {
         assert_eq!(r["jobs"].as_u64(), Some(4 * cpus as u64));

@@ -10,8 +10,7 @@ use vsr2d::task::locomotion::{robot_metric_pointer, LocomotionMetrics, BEHAVIOUR
 use vsr2d::task::{RunResult, TaskMetrics};
 
 fn fixture(name: &str) -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("fixtures/scenarios/{name}.json")))
-        .unwrap()
+    std::fs::read_to_string(Path::new(crate::ROOT).join(format!("fixtures/scenarios/{name}.json"))).unwrap()
 }
 
 fn run(text: &str) -> RunResult {

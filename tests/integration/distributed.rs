@@ -92,7 +92,7 @@ fn bad_distributed_specs_are_refused_at_their_json_path_with_the_fix() {
 #[test]
 fn recordings_carry_the_signals_and_the_renderer_draws_them() {
     let tmp = tempfile::tempdir().unwrap();
-    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/examples/distributed-worm.json");
+    let scenario = Path::new(crate::ROOT).join("docs/examples/distributed-worm.json");
     let record = tmp.path().join("run.jsonl");
     let out = Command::new(env!("CARGO_BIN_EXE_vsr2d"))
         .args(["simulate", scenario.to_str().unwrap(), "--duration", "1", "--record"])

@@ -11,7 +11,7 @@ use vsr2d::snapshot::SnapshotDetail;
 
 /// A fixture scenario shortened to 1 s (60 steps), as JSON.
 fn fixture(name: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios").join(name);
+    let path = Path::new(crate::ROOT).join("fixtures/scenarios").join(name);
     let mut scenario: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     scenario["world"]["duration"] = json!(1.0);
     scenario

@@ -306,7 +306,7 @@ fn hard_and_soft_bodies_rest_stably_at_one_thirtieth_second() {
 
 #[test]
 fn every_fixture_experiment_parses_and_maps() {
-    for entry in fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/experiments")).unwrap() {
+    for entry in fs::read_dir(Path::new(crate::ROOT).join("fixtures/experiments")).unwrap() {
         let path = entry.unwrap().path();
         let text = fs::read_to_string(&path).unwrap();
         let e = Experiment::from_json(&text).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
@@ -318,7 +318,7 @@ fn every_fixture_experiment_parses_and_maps() {
 #[test]
 fn evolve_caps_its_worker_threads_like_eval_and_refuses_trailing_data() {
     let dir = tempfile::tempdir().unwrap();
-    let exp = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/experiments/worm-phases-quick.json");
+    let exp = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/experiments/worm-phases-quick.json");
     let out_dir = dir.path().join("run");
     let out = Command::new(env!("CARGO_BIN_EXE_vsr2d"))
         .args(["evolve", exp, "-o", out_dir.to_str().unwrap(), "--jobs", "100000"])

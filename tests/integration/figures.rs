@@ -9,10 +9,7 @@ use image::RgbaImage;
 use vsr2d::render::compare::compare;
 
 fn fixture(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join(format!("fixtures/scenarios/{name}.json"))
-        .to_string_lossy()
-        .into_owned()
+    PathBuf::from(crate::ROOT).join(format!("fixtures/scenarios/{name}.json")).to_string_lossy().into_owned()
 }
 
 fn vsr2d(args: &[&str]) -> Output {
@@ -28,8 +25,9 @@ fn ok(args: &[&str]) {
 fn resvg_image(path: &Path) -> RgbaImage {
     let text = std::fs::read_to_string(path).unwrap();
     let mut opt = resvg::usvg::Options::default();
-    opt.fontdb_mut()
-        .load_font_data(std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/fonts/DejaVuSans.ttf")).unwrap());
+    opt.fontdb_mut().load_font_data(
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/fonts/DejaVuSans.ttf")).unwrap(),
+    );
     let tree = resvg::usvg::Tree::from_str(&text, &opt).expect("the SVG parses");
     let size = tree.size().to_int_size();
     let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height()).unwrap();
@@ -75,7 +73,7 @@ fn assert_close(what: &str, expected: &RgbaImage, actual: &RgbaImage) {
     let budget = (f64::from(expected.width() * expected.height()) * BUDGET_PERCENT / 100.0) as usize;
     eprintln!("{what}: {}, rms {:.2}", c.summary(budget), c.rms);
     if !c.within(budget) {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/figures-diff");
+        let dir = PathBuf::from(crate::ROOT).join("target/figures-diff");
         std::fs::create_dir_all(&dir).unwrap();
         let name = what.replace([' ', '/'], "_");
         expected.save(dir.join(format!("{name}.expected.png"))).unwrap();

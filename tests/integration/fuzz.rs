@@ -158,11 +158,11 @@ fn inputs(docs: Vec<Value>, form: Form) -> BoxedStrategy<Vec<u8>> {
 }
 
 fn parse(path: &str) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap()).unwrap()
+    serde_json::from_str(&std::fs::read_to_string(Path::new(crate::ROOT).join(path)).unwrap()).unwrap()
 }
 
 fn parse_all(dir: &str) -> Vec<Value> {
-    let mut paths: Vec<_> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(dir))
+    let mut paths: Vec<_> = std::fs::read_dir(Path::new(crate::ROOT).join(dir))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))

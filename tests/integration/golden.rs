@@ -35,7 +35,7 @@ impl GoldenOptions {
 }
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    PathBuf::from(crate::ROOT)
 }
 
 /// Compares `actual` (straight, not premultiplied, RGBA) against `tests/golden/<suite>/<name>.png`.

@@ -16,7 +16,7 @@ use vsr2d::scenario::Scenario;
 use crate::robustness::get_mut;
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios").join(name)
+    Path::new(crate::ROOT).join("fixtures/scenarios").join(name)
 }
 
 /// Runs `vsr2d args`, killed after 60 s (a hang fails the test rather than the suite).

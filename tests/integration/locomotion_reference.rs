@@ -5,8 +5,8 @@ use std::path::Path;
 
 use vsr2d::geom::Vec2;
 use vsr2d::model::terrain::TerrainSpec;
-use vsr2d::report::cantilever::locomotion::{self, Gait};
-use vsr2d::report::cantilever::report;
+use vsr2d_report::cantilever::locomotion::{self, Gait};
+use vsr2d_report::cantilever::report;
 
 use crate::cantilever_report::fixture;
 

@@ -1,4 +1,8 @@
-//! The single integration-test binary (one link step for all suites).
+//! The single integration-test binary (one link step for all suites). It belongs to the command line's
+//! package (crates/vsr2d-cli), the only one that builds the `vsr2d` binary the tests run.
+
+/// The repository's root, where the fixtures, docs and goldens are.
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 
 mod algorithms;
 mod cantilever;

@@ -46,7 +46,7 @@ fn run_with_hang_guard(args: &[&str], limit_s: u64) -> (Option<i32>, String) {
 }
 
 fn read(dir: &str, name: &str) -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(dir).join(name)).unwrap()
+    std::fs::read_to_string(Path::new(crate::ROOT).join(dir).join(name)).unwrap()
 }
 
 #[test]
@@ -267,7 +267,7 @@ fn mutated_marker_csvs_are_read_or_refused_with_the_line_never_a_panic() {
 #[test]
 fn render_refuses_a_directory_output_and_an_impossible_recording_time_before_rendering() {
     let tmp = tempfile::tempdir().unwrap();
-    let worm = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios/worm.json");
+    let worm = Path::new(crate::ROOT).join("fixtures/scenarios/worm.json");
     let bin = || Command::new(env!("CARGO_BIN_EXE_vsr2d"));
     let out = bin()
         .args(["render", worm.to_str().unwrap(), "--duration", "1", "-q", "-o"])

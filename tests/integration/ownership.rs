@@ -137,8 +137,7 @@ fn a_second_evolve_on_a_held_run_directory_is_refused_and_a_killed_ones_lock_is_
 fn a_second_eval_on_a_held_results_file_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let jobs = tmp.path().join("jobs.jsonl");
-    let scenario =
-        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios/worm.json")).unwrap();
+    let scenario = fs::read_to_string(Path::new(crate::ROOT).join("fixtures/scenarios/worm.json")).unwrap();
     let mut scenario: serde_json::Value = serde_json::from_str(&scenario).unwrap();
     scenario["world"]["duration"] = 2.into();
     let mut text = String::new();
@@ -271,8 +270,7 @@ fn an_init_box_that_gives_non_finite_genes_is_refused_before_running() {
 #[test]
 fn a_fitness_robot_that_the_template_does_not_have_is_refused_at_load() {
     let tmp = tempfile::tempdir().unwrap();
-    let template =
-        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios/worm.json")).unwrap();
+    let template = fs::read_to_string(Path::new(crate::ROOT).join("fixtures/scenarios/worm.json")).unwrap();
     let exp = tmp.path().join("e.json");
     fs::write(
         &exp,

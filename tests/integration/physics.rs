@@ -225,7 +225,8 @@ fn ropes_stop_a_crushed_voxel_from_folding() {
 
 #[test]
 fn two_runs_are_bit_identical() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/scenarios/biped.json")).unwrap();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/scenarios/biped.json")).unwrap();
     let run = || {
         let mut scenario = Scenario::from_json(&text).unwrap();
         scenario.world.duration = 3.0;
@@ -241,7 +242,8 @@ fn two_runs_are_bit_identical() {
 
 #[test]
 fn paper_biped_walks_forward_on_flat_ground() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/scenarios/biped.json")).unwrap();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/scenarios/biped.json")).unwrap();
     let mut scenario = Scenario::from_json(&text).unwrap();
     scenario.world.duration = 30.0;
     let metrics = scenario.build().unwrap().run(&mut []).unwrap();
@@ -315,7 +317,7 @@ fn control_effort_default_and_legacy() {
 #[test]
 fn snapshot_free_evaluation_gives_bit_identical_metrics() {
     for name in ["sensing-biped", "worm-10x3-uneven", "two-material"] {
-        let path = format!("{}/fixtures/scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        let path = format!("{}/fixtures/scenarios/{name}.json", crate::ROOT);
         let mut scenario = Scenario::from_json(&std::fs::read_to_string(path).unwrap()).unwrap();
         scenario.world.duration = 4.0;
         let with_snapshots = scenario.build().unwrap().run(&mut []).unwrap();
@@ -666,7 +668,7 @@ fn a_pressed_box_comes_out_of_the_ground_as_in_dyn4j() {
 /// position iterations and moved its result (here by 0.023 m/s).
 #[test]
 fn a_box_landing_far_away_leaves_a_legacy_robot_alone() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/scenarios/worm-10x3-uneven.json");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/scenarios/worm-10x3-uneven.json");
     let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     v["world"]["duration"] = 10.into();
     v["world"]["compat"] = "legacy-1.0".into();

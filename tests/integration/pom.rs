@@ -99,8 +99,8 @@ fn short_quadruped() -> vsr2d::pom::PomSpec {
 /// the CSVs and plots it links, and (with the `video` feature) an H.264 pom.mp4 at the spec's 10 fps.
 #[test]
 fn report_has_the_acceptance_table_plots_and_video() {
-    use vsr2d::report::checks::Verdict;
-    use vsr2d::report::pom::{write, ReportInput};
+    use vsr2d_report::checks::Verdict;
+    use vsr2d_report::pom::{write, ReportInput};
     let spec = short_quadruped();
     let out = run(&spec, None).unwrap();
     let tmp = tempfile::tempdir().unwrap();

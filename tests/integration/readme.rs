@@ -9,7 +9,7 @@ use vsr2d::scenario::Scenario;
 
 /// The README and the user-guide pages that moved out of it, as one text.
 fn readme() -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(crate::ROOT);
     let pages = [
         "README.md",
         "docs/commands.md",
@@ -62,7 +62,7 @@ fn anchors(text: &str) -> Vec<String> {
 
 #[test]
 fn every_link_of_the_readme_and_the_guide_resolves() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(crate::ROOT);
     let mut pages = vec![root.join("README.md")];
     pages.extend(
         std::fs::read_dir(root.join("docs"))
@@ -135,7 +135,7 @@ fn every_json_example_in_the_readme_is_a_valid_scenario() {
 
 #[test]
 fn the_gait_table_quotes_what_simulate_gives() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios");
+    let root = Path::new(crate::ROOT).join("fixtures/scenarios");
     let text = readme();
     let rows: Vec<Vec<&str>> = text
         .lines()
@@ -163,7 +163,7 @@ fn the_mlp_example_walks_as_quoted() {
     let quoted_line =
         text.lines().find(|l| l.contains("reports `\"x_velocity\": ")).expect("the MLP example quotes its velocity");
     let value: f64 = quoted_line.split("\"x_velocity\": ").nth(1).unwrap().split('`').next().unwrap().parse().unwrap();
-    let simulated = x_velocity(&Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/examples/mlp-worm.json"), 20.0);
+    let simulated = x_velocity(&Path::new(crate::ROOT).join("docs/examples/mlp-worm.json"), 20.0);
     assert_eq!(simulated, value, "bit-identical runs: the README must quote today's value");
 }
 
@@ -178,7 +178,7 @@ fn the_fold_errors_quoted_are_what_simulate_gives() {
         let (letter, value) = item.trim().split_once(' ').unwrap();
         let value = value.trim_end_matches("·D");
         let decimals = value.split_once('.').map_or(0, |(_, d)| d.len());
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("fixtures/scenarios/cells-fold-{letter}.json"));
+        let path = Path::new(crate::ROOT).join(format!("fixtures/scenarios/cells-fold-{letter}.json"));
         let scenario = Scenario::from_json(&std::fs::read_to_string(path).unwrap()).unwrap();
         let out = vsr2d::batch::evaluate(&scenario).unwrap();
         let Some(vsr2d::task::TaskMetrics::Fold(fold)) = out.task else { panic!("a fold result") };
@@ -246,7 +246,7 @@ fn run_as_written(dir: &Path, path: &std::ffi::OsStr, commands: &[(String, Vec<S
 /// repository's fixtures, without a display; every quoted output line is in the command's output.
 #[test]
 fn the_first_five_minutes_run_as_written() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(crate::ROOT);
     let text = std::fs::read_to_string(root.join("README.md")).unwrap();
     let mut commands = section_commands(&text, "## The first five minutes");
     assert!(commands.len() >= 4, "simulate, render, evolve, view: {commands:?}");
@@ -271,7 +271,7 @@ fn the_first_five_minutes_run_as_written() {
 /// scratch directory that sees the repository's fixtures and docs; quoted output lines must appear.
 #[test]
 fn the_guide_pages_run_as_written() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(crate::ROOT);
     let dir = tempfile::tempdir().unwrap();
     for shared in ["fixtures", "docs"] {
         std::os::unix::fs::symlink(root.join(shared), dir.path().join(shared)).unwrap();

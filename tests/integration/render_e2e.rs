@@ -20,7 +20,7 @@ fn scratch_dir() -> tempfile::TempDir {
 }
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios").join(format!("{name}.json"))
+    Path::new(crate::ROOT).join("fixtures/scenarios").join(format!("{name}.json"))
 }
 
 fn scenario(name: &str, seconds: f64) -> Scenario {

@@ -16,7 +16,7 @@ fn bin() -> Command {
 }
 
 fn fixture(name: &str) -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios").join(name)).unwrap()
+    std::fs::read_to_string(Path::new(crate::ROOT).join("fixtures/scenarios").join(name)).unwrap()
 }
 
 const FIXTURES: [&str; 6] =
@@ -307,10 +307,8 @@ fn surface_fixtures() -> Vec<(&'static str, String, Value)> {
         biped["world"]["terrain"] = terrain;
         out.push(("terrains", name, biped));
     }
-    let homogeneous = parse(
-        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/examples/distributed-worm.json"))
-            .unwrap(),
-    );
+    let homogeneous =
+        parse(&std::fs::read_to_string(Path::new(crate::ROOT).join("docs/examples/distributed-worm.json")).unwrap());
     let mut heterogeneous = homogeneous.clone();
     let controller = &mut heterogeneous["robots"][0]["controller"];
     let weights = controller.as_object_mut().unwrap().remove("weights").unwrap();

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use vsr2d::evolve::reader::RunDirectory;
 use vsr2d::movie::board::{Board, EMPTY_BIN};
-use vsr2d::report::run_media::archive::{archive_grid, heatmap, ArchiveView, EMPTY_RGB};
+use vsr2d::run_media::archive::{archive_grid, heatmap, ArchiveView, EMPTY_RGB};
 
 use super::golden::{assert_golden, GoldenOptions};
 
@@ -26,7 +26,7 @@ fn quick_run(name: &'static str) -> &'static Path {
     let k = names.iter().position(|n| *n == name).expect("a quick experiment");
     let root = ROOT.get_or_init(|| tempfile::tempdir().unwrap());
     RUNS[k].get_or_init(|| {
-        let experiment = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("fixtures/experiments/{name}-quick.json"));
+        let experiment = Path::new(crate::ROOT).join(format!("fixtures/experiments/{name}-quick.json"));
         let dir = root.path().join(name);
         let out = vsr2d(&[
             "evolve",

@@ -13,7 +13,7 @@ use vsr2d::task::{RunResult, TaskMetrics};
 const TASK_FIXTURES: [&str; 6] = ["jumping", "carrying", "pushing", "climbing", "balancing", "shape"];
 
 fn fixture_path(name: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("fixtures/scenarios/{name}.json"))
+    Path::new(crate::ROOT).join(format!("fixtures/scenarios/{name}.json"))
 }
 
 fn scenario(text: &str) -> Scenario {
@@ -37,7 +37,7 @@ fn shortened(name: &str, duration: f64) -> String {
 
 /// Every fixture under fixtures/scenarios (voxel robots, tasks and soft cells), by name.
 fn all_fixtures() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios"))
+    let mut names: Vec<String> = std::fs::read_dir(Path::new(crate::ROOT).join("fixtures/scenarios"))
         .unwrap()
         .filter_map(|e| e.unwrap().file_name().to_str()?.strip_suffix(".json").map(str::to_owned))
         .collect();
@@ -317,8 +317,7 @@ fn a_recorded_run_replays_its_objects_and_the_result_schema_names_every_task() {
 fn evolving_for_a_task_metric_improves_it_and_the_best_replays_to_its_logged_fitness() {
     let dir = tempfile::tempdir().unwrap();
     let text =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/experiments/carrying-quick.json"))
-            .unwrap();
+        std::fs::read_to_string(Path::new(crate::ROOT).join("fixtures/experiments/carrying-quick.json")).unwrap();
     let mut experiment: serde_json::Value = serde_json::from_str(&text).unwrap();
     experiment["ea"] = serde_json::json!({"n_pop": 6, "n_gen": 2, "tournament": 3});
     experiment["scenario"]["world"]["duration"] = 3.into();

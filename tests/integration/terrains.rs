@@ -370,7 +370,7 @@ fn the_old_terrains_serialise_as_before() {
 }
 
 fn root() -> &'static std::path::Path {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+    std::path::Path::new(crate::ROOT)
 }
 
 #[test]

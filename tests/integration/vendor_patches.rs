@@ -5,7 +5,7 @@ use std::process::Command;
 
 #[test]
 fn the_vendored_rapier_is_pristine_plus_the_patch_series() {
-    let root = env!("CARGO_MANIFEST_DIR");
+    let root = crate::ROOT;
     let out =
         Command::new("bash").arg(format!("{root}/scripts/rapier-patches.sh")).arg("check").output().expect("bash runs");
     let stdout = String::from_utf8_lossy(&out.stdout);

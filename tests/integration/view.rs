@@ -6,12 +6,12 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use vsr2d::bench::worm_scenario;
 use vsr2d::model::voxel::scaffolding::Scaffolding;
 use vsr2d::movie::{MovieSettings, MovieSource};
 use vsr2d::render::RenderOptions;
 use vsr2d::scenario::Scenario;
 use vsr2d::view::{build_page, ViewSettings};
+use vsr2d_report::bench::worm_scenario;
 
 fn settings(fps: u32) -> ViewSettings {
     ViewSettings { movie: MovieSettings { fps, ..MovieSettings::default() }, ..ViewSettings::default() }
@@ -38,10 +38,9 @@ fn the_benchmark_worm_at_60_fps_fits_in_a_megabyte() {
 
 #[test]
 fn too_many_numbers_keep_every_nth_frame_and_say_so() {
-    let mut biped = Scenario::from_json(
-        &fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios/biped.json")).unwrap(),
-    )
-    .unwrap();
+    let mut biped =
+        Scenario::from_json(&fs::read_to_string(Path::new(crate::ROOT).join("fixtures/scenarios/biped.json")).unwrap())
+            .unwrap();
     biped.world.duration = 10.0;
     let full = build_page(vec![source(&biped)], &settings(30)).unwrap().stats;
     assert_eq!((full.movie_frames, full.frames, full.keep_every), (301, 301, 1));
@@ -60,7 +59,7 @@ fn too_many_numbers_keep_every_nth_frame_and_say_so() {
 fn render_writes_the_page_beside_the_video() {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let (png, html) = (dir.path().join("end.png"), dir.path().join("run.html"));
-    let biped = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios/biped.json");
+    let biped = Path::new(crate::ROOT).join("fixtures/scenarios/biped.json");
     let out = Command::new(env!("CARGO_BIN_EXE_vsr2d"))
         .args(["render", biped.to_str().unwrap(), "--duration", "2", "--png", png.to_str().unwrap(), "--html"])
         .arg(&html)
@@ -76,7 +75,7 @@ fn render_writes_the_page_beside_the_video() {
 #[test]
 fn a_multi_robot_run_fills_one_cell_per_robot_and_keeps_its_name() {
     let read = |name: &str| {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("fixtures/scenarios/{name}.json"));
+        let path = Path::new(crate::ROOT).join(format!("fixtures/scenarios/{name}.json"));
         let mut s = Scenario::from_json(&fs::read_to_string(path).unwrap()).unwrap();
         s.world.duration = 0.5;
         s

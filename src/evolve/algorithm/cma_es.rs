@@ -20,9 +20,9 @@ use super::{best_index, push_best, push_fitness_stats, score, take, Fields, Indi
 use crate::rng::SplitMix64 as Rng;
 
 /// Genomes longer than this default to the separable (diagonal) variant.
-pub const SEPARABLE_ABOVE: usize = 1000;
+pub(crate) const SEPARABLE_ABOVE: usize = 1000;
 /// The largest genome a full covariance matrix is allowed for (C and B are n × n each).
-pub const MAX_FULL_GENES: usize = 2000;
+pub(crate) const MAX_FULL_GENES: usize = 2000;
 
 /// CMA-ES settings; every field may be left out (null) for its default, which depends on the genome
 /// and is resolved by [`CmaEs::new`].
@@ -95,7 +95,7 @@ impl CmaEsParams {
 }
 
 /// λ = 4 + ⌊3 ln n⌋ (tutorial, Table 1).
-pub fn default_population(n: usize) -> usize {
+pub(crate) fn default_population(n: usize) -> usize {
     4 + (3.0 * (n.max(1) as f64).ln()).floor() as usize
 }
 
@@ -247,7 +247,7 @@ mod square_matrix {
     use nalgebra::DMatrix;
     use serde::{de::Error, Deserialize, Deserializer, Serializer};
 
-    pub fn serialize<S: Serializer>(m: &DMatrix<f64>, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(m: &DMatrix<f64>, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(m.as_slice())
     }
 
@@ -516,7 +516,7 @@ impl CmaEs {
 
     /// Ratio of the longest to the shortest principal axis of C, √(condition number) (the full
     /// variant's as of the last eigendecomposition).
-    pub fn axis_ratio(&self) -> f64 {
+    pub(crate) fn axis_ratio(&self) -> f64 {
         let d: Vec<f64> = match &self.cov {
             Covariance::Full { d, .. } => d.clone(),
             Covariance::Diagonal { c } => c.iter().map(|c| c.sqrt()).collect(),
@@ -532,7 +532,7 @@ impl CmaEs {
 
 /// CMA-ES as the run drives it: the distribution (made at the first ask, whose draws place the mean),
 /// the last generation's samples and the best sample so far.
-pub struct CmaEsOptimizer {
+pub(crate) struct CmaEsOptimizer {
     params: CmaEsParams,
     setup: Setup,
     cma: Option<CmaEs>,

@@ -204,7 +204,7 @@ pub fn mutate(rng: &mut Rng, parent: &[f64], sigma: f64) -> Vec<f64> {
 }
 
 /// x′_k = x1_k + α_k·(x2_k − x1_k), α_k ~ `U[alpha[0], alpha[1])` independent, genes in order.
-pub fn crossover(rng: &mut Rng, x1: &[f64], x2: &[f64], alpha: [f64; 2]) -> Vec<f64> {
+pub(crate) fn crossover(rng: &mut Rng, x1: &[f64], x2: &[f64], alpha: [f64; 2]) -> Vec<f64> {
     x1.iter().zip(x2).map(|(a, b)| a + rng.range(alpha[0], alpha[1]) * (b - a)).collect()
 }
 
@@ -222,7 +222,7 @@ pub fn tournament(rng: &mut Rng, scores: &[f64], size: usize) -> usize {
 
 /// Indices of the `n` survivors of `scores` (parents first, then offspring), best first; ties keep
 /// the input order (parents before offspring, then lower index).
-pub fn survivors(scores: &[f64], n: usize) -> Vec<usize> {
+pub(crate) fn survivors(scores: &[f64], n: usize) -> Vec<usize> {
     let mut order: Vec<usize> = (0..scores.len()).collect();
     // Stable sort: equal scores (including every −∞) keep their input order.
     order.sort_by(|a, b| scores[*b].partial_cmp(&scores[*a]).unwrap_or(std::cmp::Ordering::Equal));

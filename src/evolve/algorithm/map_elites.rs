@@ -16,7 +16,7 @@ use crate::evolve::reader;
 use crate::rng::SplitMix64 as Rng;
 
 /// The largest number of bins a grid archive may have (the product of the axes' bins).
-pub const MAX_BINS: usize = 1_000_000;
+pub(crate) const MAX_BINS: usize = 1_000_000;
 
 /// How children are made from the archive's elites.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -153,7 +153,7 @@ pub struct GridArchive {
 
 impl GridArchive {
     /// Checks grid axes: `Err((path, message))`, the path like `axes[1].bins`.
-    pub fn validate_axes(axes: &[Axis]) -> Result<(), (String, String)> {
+    pub(crate) fn validate_axes(axes: &[Axis]) -> Result<(), (String, String)> {
         if axes.is_empty() {
             return Err(("axes".into(), "is empty; give at least one descriptor axis {min, max, bins}".into()));
         }
@@ -377,7 +377,7 @@ impl MapElites {
 
 /// MAP-Elites as the run drives it: the archive (the fitness it compares is the goal's score) and the
 /// elites as the run knows them (fitness as measured, id, birth), by flat bin index.
-pub struct MapElitesOptimizer {
+pub(crate) struct MapElitesOptimizer {
     params: MapElitesParams,
     setup: Setup,
     search: MapElites,

@@ -155,7 +155,7 @@ impl AlgorithmSpec {
     }
 
     /// Whether the algorithm optimises `fitness.objectives` rather than one metric.
-    pub fn multi_objective(&self) -> bool {
+    pub(crate) fn multi_objective(&self) -> bool {
         matches!(self, AlgorithmSpec::Nsga2(_))
     }
 
@@ -207,7 +207,7 @@ pub struct Individual {
 pub struct Fields(pub Vec<(&'static str, Box<RawValue>)>);
 
 /// An algorithm's fields of one `log.jsonl` line.
-pub type LogFields = Fields;
+pub(crate) type LogFields = Fields;
 
 impl Fields {
     pub fn push(&mut self, name: &'static str, value: impl Serialize) {
@@ -259,7 +259,7 @@ pub trait Optimizer: Send {
 
 /// `n` genomes uniform in `[lo, hi)`, gene by gene in order (generation 0 of every population-based
 /// algorithm).
-pub fn uniform_genomes(rng: &mut Rng, n: usize, genome_size: usize, [lo, hi]: [f64; 2]) -> Vec<Vec<f64>> {
+pub(crate) fn uniform_genomes(rng: &mut Rng, n: usize, genome_size: usize, [lo, hi]: [f64; 2]) -> Vec<Vec<f64>> {
     (0..n).map(|_| (0..genome_size).map(|_| rng.range(lo, hi)).collect()).collect()
 }
 
@@ -269,7 +269,7 @@ pub fn score(goal: Goal, i: &Individual) -> f64 {
 }
 
 /// The index of the best of `members`: highest score, ties to the lower index.
-pub fn best_index(goal: Goal, members: &[Individual]) -> Option<usize> {
+pub(crate) fn best_index(goal: Goal, members: &[Individual]) -> Option<usize> {
     let mut best: Option<usize> = None;
     for (k, i) in members.iter().enumerate() {
         if best.is_none_or(|b| score(goal, i) > score(goal, &members[b])) {
@@ -281,7 +281,7 @@ pub fn best_index(goal: Goal, members: &[Individual]) -> Option<usize> {
 
 /// best / median / worst / mean / std of the valid fitness values (None when there are none), and the
 /// population's gene diversity: the fields the GA logs and CMA-ES logs too.
-pub fn push_fitness_stats(fields: &mut LogFields, members: &[Individual], goal: Goal) {
+pub(crate) fn push_fitness_stats(fields: &mut LogFields, members: &[Individual], goal: Goal) {
     let mut v: Vec<f64> = members.iter().filter_map(|i| i.fitness).collect();
     v.sort_by(|a, b| a.total_cmp(b));
     let n = v.len();
@@ -322,7 +322,7 @@ pub fn diversity(members: &[Individual]) -> f64 {
 }
 
 /// The fields every single-metric algorithm logs about its best member.
-pub fn push_best(fields: &mut LogFields, best: Option<&Individual>) {
+pub(crate) fn push_best(fields: &mut LogFields, best: Option<&Individual>) {
     fields.push("best_id", best.map_or(0, |b| b.id));
     fields.push("best_birth_gen", best.map_or(0, |b| b.birth));
     fields.push("best_genome", best.map_or(&[][..], |b| &b.genome[..]));

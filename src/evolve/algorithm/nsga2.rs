@@ -101,7 +101,7 @@ fn dominates(a: &[f64], b: &[f64]) -> bool {
 
 /// Fast non-dominated sorting (Deb et al. 2002, §III-A): fronts best first, each in ascending index.
 /// The invalid individuals form one last front.
-pub fn non_dominated_fronts(objectives: &[Option<Vec<f64>>]) -> Vec<Vec<usize>> {
+pub(crate) fn non_dominated_fronts(objectives: &[Option<Vec<f64>>]) -> Vec<Vec<usize>> {
     let (ok, invalid): (Vec<usize>, Vec<usize>) = (0..objectives.len()).partition(|&i| valid(&objectives[i]).is_some());
     let obj = |i: usize| valid(&objectives[i]).unwrap_or(&[]);
     // dominated[p]: whom p dominates; count[q]: how many dominate q.
@@ -143,7 +143,7 @@ pub fn non_dominated_fronts(objectives: &[Option<Vec<f64>>]) -> Vec<Vec<usize>> 
 /// Crowding distances of the members of one front, in `front`'s order (Deb et al. 2002, §III-B): per
 /// objective, the two extreme members get +∞ and the others the normalised gap between their
 /// neighbours; members with equal values keep index order. Invalid members get 0.
-pub fn crowding_distances(front: &[usize], objectives: &[Option<Vec<f64>>]) -> Vec<f64> {
+pub(crate) fn crowding_distances(front: &[usize], objectives: &[Option<Vec<f64>>]) -> Vec<f64> {
     let mut distance = vec![0.0; front.len()];
     let members: Vec<(usize, &[f64])> =
         front.iter().enumerate().filter_map(|(k, &i)| valid(&objectives[i]).map(|o| (k, o))).collect();
@@ -166,7 +166,7 @@ pub fn crowding_distances(front: &[usize], objectives: &[Option<Vec<f64>>]) -> V
 }
 
 /// Rank (front number, 0 best) and crowding distance of every individual.
-pub fn rank_and_crowding(objectives: &[Option<Vec<f64>>]) -> (Vec<usize>, Vec<f64>) {
+pub(crate) fn rank_and_crowding(objectives: &[Option<Vec<f64>>]) -> (Vec<usize>, Vec<f64>) {
     let mut rank = vec![0; objectives.len()];
     let mut crowding = vec![0.0; objectives.len()];
     for (r, front) in non_dominated_fronts(objectives).iter().enumerate() {
@@ -456,7 +456,7 @@ impl Nsga2 {
 
 /// NSGA-II as the run drives it: the population (objectives as measured, maximised after the goals'
 /// signs) and the hypervolume's reference point (the worst value of each objective in generation 0).
-pub struct Nsga2Optimizer {
+pub(crate) struct Nsga2Optimizer {
     params: Nsga2Params,
     setup: Setup,
     population: Vec<Individual>,

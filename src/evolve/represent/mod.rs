@@ -236,7 +236,7 @@ impl Shape {
     }
 
     /// Cells from text rows (first row on top).
-    pub fn from_rows(rows: &[String]) -> Shape {
+    pub(crate) fn from_rows(rows: &[String]) -> Shape {
         let h = rows.len() as u32;
         let w = rows.iter().map(|r| r.chars().count()).max().unwrap_or(0) as u32;
         let mut cells = Vec::new();
@@ -331,7 +331,7 @@ fn check_hidden(hidden: &[usize]) -> Result<(), EvolveError> {
 }
 
 /// Genes larger than this overflow (to ±∞) in a few generations of extended-segment crossover.
-pub const MAX_INIT: f64 = 1e100;
+pub(crate) const MAX_INIT: f64 = 1e100;
 
 /// An init box [lo, hi]: finite, lo ≤ hi, within ±[`MAX_INIT`] (so every drawn gene is finite).
 pub(crate) fn check_init_box(path: &str, [lo, hi]: [f64; 2]) -> Result<(), EvolveError> {
@@ -569,7 +569,7 @@ impl RepresentationSpec {
 
 /// The amplitude of an amplitude gene of `phases` with `evolve_amplitude`: the init box [lo, hi]
 /// mapped linearly onto [0, 1], clamped outside it.
-pub fn amplitude_of(gene: f64, [lo, hi]: [f64; 2]) -> f64 {
+pub(crate) fn amplitude_of(gene: f64, [lo, hi]: [f64; 2]) -> f64 {
     ((gene - lo) / (hi - lo)).clamp(0.0, 1.0)
 }
 

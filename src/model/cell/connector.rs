@@ -9,10 +9,10 @@ use serde::{Deserialize, Serialize};
 use crate::geom::Vec2;
 
 /// Half-size of a connector's square collider, in body radii r_b (code).
-pub const FIXTURE_HALF_SIZE: f64 = 1.1;
+pub(crate) const FIXTURE_HALF_SIZE: f64 = 1.1;
 
 /// The paper's pole form in air: μ₀ = 4π·10⁻⁷ H/m.
-pub const MU_0: f64 = 4.0e-7 * PI;
+pub(crate) const MU_0: f64 = 4.0e-7 * PI;
 
 /// A connector's derived state (paper/code: ACTIVE, PASSIVE, INACTIVE).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,19 +55,19 @@ pub fn near_cap_rule(radius: f64, bodies: usize) -> f64 {
 }
 
 /// A_ab of two types without an explicit interaction: √(A_a·A_b) (ours).
-pub fn default_strength(a: f64, b: f64) -> f64 {
+pub(crate) fn default_strength(a: f64, b: f64) -> f64 {
     (a * b).sqrt()
 }
 
 /// A_ab of the pole form: the paper's F = μ·q₁q₂/(4πr²) is a repulsion for like poles (q₁q₂ > 0), and
 /// A_ab > 0 attracts here, so A_ab = −μ·q₁q₂/(4π) (ours; q in A·m, μ in H/m).
-pub fn pole_strength(q1: f64, q2: f64, mu: f64) -> f64 {
+pub(crate) fn pole_strength(q1: f64, q2: f64, mu: f64) -> f64 {
     -mu * q1 * q2 / (4.0 * PI)
 }
 
 /// The force on connector b of a pair, N: F = A_ab·d / max(|d|, L)³ with d = p_a − p_b; a receives −F.
 /// A_ab > 0 pulls b towards a (attraction). Magnitude A_ab/|d|² beyond L, A_ab·|d|/L³ inside.
-pub fn magnet_force(strength: f64, pa: Vec2, pb: Vec2, near_cap: f64) -> Vec2 {
+pub(crate) fn magnet_force(strength: f64, pa: Vec2, pb: Vec2, near_cap: f64) -> Vec2 {
     let d = pa - pb;
     let r = d.length().max(near_cap);
     if !(r > 0.0 && r.is_finite()) {
@@ -78,7 +78,7 @@ pub fn magnet_force(strength: f64, pa: Vec2, pb: Vec2, near_cap: f64) -> Vec2 {
 
 /// One connector as the pair rule sees it.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ConnectorAt {
+pub(crate) struct ConnectorAt {
     /// The carrying cell (pairs join different cells only).
     pub cell: usize,
     pub position: Vec2,
@@ -90,7 +90,7 @@ pub struct ConnectorAt {
 /// Every pair (i, j), i < j, of connectors on different cells, both on, closer than r_i + r_j, sorted
 /// (the slice is in (cell, connector) order, so index order is the spec's order). A sweep along x keeps
 /// it near O(n log n) for separated cells.
-pub fn find_pairs(connectors: &[ConnectorAt]) -> Vec<(usize, usize)> {
+pub(crate) fn find_pairs(connectors: &[ConnectorAt]) -> Vec<(usize, usize)> {
     let mut on: Vec<usize> = (0..connectors.len()).filter(|&i| connectors[i].on).collect();
     if on.len() < 2 {
         return Vec::new();

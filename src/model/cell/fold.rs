@@ -41,7 +41,7 @@ const LETTERS: [(&str, &[[i32; 2]]); 4] = [
 ];
 
 /// Names accepted after `builtin:`.
-pub fn builtin_names() -> Vec<&'static str> {
+pub(crate) fn builtin_names() -> Vec<&'static str> {
     LETTERS.iter().map(|(name, _)| *name).collect()
 }
 
@@ -93,7 +93,7 @@ impl Program {
 
     /// Direction from cell `from` to cell `to`'s target position in `from`'s own frame, where the straight
     /// chain runs along +x (rad, counter-clockwise, in (−π, π]).
-    pub fn site_angle(&self, from: usize, to: usize) -> f64 {
+    pub(crate) fn site_angle(&self, from: usize, to: usize) -> f64 {
         let (a, b) = (self.path[from], self.path[to]);
         let world = f64::from(b[1] - a[1]).atan2(f64::from(b[0] - a[0]));
         wrap(world - self.heading(from))
@@ -116,7 +116,7 @@ impl Program {
     }
 
     /// Whether cell i is a corner of the target (the chain turns there).
-    pub fn is_turn(&self, i: usize) -> bool {
+    pub(crate) fn is_turn(&self, i: usize) -> bool {
         self.turn(i) != 0
     }
 
@@ -189,7 +189,7 @@ pub struct RigidChain {
 /// Centres of a chain of unit segments pinned end to end ([`RigidChain`]): cell i runs from its
 /// pin with cell i − 1 to its pin with cell i + 1, its heading turned by `bends[i − 1]` from cell
 /// i − 1's, and its centre is halfway between the two pins.
-pub fn rigid_chain_centres(bends: &[f64]) -> Vec<Vec2> {
+pub(crate) fn rigid_chain_centres(bends: &[f64]) -> Vec<Vec2> {
     chain_centres(bends, &vec![0.0; bends.len() + 1], |_| 1.0)
 }
 
@@ -242,7 +242,7 @@ impl StopChain {
     }
 
     /// The cell centres of the chain laid out with every joint straight (its joints open), in pitches.
-    pub fn open_centres(&self) -> Vec<Vec2> {
+    pub(crate) fn open_centres(&self) -> Vec<Vec2> {
         let headings = self.open_headings();
         let mut out = vec![Vec2::ZERO];
         for (j, &b) in self.bends.iter().enumerate() {
@@ -253,7 +253,7 @@ impl StopChain {
     }
 
     /// Each cell's heading in the open layout, rad (the sum of the offsets before it).
-    pub fn open_headings(&self) -> Vec<f64> {
+    pub(crate) fn open_headings(&self) -> Vec<f64> {
         let mut h = 0.0;
         self.offsets
             .iter()
@@ -393,7 +393,7 @@ impl Program {
     /// recentred on the point where the two cells touch at the stop (|β|/2 from the joint, on the side
     /// it bends to) and mirrored on the next cell, so the connectors pull the joint shut until the cells
     /// meet there. On a cell with a pin offset the fan turns with its pin.
-    pub fn stop_layout(&self, chain: &StopChain, design: &Design) -> Vec<Site> {
+    pub(crate) fn stop_layout(&self, chain: &StopChain, design: &Design) -> Vec<Site> {
         let d = design.site(SiteKind::Bend);
         if d.angles.is_empty() {
             return Vec::new();
@@ -475,14 +475,14 @@ impl SiteKind {
     }
 
     /// The prefix of the site connectors of this kind that attract chain cell `partner`.
-    pub fn connector_prefix(self, partner: usize) -> String {
+    pub(crate) fn connector_prefix(self, partner: usize) -> String {
         format!("{}{partner}.", self.prefix())
     }
 }
 
 /// What a site connector's name says: its kind and the chain cell it attracts (`b3.0` → bend site
 /// facing cell 3). `None` for any other connector.
-pub fn parse_site_connector(name: &str) -> Option<(SiteKind, usize)> {
+pub(crate) fn parse_site_connector(name: &str) -> Option<(SiteKind, usize)> {
     let mut chars = name.chars();
     let first = chars.next()?;
     let kind = SiteKind::ALL.into_iter().find(|k| k.prefix() == first)?;
@@ -517,7 +517,7 @@ pub struct SiteDesign {
 
 impl SiteDesign {
     /// `count` connectors `spacing` apart, centred on `centre` (rad).
-    pub fn fan(count: usize, centre: f64, spacing: f64) -> Vec<f64> {
+    pub(crate) fn fan(count: usize, centre: f64, spacing: f64) -> Vec<f64> {
         (0..count).map(|m| centre + spacing * (m as f64 - (count as f64 - 1.0) / 2.0)).collect()
     }
 }
@@ -533,7 +533,7 @@ impl Design {
         &self.sites[kind as usize]
     }
 
-    pub fn site_mut(&mut self, kind: SiteKind) -> &mut SiteDesign {
+    pub(crate) fn site_mut(&mut self, kind: SiteKind) -> &mut SiteDesign {
         &mut self.sites[kind as usize]
     }
 
@@ -581,7 +581,7 @@ impl Design {
 
 /// The membrane body at angle `angle` (rad, counter-clockwise from the cell's +x) of an N-body ring
 /// whose body 0 is on top and which is numbered clockwise (spec §2).
-pub fn body_at(angle: f64, bodies: usize) -> usize {
+pub(crate) fn body_at(angle: f64, bodies: usize) -> usize {
     let n = bodies as f64;
     let k = ((FRAC_PI_2 - angle) / TAU * n).round();
     k.rem_euclid(n) as usize

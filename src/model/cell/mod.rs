@@ -16,7 +16,7 @@ pub mod fold;
 pub mod muscle;
 
 /// Smallest membrane resolution (spec §2, validation).
-pub const MIN_BODIES: usize = 8;
+pub(crate) const MIN_BODIES: usize = 8;
 
 /// The reference the rest area A₀ is taken from (spec §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -187,18 +187,18 @@ impl CellParams {
     }
 
     /// Mass of one body, kg (ρ·π·r_b²).
-    pub fn body_mass(&self) -> f64 {
+    pub(crate) fn body_mass(&self) -> f64 {
         self.density * PI * self.body_radius().powi(2)
     }
 
     /// Area of the rest N-gon, m².
-    pub fn polygon_area(&self) -> f64 {
+    pub(crate) fn polygon_area(&self) -> f64 {
         let n = self.bodies as f64;
         0.5 * n * self.radius.powi(2) * (2.0 * PI / n).sin()
     }
 
     /// A₀, m² (times the schedule's `rest_area_scale`).
-    pub fn rest_area_value(&self) -> f64 {
+    pub(crate) fn rest_area_value(&self) -> f64 {
         let a0 = match self.rest_area {
             RestArea::Circle => PI * self.radius.powi(2),
             RestArea::Polygon => self.polygon_area(),
@@ -208,7 +208,7 @@ impl CellParams {
 
     /// Body centres at build: body 0 on top, indices increasing clockwise, the whole ring turned
     /// counter-clockwise by `rotation` (rad) about `centre`.
-    pub fn initial_positions(&self, centre: Vec2, rotation: f64) -> Vec<Vec2> {
+    pub(crate) fn initial_positions(&self, centre: Vec2, rotation: f64) -> Vec<Vec2> {
         (0..self.bodies)
             .map(|i| {
                 let a = 2.0 * PI * i as f64 / self.bodies as f64 - rotation;
@@ -219,14 +219,14 @@ impl CellParams {
 }
 
 /// Shoelace area of the membrane polygon, positive for the rest (clockwise) ring.
-pub fn membrane_area(p: &[Vec2]) -> f64 {
+pub(crate) fn membrane_area(p: &[Vec2]) -> f64 {
     // Clockwise order gives a negative signed area: the sum is negated. Neighbours by `cycle`, not `%`:
     // the pressure evaluates this every solver substep.
     -0.5 * p.iter().zip(p.iter().cycle().skip(1)).map(|(a, b)| a.cross(*b)).sum::<f64>()
 }
 
 /// Σ|p_i − p_{i−1}|: the centre polygon's perimeter now.
-pub fn membrane_perimeter(p: &[Vec2]) -> f64 {
+pub(crate) fn membrane_perimeter(p: &[Vec2]) -> f64 {
     let n = p.len();
     (0..n).map(|i| (p[i] - p[(i + n - 1) % n]).length()).sum()
 }
@@ -266,7 +266,7 @@ pub struct Pressure {
 /// exact exponential decay of the relative velocity over one step. An explicit force −c_d·Δv is unstable
 /// once c_d·dt/m > 2, and `scs-paper`'s 50 N·s/m on 0.0775 kg bodies at 1/50 s gives 12.9 (ours; equal
 /// to c_d when c_d·dt/m is small: 0.3 % less for `scs-code`).
-pub fn effective_damping(c: f64, mass: f64, dt: f64) -> f64 {
+pub(crate) fn effective_damping(c: f64, mass: f64, dt: f64) -> f64 {
     if c <= 0.0 || dt <= 0.0 {
         return c.max(0.0);
     }
@@ -276,7 +276,7 @@ pub fn effective_damping(c: f64, mass: f64, dt: f64) -> f64 {
 /// f_i = F·n_i − c_d·(v_i − v̄) − γ·v̄ − f_corr (spec §3), written to `forces` (one per body), c_d and γ
 /// as [`effective_damping`] for an interval `dt`. `up` is each body's local +y in world frame, used by
 /// `normals: scs` only.
-pub fn pressure_forces(
+pub(crate) fn pressure_forces(
     params: &CellParams,
     p: &[Vec2],
     vel: &[Vec2],

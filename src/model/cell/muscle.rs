@@ -19,14 +19,14 @@ pub enum MuscleKind {
 
 /// Box2D's (f, ζ) spring as force-based coefficients (spec §8): k = m_red·(2πf)², c = 2·m_red·ζ·(2πf),
 /// m_red = m_a·m_b/(m_a + m_b). Returns (k in N/m, c in N·s/m).
-pub fn spring_coefficients(hz: f64, damping_ratio: f64, mass_a: f64, mass_b: f64) -> (f64, f64) {
+pub(crate) fn spring_coefficients(hz: f64, damping_ratio: f64, mass_a: f64, mass_b: f64) -> (f64, f64) {
     let m = mass_a * mass_b / (mass_a + mass_b);
     let w = 2.0 * PI * hz;
     (m * w * w, 2.0 * m * damping_ratio * w)
 }
 
 /// The rest length (or rope maximum) for command ℓ ∈ [0, 1]: L₀·(m + (1 − m)·ℓ), m = `min_length`.
-pub fn commanded_length(l0: f64, min_length: f64, command: f64) -> f64 {
+pub(crate) fn commanded_length(l0: f64, min_length: f64, command: f64) -> f64 {
     let l = command.clamp(0.0, 1.0);
     l0 * (min_length + (1.0 - min_length) * l)
 }
@@ -34,7 +34,7 @@ pub fn commanded_length(l0: f64, min_length: f64, command: f64) -> f64 {
 /// A linear change of the command from `from` at `t0` to `to` at `t0 + duration` (ours; duration 0
 /// jumps).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Ramp {
+pub(crate) struct Ramp {
     pub from: f64,
     pub to: f64,
     pub t0: f64,

@@ -47,12 +47,12 @@ impl Stadium {
     }
 
     /// Length of each flat, ℓ = πδ/2, m.
-    pub fn flat_length(&self, delta: f64) -> f64 {
+    pub(crate) fn flat_length(&self, delta: f64) -> f64 {
         PI * delta / 2.0
     }
 
     /// F = C·(A₀/A(δ) − 1), the pressure force per body, N.
-    pub fn body_force(&self, delta: f64) -> f64 {
+    pub(crate) fn body_force(&self, delta: f64) -> f64 {
         self.pressure * (self.rest_area / self.area(delta) - 1.0)
     }
 
@@ -73,7 +73,7 @@ impl Stadium {
     /// The deflection at which the bar carries `force` N (bisection; F_bar rises monotonically once the
     /// small initial pressurisation is passed). `None` for a negative force or one the model does not
     /// reach before δ = 0.999·P/π.
-    pub fn deflection_at(&self, force: f64) -> Option<f64> {
+    pub(crate) fn deflection_at(&self, force: f64) -> Option<f64> {
         if !(force.is_finite() && force >= 0.0) {
             return None;
         }

@@ -66,7 +66,7 @@ pub(super) fn default_hurdle_thickness() -> f64 {
 /// Profile samples per mean hill width: the chords then miss a hill's crest by less than 1 % of its
 /// height (at the narrowest hills, half the mean width: (1 − cos(π/16))/2 of it) and turn by at most
 /// 0.5 rad of slope from one to the next at the default hills.
-pub const HILL_SAMPLES: f64 = 32.0;
+pub(crate) const HILL_SAMPLES: f64 = 32.0;
 
 /// One hill of `hilly`: the raised cosine h·(1 − cos 2π(x − a)/w)/2 over [a, a + w).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -14,13 +14,13 @@ pub const NE: usize = 2;
 pub const NW: usize = 3;
 
 /// Signs (σx, σy) of each mass's corner direction, in mass order.
-pub const CORNER_SIGNS: [(f64, f64); 4] = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)];
+pub(crate) const CORNER_SIGNS: [(f64, f64); 4] = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)];
 
 /// The four sides as (A, B) pairs of adjacent masses: bottom, right, top, left.
-pub const SIDES: [(usize, usize); 4] = [(SW, SE), (SE, NE), (NE, NW), (NW, SW)];
+pub(crate) const SIDES: [(usize, usize); 4] = [(SW, SE), (SE, NE), (NE, NW), (NW, SW)];
 
 /// Centre of mass `i` relative to the voxel centre: σ·(l − m)/2.
-pub fn mass_offset(material: &Material, i: usize) -> Vec2 {
+pub(crate) fn mass_offset(material: &Material, i: usize) -> Vec2 {
     let h = (material.side - material.mass_side()) / 2.0;
     let (sx, sy) = CORNER_SIGNS[i];
     Vec2::new(sx * h, sy * h)
@@ -45,7 +45,13 @@ pub struct SpringDef {
 /// 1 / Σ (1/m_i + (r_i × n)²/I_i), with I_i = m_i·m²/6 (a square of side m) and r_i the anchor
 /// relative to the centre of that corner mass. It is a property of the material: it does not depend
 /// on which rigid body the corner mass is welded into.
-pub fn effective_mass(material: &Material, anchor_a: Vec2, anchor_b: Vec2, centre_a: Vec2, centre_b: Vec2) -> f64 {
+pub(crate) fn effective_mass(
+    material: &Material,
+    anchor_a: Vec2,
+    anchor_b: Vec2,
+    centre_a: Vec2,
+    centre_b: Vec2,
+) -> f64 {
     let n = ((centre_b + anchor_b) - (centre_a + anchor_a)).normalized();
     effective_mass_along(material, anchor_a, anchor_b, n)
 }
@@ -53,7 +59,7 @@ pub fn effective_mass(material: &Material, anchor_a: Vec2, anchor_b: Vec2, centr
 /// The same effective mass for any pose: `r_a`, `r_b` are the anchors relative to their corner masses'
 /// centres and `n` the unit direction of the spring, all in one frame (`legacy-1.0` recomputes it
 /// every step from the current pose, as dyn4j's distance joints did).
-pub fn effective_mass_along(material: &Material, r_a: Vec2, r_b: Vec2, n: Vec2) -> f64 {
+pub(crate) fn effective_mass_along(material: &Material, r_a: Vec2, r_b: Vec2, n: Vec2) -> f64 {
     let mass = material.corner_mass();
     let inertia = mass * material.mass_side().powi(2) / 6.0;
     let term = |r: Vec2| 1.0 / mass + (r.x * n.y - r.y * n.x).powi(2) / inertia;
@@ -117,7 +123,7 @@ pub fn springs(material: &Material) -> Vec<SpringDef> {
 }
 
 /// Length of a group's springs in a square voxel of outer side `s` with unrotated masses (spec §3).
-pub fn group_length(group: SpringGroup, s: f64, m: f64) -> f64 {
+pub(crate) fn group_length(group: SpringGroup, s: f64, m: f64) -> f64 {
     match group {
         SpringGroup::SideExternal | SpringGroup::SideInternal => s - 2.0 * m,
         SpringGroup::SideCross => (m * m + (s - 2.0 * m).powi(2)).sqrt(),
@@ -126,14 +132,14 @@ pub fn group_length(group: SpringGroup, s: f64, m: f64) -> f64 {
 }
 
 /// Outer side of a voxel whose area ratio is 1 − f·ρ_A: s(f) = √(l²·(1 − f·ρ_A)).
-pub fn target_side(material: &Material, f: f64) -> f64 {
+pub(crate) fn target_side(material: &Material, f: f64) -> f64 {
     (material.side * material.side * (1.0 - f * material.max_area_change)).sqrt()
 }
 
 /// Target length of a group's springs for control value `f` (already clipped to [−1, 1]).
 ///
 /// vsr2d uses g(s(f)); `legacy-1.0` interpolates linearly between rest and min (f > 0) or max (f < 0).
-pub fn target_length(material: &Material, group: SpringGroup, f: f64) -> f64 {
+pub(crate) fn target_length(material: &Material, group: SpringGroup, f: f64) -> f64 {
     let m = material.mass_side();
     if material.preset.is_legacy() {
         let rest = group_length(group, material.side, m);
@@ -145,7 +151,7 @@ pub fn target_length(material: &Material, group: SpringGroup, f: f64) -> f64 {
 }
 
 /// Rope bounds on the distance between adjacent mass centres: [m, s_max − m] (spec §4).
-pub fn rope_bounds(material: &Material) -> (f64, f64) {
+pub(crate) fn rope_bounds(material: &Material) -> (f64, f64) {
     let m = material.mass_side();
     (m, target_side(material, -1.0) - m)
 }

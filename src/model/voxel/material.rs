@@ -34,7 +34,7 @@ impl Preset {
             Preset::Legacy10 => "legacy-1.0",
         }
     }
-    pub fn is_legacy(self) -> bool {
+    pub(crate) fn is_legacy(self) -> bool {
         self == Preset::Legacy10
     }
 }
@@ -116,12 +116,12 @@ impl Material {
     }
 
     /// Side of one corner mass, m = ρ·l.
-    pub fn mass_side(&self) -> f64 {
+    pub(crate) fn mass_side(&self) -> f64 {
         self.mass_side_ratio * self.side
     }
 
     /// Weight of one corner mass: M/4, or (M/4)·m² in `legacy-1.0` (the released code's density bug).
-    pub fn corner_mass(&self) -> f64 {
+    pub(crate) fn corner_mass(&self) -> f64 {
         let m = self.mass_side();
         if self.preset.is_legacy() {
             self.mass / 4.0 * m * m
@@ -168,7 +168,7 @@ impl Material {
 
     /// The mass-normalised spring rates (ω², 2ζω) with ω = 2π·f_s, in s⁻² and s⁻¹. A spring's stiffness
     /// and damping are these times its effective mass (spec §3, [`crate::model::voxel::geometry::effective_mass`]).
-    pub fn spring_rates(&self) -> (f64, f64) {
+    pub(crate) fn spring_rates(&self) -> (f64, f64) {
         let w = 2.0 * std::f64::consts::PI * self.spring_hz;
         (w * w, 2.0 * self.damping_ratio * w)
     }

@@ -72,7 +72,7 @@ impl Morphology {
 
     /// The descriptors of the voxels at `cells` (`[x, y]`, any order, no repeats), voxel i of material
     /// `materials[i]`. An empty body has all descriptors 0.
-    pub fn of_cells(cells: &[[u32; 2]], materials: &[&str]) -> Morphology {
+    pub(crate) fn of_cells(cells: &[[u32; 2]], materials: &[&str]) -> Morphology {
         let n = cells.len();
         if n == 0 {
             return Morphology::default();

@@ -14,13 +14,13 @@ pub struct VoxelPose {
 }
 
 /// |shoelace area| of a polygon.
-pub fn polygon_area(points: &[Vec2]) -> f64 {
+pub(crate) fn polygon_area(points: &[Vec2]) -> f64 {
     let n = points.len();
     (0..n).map(|i| points[i].cross(points[(i + 1) % n])).sum::<f64>().abs() / 2.0
 }
 
 /// Angle of an upright voxel = 0: direction of unit(SE − SW) + unit(NE − NW), in (−π, π].
-pub fn voxel_angle(centres: &[Vec2; 4]) -> f64 {
+pub(crate) fn voxel_angle(centres: &[Vec2; 4]) -> f64 {
     let s = (centres[SE] - centres[SW]).normalized() + (centres[NE] - centres[NW]).normalized();
     if s.x == 0.0 && s.y == 0.0 {
         return 0.0;
@@ -34,7 +34,7 @@ pub fn voxel_angle(centres: &[Vec2; 4]) -> f64 {
 }
 
 /// The released code's angle: the mean of the angles of NW→NE and SE→SW (about θ ∓ π/2).
-pub fn legacy_voxel_angle(centres: &[Vec2; 4]) -> f64 {
+pub(crate) fn legacy_voxel_angle(centres: &[Vec2; 4]) -> f64 {
     let a = centres[NE] - centres[NW];
     let b = centres[SW] - centres[SE];
     (a.y.atan2(a.x) + b.y.atan2(b.x)) / 2.0
@@ -153,7 +153,7 @@ impl SensorKind {
             SensorKind::Touching => "touching",
         }
     }
-    pub fn from_id(id: &str) -> Option<SensorKind> {
+    pub(crate) fn from_id(id: &str) -> Option<SensorKind> {
         SensorKind::ALL.into_iter().find(|k| k.id() == id)
     }
     pub fn index(self) -> usize {

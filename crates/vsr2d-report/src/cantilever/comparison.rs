@@ -1,0 +1,344 @@
+//! vsr2d's `legacy-1.0` runs against the measurements of the original 2D-VSR-Sim 1.0.0: one row per
+//! compared figure (the final static δ of every static run; the first peak and the period of every
+//! dynamic run), its relative error and whether it is within ±[`TOLERANCE_PCT`] %.
+//!
+//! A pure function of the data and the embedded reference: no physics, no files.
+
+use serde::{Deserialize, Serialize};
+
+use super::data::ReferenceRuns;
+use super::reference::{Reference, ORIGINAL};
+use super::select::run_order;
+use crate::series::series_figures;
+use vsr2d::format::short;
+use vsr2d::model::voxel::scaffolding::Scaffolding;
+
+/// A figure agrees with the original when its relative error is within ± this many percent.
+pub const TOLERANCE_PCT: f64 = 10.0;
+
+/// What a row compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Quantity {
+    /// δ at the end of the static run (m).
+    StaticDeflection,
+    /// The first peak of a dynamic run: the smallest δ of the record (m).
+    FirstPeak,
+    /// The period of a dynamic run (s), from the level crossings of the record.
+    Period,
+}
+
+impl Quantity {
+    /// The name used in the report's table and the CSV's `quantity` column.
+    pub fn label(self) -> &'static str {
+        match self {
+            Quantity::StaticDeflection => "static δ",
+            Quantity::FirstPeak => "dynamic first peak (min δ)",
+            Quantity::Period => "dynamic period T",
+        }
+    }
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Quantity::StaticDeflection => "static_dy",
+            Quantity::FirstPeak => "first_peak_dy",
+            Quantity::Period => "period",
+        }
+    }
+
+    pub fn unit(self) -> &'static str {
+        match self {
+            Quantity::Period => "s",
+            _ => "m",
+        }
+    }
+
+    pub fn is_static(self) -> bool {
+        self == Quantity::StaticDeflection
+    }
+}
+
+/// One compared figure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ComparisonRow {
+    pub quantity: Quantity,
+    pub w: u32,
+    pub h: u32,
+    pub fs_hz: f64,
+    pub scaffolding: Scaffolding,
+    /// The original's figure (m or s); `None` when it cannot be derived from its record.
+    pub original: Option<f64>,
+    /// vsr2d `legacy-1.0`'s figure; `None` when the run diverged or has no detectable period.
+    pub vsr2d: Option<f64>,
+    /// 100·(vsr2d − original)/original: negative for a smaller |δ| or a shorter period.
+    pub relative_error_pct: Option<f64>,
+    /// |relative error| ≤ [`TOLERANCE_PCT`]; false when either figure is missing.
+    pub within_tolerance: bool,
+}
+
+/// Counts for the verdict line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ComparisonSummary {
+    pub static_within: usize,
+    pub static_total: usize,
+    pub dynamic_within: usize,
+    pub dynamic_total: usize,
+}
+
+/// Everything the report's comparison section states.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// Preset of the vsr2d runs (`legacy-1.0`).
+    pub preset: String,
+    pub tolerance_pct: f64,
+    pub rows: Vec<ComparisonRow>,
+    pub summary: ComparisonSummary,
+}
+
+/// The verdict's colour: all compared figures within the tolerance, some outside, or nothing compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ComparisonStatus {
+    AllWithin,
+    SomeOutside,
+    NotCompared,
+}
+
+impl Comparison {
+    pub fn status(&self) -> ComparisonStatus {
+        let s = self.summary;
+        if self.rows.is_empty() {
+            ComparisonStatus::NotCompared
+        } else if s.static_within == s.static_total && s.dynamic_within == s.dynamic_total {
+            ComparisonStatus::AllWithin
+        } else {
+            ComparisonStatus::SomeOutside
+        }
+    }
+
+    /// One line for the top of the report, e.g. "Against the original 2D-VSR-Sim 1.0.0: 27 of 30
+    /// static runs and 3 of 4 dynamic figures within ±10 % (legacy-1.0 preset)".
+    pub fn verdict_line(&self) -> String {
+        let s = self.summary;
+        let tol = short(self.tolerance_pct);
+        let mut parts = Vec::new();
+        if s.static_total > 0 {
+            parts.push(format!("{} of {} static runs", s.static_within, s.static_total));
+        }
+        if s.dynamic_total > 0 {
+            parts.push(format!("{} of {} dynamic figures", s.dynamic_within, s.dynamic_total));
+        }
+        if parts.is_empty() {
+            return format!(
+                "Against the original {ORIGINAL}: no run of this sweep is among the runs the original was measured on \
+                 (sizes 5×2, 10×2, 10×4; f_s 4–30 Hz with all groups, scaffolding sets at 8 Hz; dynamic 10×4 at 8 and 30 Hz)"
+            );
+        }
+        format!("Against the original {ORIGINAL}: {} within ±{tol} % ({} preset)", parts.join(" and "), self.preset)
+    }
+}
+
+/// The line shown when the comparison was skipped.
+pub fn skipped_line() -> String {
+    format!("Against the original {ORIGINAL}: not compared (the report was made with --no-reference)")
+}
+
+/// 100·(v − o)/o, `None` when either is missing or o is 0.
+pub fn relative_error_pct(original: Option<f64>, vsr2d: Option<f64>) -> Option<f64> {
+    match (original, vsr2d) {
+        (Some(o), Some(v)) if o != 0.0 && o.is_finite() && v.is_finite() => Some(100.0 * (v - o) / o),
+        _ => None,
+    }
+}
+
+fn row(
+    quantity: Quantity,
+    key: (u32, u32, f64, Scaffolding),
+    original: Option<f64>,
+    vsr2d: Option<f64>,
+) -> ComparisonRow {
+    let (w, h, fs_hz, scaffolding) = key;
+    let relative_error_pct = relative_error_pct(original, vsr2d);
+    ComparisonRow {
+        quantity,
+        w,
+        h,
+        fs_hz,
+        scaffolding,
+        original,
+        vsr2d,
+        relative_error_pct,
+        within_tolerance: relative_error_pct.is_some_and(|e| e.abs() <= TOLERANCE_PCT),
+    }
+}
+
+/// The first peak of an impulse response: its smallest δ; `None` for an empty or non-finite record.
+pub fn first_peak(dy: &[f64]) -> Option<f64> {
+    if dy.is_empty() || dy.iter().any(|v| !v.is_finite()) {
+        return None;
+    }
+    Some(dy.iter().copied().fold(f64::INFINITY, f64::min))
+}
+
+/// Compares every `legacy-1.0` run the reference covers; runs it does not cover are left out.
+pub fn compare(runs: &ReferenceRuns, reference: &Reference) -> Comparison {
+    let mut rows = Vec::new();
+    let mut statics: Vec<_> = runs.static_runs.iter().collect();
+    statics.sort_by_key(|r| run_order(r.w, r.h, r.scaffolding, r.fs_hz));
+    for r in statics {
+        if let Some(o) = reference.static_run(r.w, r.h, r.fs_hz, r.scaffolding) {
+            let v = r.dy_final_m.is_finite().then_some(r.dy_final_m);
+            rows.push(row(
+                Quantity::StaticDeflection,
+                (r.w, r.h, r.fs_hz, r.scaffolding),
+                Some(o.dy_center_right_column_m),
+                v,
+            ));
+        }
+    }
+    let mut dynamics: Vec<_> = runs.dynamic_runs.iter().collect();
+    dynamics.sort_by_key(|r| run_order(r.w, r.h, r.scaffolding, r.fs_hz));
+    for r in dynamics {
+        let Some(o) = reference.dynamic_run(r.w, r.h, r.fs_hz, r.scaffolding) else { continue };
+        let original = o.series_from_rest();
+        let key = (r.w, r.h, r.fs_hz, r.scaffolding);
+        rows.push(row(Quantity::FirstPeak, key, first_peak(&original), first_peak(&r.dy_m)));
+        let period = |dy: &[f64], dt: f64| series_figures(dy, dt).and_then(|f| f.period_s);
+        rows.push(row(Quantity::Period, key, period(&original, o.dt), period(&r.dy_m, r.dt)));
+    }
+    let mut summary = ComparisonSummary::default();
+    for r in &rows {
+        if r.quantity.is_static() {
+            summary.static_total += 1;
+            summary.static_within += r.within_tolerance as usize;
+        } else {
+            summary.dynamic_total += 1;
+            summary.dynamic_within += r.within_tolerance as usize;
+        }
+    }
+    Comparison { preset: runs.preset.clone(), tolerance_pct: TOLERANCE_PCT, rows, summary }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cantilever::data::{DynamicRun, StaticRun};
+
+    fn runs(static_runs: Vec<StaticRun>, dynamic_runs: Vec<DynamicRun>) -> ReferenceRuns {
+        ReferenceRuns {
+            preset: "legacy-1.0".into(),
+            reused_main_runs: false,
+            dt: 1.0 / 60.0,
+            static_duration_s: 60.0,
+            dynamic_duration_s: 15.0,
+            solver_iterations: 4,
+            static_runs,
+            dynamic_runs,
+        }
+    }
+
+    fn st(w: u32, h: u32, fs_hz: f64, scaffolding: Scaffolding, dy: f64) -> StaticRun {
+        StaticRun { w, h, fs_hz, scaffolding, force_n: 30.0, dy_final_m: dy }
+    }
+
+    #[test]
+    fn the_original_compared_with_itself_is_within_and_scaled_copies_are_not() {
+        let reference = Reference::embedded().unwrap();
+        let copy = |scale: f64| {
+            let statics = reference
+                .static_runs
+                .iter()
+                .map(|s| st(s.w, s.h, s.fs_hz, s.scaffolding, scale * s.dy_center_right_column_m))
+                .collect();
+            let dynamics = reference
+                .dynamic_runs
+                .iter()
+                .map(|d| DynamicRun {
+                    w: d.w,
+                    h: d.h,
+                    fs_hz: d.fs_hz,
+                    scaffolding: d.scaffolding,
+                    force_n: d.force_n,
+                    impulse_steps: 7,
+                    dt: d.dt,
+                    dy_m: d.series_from_rest().iter().map(|v| scale * v).collect(),
+                })
+                .collect();
+            runs(statics, dynamics)
+        };
+        let same = compare(&copy(1.0), &reference);
+        assert_eq!(same.rows.len(), 30 + 4);
+        assert_eq!(
+            same.summary,
+            ComparisonSummary { static_within: 30, static_total: 30, dynamic_within: 4, dynamic_total: 4 }
+        );
+        assert_eq!(same.status(), ComparisonStatus::AllWithin);
+        assert!(same.rows.iter().all(|r| r.relative_error_pct == Some(0.0)));
+        assert_eq!(
+            same.verdict_line(),
+            "Against the original 2D-VSR-Sim 1.0.0: 30 of 30 static runs and 4 of 4 dynamic figures within ±10 % (legacy-1.0 preset)"
+        );
+
+        // A 4× stiffer beam bends a quarter as much: −75 %; the period of a scaled record is unchanged.
+        let stiff = compare(&copy(0.25), &reference);
+        assert_eq!(stiff.summary.static_within, 0);
+        assert_eq!(stiff.summary.dynamic_within, 2, "periods agree, peaks do not");
+        assert_eq!(stiff.status(), ComparisonStatus::SomeOutside);
+        let e = stiff.rows[0].relative_error_pct.unwrap();
+        assert!((e + 75.0).abs() < 1e-9, "{e}");
+        // Just inside ±10 % is within; just outside is not.
+        let edge = compare(&runs(vec![st(10, 4, 8.0, Scaffolding::ALL, -2.394383 * 1.0999)], vec![]), &reference);
+        assert!(edge.rows[0].within_tolerance, "{:?}", edge.rows[0]);
+        let over = compare(&runs(vec![st(10, 4, 8.0, Scaffolding::ALL, -2.394383 * 1.1001)], vec![]), &reference);
+        assert!(!over.rows[0].within_tolerance);
+    }
+
+    #[test]
+    fn uncovered_and_missing_figures() {
+        let reference = Reference::embedded().unwrap();
+        let c = compare(
+            &runs(
+                vec![st(7, 3, 8.0, Scaffolding::ALL, -1.0), st(5, 2, 4.0, Scaffolding::ALL, f64::NAN)],
+                vec![DynamicRun {
+                    w: 10,
+                    h: 4,
+                    fs_hz: 30.0,
+                    scaffolding: Scaffolding::ALL,
+                    force_n: 800.0,
+                    impulse_steps: 7,
+                    dt: 1.0 / 60.0,
+                    dy_m: vec![0.0, -0.1, -0.2, -0.3],
+                }],
+            ),
+            &reference,
+        );
+        // 7×3 is not in the reference; the NaN run is compared and fails; the short record has a peak
+        // but no period.
+        assert_eq!(c.rows.len(), 3);
+        assert_eq!((c.rows[0].vsr2d, c.rows[0].within_tolerance), (None, false));
+        assert_eq!(c.rows[1].quantity, Quantity::FirstPeak);
+        assert_eq!(c.rows[1].vsr2d, Some(-0.3));
+        assert_eq!(c.rows[2].quantity, Quantity::Period);
+        assert!(c.rows[2].original.is_some() && c.rows[2].vsr2d.is_none() && !c.rows[2].within_tolerance);
+        assert_eq!(
+            c.summary,
+            ComparisonSummary { static_within: 0, static_total: 1, dynamic_within: 0, dynamic_total: 2 }
+        );
+
+        let none = compare(&runs(vec![st(7, 3, 8.0, Scaffolding::ALL, -1.0)], vec![]), &reference);
+        assert_eq!(none.status(), ComparisonStatus::NotCompared);
+        assert!(none.verdict_line().contains("no run of this sweep"), "{}", none.verdict_line());
+    }
+
+    #[test]
+    fn reference_dynamic_figures_are_plausible() {
+        let reference = Reference::embedded().unwrap();
+        for d in &reference.dynamic_runs {
+            let series = d.series_from_rest();
+            let peak = first_peak(&series).unwrap();
+            let period = series_figures(&series, d.dt).unwrap().period_s;
+            assert!(peak < 0.0, "{} Hz: {peak}", d.fs_hz);
+            assert!(period.is_some_and(|t| t > 0.05 && t < 15.0), "{} Hz: {period:?}", d.fs_hz);
+        }
+    }
+}
