@@ -8,6 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-system-deps.sh
 cargo test --locked --all-targets
+# `--all-targets` leaves out the doc examples (the crate root's front-door example among them).
+cargo test --locked --doc -p vsr2d -p vsr2d-report
 # The source build (Debian's FFmpeg, x264), kept before the wheel's link replaces target/debug/vsr2d: the
 # Python package and the wheel's command line are compared with it.
 target_dir=${CARGO_TARGET_DIR:-target}
