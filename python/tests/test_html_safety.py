@@ -52,7 +52,7 @@ def scenario_with(s):
     scenario = json.loads((SCENARIOS / "worm.json").read_text())
     scenario["world"]["duration"] = 1
     scenario["robots"][0]["label"] = s
-    scenario["objects"] = [{"label": s, "size": [0.4, 0.4], "position": [4.0, 0.5]}]
+    scenario["objects"] = [{"label": s, "size": [0.4, 0.4], "position": [27.0, 0.2]}]
     return scenario
 
 
