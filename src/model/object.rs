@@ -271,7 +271,9 @@ impl ObjectSpec {
             }
             let b = corners[(i + 1) % 4];
             let (lo, hi) = if a.x < b.x { (a, b) } else { (b, a) };
-            for v in terrain.profile.iter().filter(|v| lo.x < v.x && v.x < hi.x) {
+            // The profile runs left to right: only its vertices strictly between the edge's ends.
+            let first = terrain.profile.partition_point(|v| v.x <= lo.x);
+            for v in terrain.profile[first..].iter().take_while(|v| v.x < hi.x) {
                 sunk(Vec2::new(v.x, lo.y + (hi.y - lo.y) * (v.x - lo.x) / (hi.x - lo.x)), v.y);
             }
         }
