@@ -669,7 +669,7 @@ fn a_pressed_box_comes_out_of_the_ground_as_in_dyn4j() {
 /// the contact colouring and the legacy position pass's gather. Both now follow the colliders' handles.
 #[test]
 fn a_box_far_away_leaves_every_fixture_alone() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/scenarios");
+    let dir = format!("{}/fixtures/scenarios", crate::ROOT);
     let mut changed = Vec::new();
     let mut compared = 0;
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -690,12 +690,15 @@ fn a_box_far_away_leaves_every_fixture_alone() {
             let mut far = v.clone();
             let objects = far["objects"].as_array().cloned().unwrap_or_default();
             // One box resting on the ground and one landing on it mid-run, over the terrain at x = 1 000 m.
-            let terrain = scenario.world.terrain.build(scenario.world.compat.is_legacy()).unwrap();
+            let terrain = scenario.world.terrain.build(preset == "legacy-1.0").unwrap();
             let ground = terrain.map_or(0.0, |t| t.max_height(999.0, 1001.0));
-            far["objects"] = objects.into_iter().chain([
-                serde_json::json!({"size": [1, 1], "position": [1000, ground + 0.5]}),
-                serde_json::json!({"size": [1, 1], "position": [1000, ground + 20.0]}),
-            ]).collect();
+            far["objects"] = objects
+                .into_iter()
+                .chain([
+                    serde_json::json!({"size": [1, 1], "position": [1000, ground + 0.5]}),
+                    serde_json::json!({"size": [1, 1], "position": [1000, ground + 20.0]}),
+                ])
+                .collect();
             let with_box = vsr2d::batch::evaluate(&Scenario::from_json(&far.to_string()).unwrap());
             compared += 1;
             let robots = |r: &vsr2d::RunResult| serde_json::to_value(&r.robots).unwrap();
