@@ -110,7 +110,14 @@ impl ContactProjection {
             self.slot[m.handle.0.into_raw_parts().0 as usize] = usize::MAX;
         }
         self.points.clear();
-        for pair in physics.narrow_phase.contact_pairs() {
+        // In the colliders' order, not the contact graph's: rapier renumbers its pairs when one ends, so
+        // the graph's order of the robot's pairs depends on pairs elsewhere (a box landing far away).
+        let mut pairs: Vec<_> = physics.narrow_phase.contact_pairs().collect();
+        pairs.sort_unstable_by_key(|pair| {
+            let (c1, c2) = (pair.collider1.into_raw_parts().0, pair.collider2.into_raw_parts().0);
+            (c1.min(c2), c1.max(c2))
+        });
+        for pair in pairs {
             for manifold in pair.manifolds() {
                 let handles = [manifold.data.rigid_body1, manifold.data.rigid_body2];
                 let bodies = handles.map(|h| h.map(|h| (h, &physics.bodies[h])));

@@ -399,9 +399,18 @@ impl NarrowPhase {
     /// making the coloring discovery-order independent (first-fit packs ≈ Δ colors, not ≈ 2Δ).
     fn apply_deferred_solver_coloring(&mut self, color_todo: &mut [(u32, u32, u32)]) {
         let color_id = |i: u32| if i == u32::MAX { u32::MAX } else { i >> 1 };
+        // (Patch 11) Ties (two pairs of the same bodies) are broken by the colliders, not by the edge
+        // ids: the graph renumbers its edges when one is removed (swap-remove), so the edge order of
+        // one island's pairs depends on pairs in other islands.
+        let pairs = &self.contact_graph.graph.edges;
+        let colliders = |edge: u32| {
+            let pair = &pairs[edge as usize].weight;
+            let (c1, c2) = (pair.collider1.into_raw_parts().0, pair.collider2.into_raw_parts().0);
+            ((c1.min(c2) as u64) << 32) | c1.max(c2) as u64
+        };
         color_todo.sort_unstable_by_key(|&(edge, i1, i2)| {
             let (a, b) = (color_id(i1), color_id(i2));
-            (((a.min(b) as u64) << 32) | a.max(b) as u64, edge)
+            (((a.min(b) as u64) << 32) | a.max(b) as u64, colliders(edge))
         });
         let edges = &mut self.contact_graph.graph.edges;
         let masks = &mut self.body_solver_color_masks;
