@@ -94,7 +94,7 @@ for f in worm biped tripod two-material sensing-biped worm-10x3-uneven; do
     printf '[test]   %s: 20 s %.4f m/s, 60 s %.4f m/s\n    %s\n' "$f.json" "$v20" "$v60" "$(readme_line "\`$f.json\` |")"
 done
 paper=$(sed 's|2\*pi\*x/w|pi*x/w|' fixtures/scenarios/two-material.json | $bin simulate - --duration 20 | metric x_velocity)
-figure "two-material with the paper's own wave, 20 s" "barely moves it: $(printf '%.2f' "$paper") m/s"
+figure "two-material with the paper's own wave, 20 s" "barely moves it: $(printf '%.2f' "$paper" | minus) m/s"
 
 section "Scenarios: the MLP example"
 v=$($bin simulate docs/examples/mlp-worm.json | metric x_velocity)
@@ -117,6 +117,8 @@ same=$($bin compare "$tmp/biped_10s.png" "$tmp/biped_10s_again.png" --tolerance 
 other=$($bin compare "$tmp/biped_10s.png" "$tmp/biped_12s.png" --tolerance 8 --budget 0.5% --diff "$tmp/diff.png" 2>&1 |
     head -1 | sed 's/error: .*//' || true)
 figure "compare, same frame" "\`$same\`" "prints \`match:"
+# The guide elides the count and the box (they depend on the frames): only the verdict's words are quoted.
+if [[ $other == DIFFER:*" pixels differ "* ]]; then other='DIFFER: … pixels differ …'; fi
 figure "compare, frame at 12 s" "\`$other\`" "DIFFER:"
 
 section "The README picture (docs/showcase.png: vsr2d render --png docs/showcase.png --at 10)"
@@ -143,7 +145,7 @@ evolve_row() { # experiment jobs → evaluations detail, gen-0 best, final best,
     best=$(tail -1 "$tmp/$name/log.jsonl" | grep -o '"best":[-0-9.e]*' | cut -d: -f2)
 }
 evolve_row worm-phases-quick 2
-figure "worm-phases-quick evaluations" "10 s) | $evaluations |" "worm-phases-quick.json\` (n_pop"
+figure "worm-phases-quick evaluations" "1 s) | $evaluations |" "worm-phases-quick.json\` (n_pop"
 figure "worm-phases-quick best at gen 0, at the end" "$(printf '| %.4f BL/s | %.4f BL/s |' "$best0" "$best")" "worm-phases-quick.json\` (n_pop"
 timing "worm-phases-quick wall" "$wall" "worm-phases-quick.json\` (n_pop"
 evolve_row body-5x5-quick 2
