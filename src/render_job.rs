@@ -69,6 +69,7 @@ pub enum RunKind {
     /// A scenario file, read when the job is preflighted; `-` reads stdin.
     ScenarioFile(PathBuf),
     /// A scenario already read (Python), shown as `name`; `file` is where it was read from, if anywhere.
+    /// Its cost is checked here, with the job's duration.
     Scenario { name: String, scenario: Box<Scenario>, file: Option<PathBuf> },
     /// A recording of `vsr2d simulate --record`.
     Recording(PathBuf),
@@ -705,18 +706,14 @@ impl RenderJob {
                 RunKind::ScenarioFile(path) => {
                     let scenario = self.read_scenario(path)?;
                     let name = if is_stdin(path) { "stdin".to_string() } else { path.display().to_string() };
-                    self.scenario_source(name, scenario)?
+                    self.scenario_source(name, &scenario, path.display().to_string())?
                 }
                 RunKind::Scenario { name, scenario, .. } => {
                     let mut scenario = (**scenario).clone();
                     if let Some(d) = duration {
-                        // The limits again: a longer run costs more.
                         scenario.world.duration = d;
-                        scenario
-                            .check_limits(&self.limits)
-                            .map_err(|source| JobError::Scenario { path: name.clone(), source: Box::new(source) })?;
                     }
-                    self.scenario_source(name.clone(), scenario)?
+                    self.scenario_source(name.clone(), &scenario, name.clone())?
                 }
                 RunKind::Recording(path) => {
                     let source = MovieSource::recording(path, duration)?;
@@ -739,15 +736,19 @@ impl RenderJob {
         Ok((sources, None))
     }
 
-    /// A scenario as a source, with the job's extra snapshot detail.
-    fn scenario_source(&self, name: String, mut scenario: Scenario) -> Result<MovieSource, JobError> {
-        let (d, extra) = (&mut scenario.world.snapshot, self.settings.detail);
-        (d.springs, d.ropes, d.welds, d.controller) =
-            (d.springs | extra.springs, d.ropes | extra.ropes, d.welds | extra.welds, d.controller | extra.controller);
-        Ok(MovieSource::scenario(name, &scenario, &self.settings.options)?)
+    /// A scenario as a source, with the job's extra snapshot detail: resolved once, refused as
+    /// `scenario {shown}` when it costs more than the job's limits, and as the source `name` for any other
+    /// problem.
+    fn scenario_source(&self, name: String, scenario: &Scenario, shown: String) -> Result<MovieSource, JobError> {
+        let scene = scenario
+            .resolve_within(&self.limits)
+            .map_err(|source| JobError::Scenario { path: shown, source: Box::new(source) })?;
+        let scene = scene.map(|scene| scene.with_detail(self.settings.detail));
+        Ok(MovieSource::scene(name, scene, &self.settings.options)?)
     }
 
-    /// Reads and validates a scenario file (`-`: stdin), with the job's duration and resource limits.
+    /// Reads and validates a scenario file (`-`: stdin), with the job's duration (its cost is checked when
+    /// it is resolved, in [`RenderJob::scenario_source`]).
     fn read_scenario(&self, path: &Path) -> Result<Scenario, JobError> {
         let read = if is_stdin(path) {
             crate::scenario::read_bounded(std::io::stdin().lock(), "scenario")
@@ -761,7 +762,6 @@ impl RenderJob {
         if let Some(d) = self.settings.duration {
             scenario.world.duration = d;
         }
-        scenario.check_limits(&self.limits).map_err(invalid)?;
         Ok(scenario)
     }
 }

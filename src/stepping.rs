@@ -14,7 +14,7 @@
 use crate::controller::{
     ActionHandle, ControllerError, ControllerSpec, ExternalController, SensorFeatures, SensorLayout, SignalBus,
 };
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::{Limits, Scenario, ScenarioError, Scene};
 use crate::sim::SimError;
 use crate::snapshot::{BodyId, Progress, Snapshot};
 use crate::task::{Run, RunError, RunResult};
@@ -94,19 +94,34 @@ impl SteppedSimulation {
         sensors: Option<SensorLayout>,
         per_voxel: Option<PerVoxel>,
     ) -> Result<SteppedSimulation, ScenarioError> {
-        let (run, labels, robots) = Self::build(&scenario, sensors.as_ref(), per_voxel)?;
+        let scene = scenario.resolve(&Limits::NONE);
+        Self::with_scene(scenario, scene, sensors, per_voxel)
+    }
+
+    /// [`SteppedSimulation::with_per_voxel`] of `scenario` already resolved for its first run (its cost
+    /// checked by the caller): `scene`, or why it did not resolve. [`SteppedSimulation::reset`] resolves
+    /// it again.
+    pub fn with_scene(
+        scenario: Scenario,
+        scene: Result<Scene, ScenarioError>,
+        sensors: Option<SensorLayout>,
+        per_voxel: Option<PerVoxel>,
+    ) -> Result<SteppedSimulation, ScenarioError> {
+        let (run, labels, robots) = Self::build(&scenario, scene?, sensors.as_ref(), per_voxel)?;
         Ok(SteppedSimulation { scenario, sensors, per_voxel, run, labels, robots, failed: false })
     }
 
+    /// Builds `scene` (of `scenario`) with every robot under outside control.
     #[allow(clippy::type_complexity)]
     fn build(
         scenario: &Scenario,
+        scene: Scene,
         sensors: Option<&SensorLayout>,
         per_voxel: Option<PerVoxel>,
     ) -> Result<(Run, Vec<String>, Vec<Driven>), ScenarioError> {
         let mut robots = Vec::new();
         let mut layout_error = None;
-        let simulation = scenario.build_with(|i, cells, grid| {
+        let simulation = scene.build_with(|i, cells, grid| {
             let every;
             let layout = match (sensors, &scenario.robots[i].controller) {
                 (Some(layout), _) => layout,
@@ -186,7 +201,9 @@ impl SteppedSimulation {
         if let (Some(seed), Some(s)) = (terrain_seed, self.scenario.world.terrain.seed_mut()) {
             *s = seed;
         }
-        (self.run, self.labels, self.robots) = Self::build(&self.scenario, self.sensors.as_ref(), self.per_voxel)?;
+        let scene = self.scenario.resolve(&Limits::NONE)?;
+        (self.run, self.labels, self.robots) =
+            Self::build(&self.scenario, scene, self.sensors.as_ref(), self.per_voxel)?;
         self.failed = false;
         Ok(())
     }

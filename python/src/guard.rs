@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
 use vsr2d::batch::EvalError;
-use vsr2d::scenario::{Limits, Scenario};
+use vsr2d::scenario::{Limits, ScenarioError, Scene};
 use vsr2d::task::{Evaluation, RunResult};
 
 /// Deeper nesting than any scenario or experiment has (serde_json's own limit for JSON text is 128).
@@ -154,10 +154,10 @@ pub fn check_frame(width: u32, height: u32) -> PyResult<()> {
     Ok(())
 }
 
-/// [`vsr2d::batch::evaluate`] that stops (with an error nobody sees: [`interruptible`] raises
-/// `KeyboardInterrupt` instead) once `cancel` is set.
-pub fn evaluate(scenario: &Scenario, cancel: &AtomicBool) -> Result<RunResult, EvalError> {
-    match scenario.build()?.evaluate_while(|_| !cancel.load(Ordering::Relaxed))? {
+/// [`vsr2d::batch::evaluate`] of a scenario the caller resolved (its limits checked) that stops (with an
+/// error nobody sees: [`interruptible`] raises `KeyboardInterrupt` instead) once `cancel` is set.
+pub fn evaluate(scene: Result<Scene, ScenarioError>, cancel: &AtomicBool) -> Result<RunResult, EvalError> {
+    match scene?.build()?.evaluate_while(|_| !cancel.load(Ordering::Relaxed))? {
         Evaluation::Done(result) => vsr2d::batch::finite(result),
         Evaluation::Stopped { step, steps } => Err(EvalError::Timeout { budget: Duration::ZERO, step, steps }),
     }

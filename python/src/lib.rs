@@ -25,7 +25,7 @@ use vsr2d::render_job::{
     Encoding, Hooks, JobError, JobReport, Look, OutputFile, Outputs, RenderJob, RenderSettings, RunInput, RunKind,
     Sources,
 };
-use vsr2d::scenario::{Limits, Scenario};
+use vsr2d::scenario::{Limits, Scenario, Scene};
 use vsr2d::snapshot::Snapshot;
 use vsr2d::snapshot::SnapshotDetail;
 use vsr2d::stepping::{PerVoxel, StepError, SteppedSimulation};
@@ -71,13 +71,17 @@ fn json_text(obj: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(std::fs::read_to_string(&path)?)
 }
 
-/// Parses and validates a scenario, checking the resource limits unless `allow_large`.
-fn scenario(py: Python<'_>, obj: &Bound<'_, PyAny>, allow_large: bool) -> PyResult<Scenario> {
+/// Parses and validates a scenario. Its cost is checked where it is resolved for a run ([`resolve`], the
+/// render job, `evaluate_many`'s records), so that its cells are planned once.
+fn scenario(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Scenario> {
     let text = json_text(obj)?;
-    let s = Scenario::from_json(&text).map_err(|e| scenario_error(py, &e))?;
-    let limits = if allow_large { Limits::NONE } else { Limits::DEFAULT };
-    s.check_limits(&limits).map_err(|e| scenario_error(py, &e))?;
-    Ok(s)
+    Scenario::from_json(&text).map_err(|e| scenario_error(py, &e))
+}
+
+/// `s` resolved for a run, refused as a ScenarioError over the resource limits (unless `allow_large`);
+/// any other problem is the run's, reported when it is built.
+fn resolve(py: Python<'_>, s: &Scenario, allow_large: bool) -> PyResult<Result<Scene, vsr2d::scenario::ScenarioError>> {
+    s.resolve_within(&guard::limits(allow_large)).map_err(|e| scenario_error(py, &e))
 }
 
 /// A serde value as Python data shaped like its JSON (fixed-size arrays as lists, not tuples), so it
@@ -98,8 +102,9 @@ fn eval_error(e: vsr2d::batch::EvalError) -> PyErr {
 #[pyfunction]
 #[pyo3(signature = (scenario, *, allow_large = false))]
 fn evaluate<'py>(py: Python<'py>, scenario: &Bound<'py, PyAny>, allow_large: bool) -> PyResult<Bound<'py, PyAny>> {
-    let s = self::scenario(py, scenario, allow_large)?;
-    let output = guard::interruptible(py, |cancel| guard::evaluate(&s, cancel))?.map_err(eval_error)?;
+    let s = self::scenario(py, scenario)?;
+    let scene = resolve(py, &s, allow_large)?;
+    let output = guard::interruptible(py, |cancel| guard::evaluate(scene, cancel))?.map_err(eval_error)?;
     to_py(py, &output)
 }
 
@@ -113,12 +118,13 @@ fn evaluate_many<'py>(
     jobs: Option<usize>,
     allow_large: bool,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    // Parse under the GIL (the items are Python objects), simulate without it.
+    // Parse under the GIL (the items are Python objects), resolve and simulate without it.
+    let limits = guard::limits(allow_large);
     let parsed: Vec<Result<Scenario, (Option<String>, String)>> = scenarios
         .try_iter()?
         .map(|item| {
             let item = item?;
-            Ok(self::scenario(py, &item, allow_large).map_err(|e| {
+            Ok(self::scenario(py, &item).map_err(|e| {
                 let value = e.value(py);
                 let path = value.getattr("path").ok().and_then(|p| p.extract::<String>().ok());
                 (path, value.to_string())
@@ -135,7 +141,7 @@ fn evaluate_many<'py>(
             parsed
                 .par_iter()
                 .map(|p| match p {
-                    Ok(s) => vsr2d::batch::evaluate_record_while(s, &|| !cancel.load(Ordering::Relaxed)),
+                    Ok(s) => vsr2d::batch::evaluate_record_within(s, &limits, &|| !cancel.load(Ordering::Relaxed)),
                     Err((path, message)) => vsr2d::batch::error_record(message, path.as_deref()),
                 })
                 .collect()
@@ -234,7 +240,7 @@ fn items<'py>(runs: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
 
 /// The runs of a job, named `{what}[i]`: a `.jsonl` path is a recording, anything else a scenario (dict,
 /// JSON text or path), read here.
-fn run_inputs(py: Python<'_>, items: &[Bound<'_, PyAny>], what: &str, allow_large: bool) -> PyResult<Vec<RunInput>> {
+fn run_inputs(py: Python<'_>, items: &[Bound<'_, PyAny>], what: &str) -> PyResult<Vec<RunInput>> {
     items
         .iter()
         .enumerate()
@@ -244,7 +250,7 @@ fn run_inputs(py: Python<'_>, items: &[Bound<'_, PyAny>], what: &str, allow_larg
             if let Some(path) = file.as_ref().filter(|p| vsr2d::render_job::is_recording(p)) {
                 return Ok(RunInput { given_as, kind: RunKind::Recording(path.clone()) });
             }
-            let scenario = Box::new(self::scenario(py, item, allow_large)?);
+            let scenario = Box::new(self::scenario(py, item)?);
             Ok(RunInput { kind: RunKind::Scenario { name: given_as.clone(), scenario, file }, given_as })
         })
         .collect()
@@ -253,7 +259,14 @@ fn run_inputs(py: Python<'_>, items: &[Bound<'_, PyAny>], what: &str, allow_larg
 /// Preflights `job` (every check, before anything is simulated) and runs it with the GIL released,
 /// Ctrl-C stopping it between frames (no unfinished file is published).
 fn run_job(py: Python<'_>, job: RenderJob) -> PyResult<JobReport> {
-    let plan = py.detach(|| job.preflight()).map_err(job_error)?;
+    // The job checks the cost of the scenarios read here (once, as it resolves them). One over the limits
+    // as given is refused as reading it is, a ScenarioError with the JSON path; one the job's duration
+    // makes too costly, as the job refuses it.
+    let as_given = job.settings.duration.is_none();
+    let plan = py.detach(|| job.preflight()).map_err(|e| match e {
+        JobError::Scenario { source, .. } if as_given => scenario_error(py, &source),
+        e => job_error(e),
+    })?;
     guard::interruptible(py, |cancel| {
         plan.run(&mut Hooks { progress: &mut |_, _| {}, keep_going: &|| !cancel.load(Ordering::Relaxed) })
     })?
@@ -375,7 +388,7 @@ fn render<'py>(
     } else if items.is_empty() {
         Sources::Showcase
     } else {
-        Sources::Runs(run_inputs(py, &items, "scenarios", allow_large)?)
+        Sources::Runs(run_inputs(py, &items, "scenarios")?)
     };
     let (mut video, mut still) = (None, None);
     if let Some(out) = out {
@@ -478,7 +491,7 @@ fn view<'py>(
     let items = items(runs)?;
     let look = Look { color_by: parsed(color_by, vsr2d::render_job::parse_sensor)?, ..Look::default() };
     let job = RenderJob {
-        sources: Sources::Runs(run_inputs(py, &items, "runs", allow_large)?),
+        sources: Sources::Runs(run_inputs(py, &items, "runs")?),
         settings: RenderSettings {
             size,
             fps: Some(fps),
@@ -845,12 +858,13 @@ impl Simulation {
         per_voxel: Option<&Bound<'_, PyAny>>,
         allow_large: bool,
     ) -> PyResult<Self> {
-        let s = self::scenario(py, scenario, allow_large)?;
+        let s = self::scenario(py, scenario)?;
+        let scene = resolve(py, &s, allow_large)?;
         let layout: Option<SensorLayout> = sensors
             .map(|d| depythonize(d).map_err(|e| invalid(py, "sensors".into(), format!("`sensors`: {e}"))))
             .transpose()?;
         let per_voxel = per_voxel.map(|d| per_voxel_setting(py, d)).transpose()?;
-        let sim = SteppedSimulation::with_per_voxel(s, layout, per_voxel).map_err(|e| scenario_error(py, &e))?;
+        let sim = SteppedSimulation::with_scene(s, scene, layout, per_voxel).map_err(|e| scenario_error(py, &e))?;
         Ok(Simulation { inner: Mutex::new(Stepped { sim, renderer: None }) })
     }
 

@@ -145,8 +145,19 @@ pub fn evaluate_record(scenario: &Scenario) -> serde_json::Value {
 /// gives up with an error record when it says no (a cancelled batch); a run that is not stopped
 /// gives the same bits.
 pub fn evaluate_record_while(scenario: &Scenario, keep_going: &(dyn Fn() -> bool + Sync)) -> serde_json::Value {
+    evaluate_record_within(scenario, &Limits::NONE, keep_going)
+}
+
+/// [`evaluate_record_while`] of a scenario resolved with `limits`: one over them gives the record of an
+/// invalid scenario, its message and the JSON path to change (what Python's `evaluate_many` returns for
+/// a scenario it cannot use).
+pub fn evaluate_record_within(
+    scenario: &Scenario,
+    limits: &Limits,
+    keep_going: &(dyn Fn() -> bool + Sync),
+) -> serde_json::Value {
     let run = || -> Result<RunResult, EvalError> {
-        match scenario.build()?.evaluate_while(|_| keep_going())? {
+        match scenario.resolve(limits)?.build()?.evaluate_while(|_| keep_going())? {
             Evaluation::Done(result) => finite(result),
             Evaluation::Stopped { step, steps } => Err(EvalError::Stopped { step, steps }),
         }
@@ -156,6 +167,9 @@ pub fn evaluate_record_while(scenario: &Scenario, keep_going: &(dyn Fn() -> bool
             Ok(value) => return value,
             Err(e) => format!("the result cannot be written as JSON ({e})"),
         },
+        Ok(Err(EvalError::Scenario(e @ ScenarioError::TooLarge(_)))) => {
+            return error_record(&e.to_string(), Some(&e.path()))
+        }
         Ok(Err(e)) => e.to_string(),
         Err(_) => "internal error while simulating (please report it)".to_string(),
     };

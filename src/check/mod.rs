@@ -14,6 +14,7 @@ pub mod manifest;
 pub mod report;
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use image::RgbaImage;
@@ -27,7 +28,7 @@ use crate::output::atomic;
 use crate::output::sinks::Filmstrip;
 use crate::render::compare::{compare, composite, Comparison};
 use crate::render::{pixmap_to_rgba_image, RenderOptions};
-use crate::scenario::{Limits, Scenario, ScenarioError};
+use crate::scenario::{Limits, Scenario, ScenarioError, Scene};
 
 pub use manifest::{CameraChoice, Case, CaseSettings, Manifest, Pictures};
 
@@ -127,19 +128,41 @@ pub struct CheckOptions {
 }
 
 /// A manifest read from a file, its cases' inputs loaded and checked.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Plan {
     pub manifest_path: PathBuf,
     pub cases: Vec<PlannedCase>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct PlannedCase {
     pub case: Case,
     pub settings: CaseSettings,
     /// (path as resolved against the manifest's directory, the scenario).
     pub scenarios: Vec<(PathBuf, Scenario)>,
+    /// The scenarios resolved for the case's run when they were loaded (their cost checked then), one
+    /// each: the run takes them instead of resolving (planning cells) again.
+    scenes: Vec<Resolved>,
     pub recordings: Vec<PathBuf>,
+}
+
+/// A scenario resolved at load, until the case's run takes it; or why it did not resolve, which the run
+/// reports as it would have when resolving it then.
+struct Resolved(Mutex<Option<Result<Scene, ScenarioError>>>);
+
+impl Resolved {
+    /// The scene resolved at load; resolved again from `scenario` if a run already took it (a plan run
+    /// twice).
+    fn take(&self, scenario: &Scenario) -> Result<Scene, ScenarioError> {
+        let taken = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        taken.unwrap_or_else(|| scenario.resolve(&Limits::NONE))
+    }
+}
+
+impl std::fmt::Debug for Resolved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Resolved")
+    }
 }
 
 impl Plan {
@@ -160,6 +183,7 @@ impl Plan {
         let mut cases = Vec::with_capacity(manifest.cases.len());
         for (case, settings) in manifest.cases.into_iter().zip(settings) {
             let mut scenarios = Vec::with_capacity(case.scenarios.len());
+            let mut scenes = Vec::with_capacity(case.scenarios.len());
             for p in &case.scenarios {
                 let path = dir.join(p);
                 let err = |source| CheckError::Scenario {
@@ -171,7 +195,7 @@ impl Plan {
                 if let Some(d) = case.duration {
                     scenario.world.duration = d;
                 }
-                scenario.check_limits(limits).map_err(err)?;
+                scenes.push(Resolved(Mutex::new(Some(scenario.resolve_within(limits).map_err(err)?))));
                 scenarios.push((path, scenario));
             }
             let recordings: Vec<PathBuf> = case.recordings.iter().map(|p| dir.join(p)).collect();
@@ -182,7 +206,7 @@ impl Plan {
                     source,
                 })?;
             }
-            cases.push(PlannedCase { case, settings, scenarios, recordings });
+            cases.push(PlannedCase { case, settings, scenarios, scenes, recordings });
         }
         Ok(Plan { manifest_path: manifest_path.to_path_buf(), cases })
     }
@@ -460,14 +484,21 @@ fn movie_err(case: &PlannedCase) -> impl Fn(MovieError) -> CheckError + '_ {
     move |source| CheckError::Movie { case: case.case.name.clone(), source: Box::new(source) }
 }
 
+/// The case's sources: its scenarios run for `duration` (`None`: the case's run, of the scenes resolved at
+/// load), then its recordings.
 fn sources(c: &PlannedCase, options: &RenderOptions, duration: Option<f64>) -> Result<Vec<MovieSource>, CheckError> {
     let mut v = Vec::new();
-    for (path, scenario) in &c.scenarios {
-        let mut s = scenario.clone();
-        if let Some(d) = duration {
-            s.world.duration = d;
-        }
-        v.push(MovieSource::scenario(path.display().to_string(), &s, options).map_err(movie_err(c))?);
+    for ((path, scenario), resolved) in c.scenarios.iter().zip(&c.scenes) {
+        let name = path.display().to_string();
+        let source = match duration {
+            Some(d) => {
+                let mut s = scenario.clone();
+                s.world.duration = d;
+                MovieSource::scenario(name, &s, options)
+            }
+            None => MovieSource::scene(name, resolved.take(scenario), options),
+        };
+        v.push(source.map_err(movie_err(c))?);
     }
     for path in &c.recordings {
         v.push(MovieSource::recording(path, duration.or(c.case.duration)).map_err(movie_err(c))?);
@@ -513,7 +544,7 @@ fn render_case(c: &PlannedCase, limits: &Limits) -> Result<Rendered, CheckError>
         CameraChoice::View(v) => Some(v),
         CameraChoice::Fixed => Some(first_frame_view(c, &settings)?),
     };
-    let mut movie = Movie::new(sources(c, &options, c.case.duration)?, &settings).map_err(movie_err(c))?;
+    let mut movie = Movie::new(sources(c, &options, None)?, &settings).map_err(movie_err(c))?;
     let last = movie.frame_count().saturating_sub(1);
     let wanted: Vec<u64> = match &c.settings.pictures {
         Pictures::Stills(times) => {
@@ -800,5 +831,24 @@ mod tests {
         assert!(locate(&r, "speed").unwrap_err().contains("JSON pointer"));
         let two = serde_json::json!({"robots": [{"distance": 1.0}, {"distance": 2.0}]});
         assert!(locate(&two, "distance").unwrap_err().contains("2 times"));
+    }
+
+    /// A case's run plans the cells of its scenario once (issue 51): loading the plan checked the limits
+    /// (planning them), then the run built the scenario (planning them again).
+    #[test]
+    fn a_case_plans_its_cells_once() {
+        let manifest = r#"{"cases": [{"name": "fold-E", "scenarios": ["cells-fold-E.json"], "duration": 0.2,
+            "camera": "follow", "size": "64x36"}]}"#;
+        let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/scenarios"));
+        let plans = crate::scenario::cell_plan::plans;
+        // Reading the scenario validates its cells by planning them.
+        let before = plans();
+        Scenario::from_json(&std::fs::read_to_string(dir.join("cells-fold-E.json")).unwrap()).unwrap();
+        let reading = plans() - before;
+        let before = plans();
+        let plan = Plan::from_json(manifest, Path::new("manifest.json"), dir, &Limits::DEFAULT).unwrap();
+        let rendered = render_case(&plan.cases[0], &Limits::DEFAULT).unwrap();
+        assert_eq!(rendered.images.len(), 1);
+        assert_eq!(plans() - before, reading + 1, "cell plans in loading (reading) and running a case");
     }
 }

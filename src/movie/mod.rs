@@ -35,7 +35,7 @@ use crate::render::{
     auto_layout, frame_count, frame_time, Camera, CellFrame, CellRect, CellView, FrameCursor, GridLayout, GridRenderer,
     RenderError, RenderOptions, Scene, FRAME_TIME_EPS,
 };
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::{Limits, Scenario, ScenarioError};
 use crate::sim::world::SimError;
 use crate::snapshot::{BodyId, Flow, ListenerError, Snapshot, SnapshotDetail, SnapshotListener};
 use crate::task::Simulation;
@@ -160,16 +160,21 @@ pub struct MovieSource {
 impl MovieSource {
     /// Builds `scenario` for rendering: its snapshot detail is extended with what `options` draws.
     pub fn scenario(name: impl Into<String>, scenario: &Scenario, options: &RenderOptions) -> Result<Self, MovieError> {
+        Self::scene(name, scenario.resolve(&Limits::NONE), options)
+    }
+
+    /// [`MovieSource::scenario`] of a scenario already resolved (its limits checked where it was read):
+    /// the scene's snapshot detail is extended with what `options` draws; a scenario that did not resolve
+    /// is refused here, as `scenario` refuses it.
+    pub fn scene(
+        name: impl Into<String>,
+        scene: Result<crate::scenario::Scene, ScenarioError>,
+        options: &RenderOptions,
+    ) -> Result<Self, MovieError> {
         let name = name.into();
-        let mut scenario = scenario.clone();
-        let extra = detail_for(options);
-        let d = &mut scenario.world.snapshot;
-        d.springs |= extra.springs;
-        d.ropes |= extra.ropes;
-        d.welds |= extra.welds;
-        d.controller |= extra.controller;
-        let sim =
-            scenario.build().map_err(|source| MovieError::Scenario { name: name.clone(), source: Box::new(source) })?;
+        let sim = scene
+            .and_then(|scene| scene.with_detail(detail_for(options)).build())
+            .map_err(|source| MovieError::Scenario { name: name.clone(), source: Box::new(source) })?;
         Self::simulation(name, sim)
     }
 

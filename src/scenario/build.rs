@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 
 use super::{Limits, Scenario, ScenarioError};
-use crate::controller::Controller;
 use crate::geom::Vec2;
 use crate::model::voxel::grid::BodyGrid;
 use crate::model::voxel::grid::BodyGridError;
@@ -124,15 +123,6 @@ impl Scenario {
     /// applies (see [`Scenario::resolve`]).
     pub fn build(&self) -> Result<Simulation, ScenarioError> {
         self.resolve(&Limits::NONE)?.build()
-    }
-
-    /// [`Scenario::build`], where `controller_for(i, cells, [w, h])` may give robot i (voxels at
-    /// `cells`, grid order) another controller than its scenario's (`None` keeps the scenario's).
-    pub(crate) fn build_with(
-        &self,
-        controller_for: impl FnMut(usize, &[[u32; 2]], [u32; 2]) -> Option<Box<dyn Controller>>,
-    ) -> Result<Simulation, ScenarioError> {
-        self.resolve(&Limits::NONE)?.build_with(controller_for)
     }
 }
 

@@ -138,6 +138,12 @@ thread_local! {
     pub(crate) static PLANS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
+/// How many times [`plan`] ran on this thread so far.
+#[cfg(test)]
+pub(crate) fn plans() -> usize {
+    PLANS.with(|n| n.get())
+}
+
 /// Checks and resolves the cells' connectors, muscles, links, chains and schedule, phase by phase in
 /// this order (a scenario with several problems is refused for the first one met).
 pub fn plan(input: &CellInput<'_>) -> Result<CellPlan, ScenarioError> {

@@ -9,7 +9,7 @@ use crate::controller::{Controller, ControllerSpec};
 use crate::model::object::ObjectSpec;
 use crate::model::terrain::Terrain;
 use crate::sim::{RobotOptions, World, WorldSettings};
-use crate::snapshot::BodyId;
+use crate::snapshot::{BodyId, SnapshotDetail};
 use crate::task::fold::FoldGoal;
 use crate::task::{ForceDeflectionRun, Simulation, Task};
 
@@ -102,9 +102,27 @@ impl Scenario {
             task: self.task.clone(),
         })
     }
+
+    /// [`Scenario::resolve`] for a gate that refuses a scenario over `limits` at once but reports any
+    /// other problem where the run is built (as it did when the gate checked the cost alone and the run
+    /// resolved the scenario): `Err` is the refusal, `Ok(Err)` the problem to report with the run. The
+    /// cost is the only thing `resolve` refuses as [`ScenarioError::TooLarge`].
+    pub fn resolve_within(&self, limits: &Limits) -> Result<Result<Scene, ScenarioError>, ScenarioError> {
+        match self.resolve(limits) {
+            Err(e @ ScenarioError::TooLarge(_)) => Err(e),
+            resolved => Ok(resolved),
+        }
+    }
 }
 
 impl Scene {
+    /// The scene with its snapshots carrying `extra` too (what a render draws beyond the scenario's
+    /// `world.snapshot`); nothing else of the run depends on it.
+    pub fn with_detail(mut self, extra: SnapshotDetail) -> Scene {
+        self.settings.detail = self.settings.detail.union(extra);
+        self
+    }
+
     /// What the run costs (checked against the limits it was resolved with).
     pub fn cost(&self) -> &Cost {
         &self.cost
@@ -288,7 +306,7 @@ fn flat_ground(terrain: Option<&Terrain>) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use crate::scenario::cell_plan::PLANS;
+    use crate::scenario::cell_plan::plans;
     use crate::scenario::{Limits, Scenario};
 
     /// A run of a scenario with cells plans them once: resolving does, building and running reuse it
@@ -298,10 +316,42 @@ mod tests {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/scenarios/cells-fold-L.json");
         let mut scenario = Scenario::from_json(&std::fs::read_to_string(path).unwrap()).unwrap();
         scenario.world.duration = 0.2;
-        let plans = || PLANS.with(|n| n.get());
         let before = plans();
         let result = scenario.resolve(&Limits::DEFAULT).unwrap().build().unwrap().evaluate().unwrap();
         assert!(result.cells.is_some());
         assert_eq!(plans() - before, 1, "cell plans in one resolve + build + run");
+    }
+
+    /// A render of a cells scenario plans its cells once per run too, read from a file or given read
+    /// (Python) with a new duration (issue 51): the render job checked the limits (planning them) before
+    /// building each source (planning them again).
+    #[test]
+    fn a_render_plans_its_cells_once_per_run() {
+        use crate::render_job::{Hooks, OutputFile, Outputs, RenderJob, RenderSettings, RunInput, RunKind, Sources};
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/scenarios/cells-fold-E.json");
+        // Reading a scenario validates its cells by planning them (the render job reads the file's).
+        let before = plans();
+        let scenario = Scenario::from_json(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let reading = plans() - before;
+        let dir = tempfile::tempdir().unwrap();
+        let job = RenderJob {
+            sources: Sources::Runs(vec![
+                RunInput { given_as: "SCENARIO".into(), kind: RunKind::ScenarioFile(path.into()) },
+                RunInput {
+                    given_as: "scenarios[1]".into(),
+                    kind: RunKind::Scenario { name: "scenarios[1]".into(), scenario: Box::new(scenario), file: None },
+                },
+            ]),
+            settings: RenderSettings { size: (64, 36), duration: Some(0.2), ..RenderSettings::default() },
+            outputs: Outputs {
+                still: Some(OutputFile::new(dir.path().join("still.png"), "--png")),
+                ..Outputs::default()
+            },
+            limits: Limits::DEFAULT,
+        };
+        let before = plans();
+        let plan = job.preflight().unwrap();
+        plan.run(&mut Hooks { progress: &mut |_, _| {}, keep_going: &|| true }).unwrap();
+        assert_eq!(plans() - before, reading + 2, "cell plans in a render of two runs, one of them read from its file");
     }
 }

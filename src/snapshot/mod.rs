@@ -194,6 +194,16 @@ pub struct SnapshotDetail {
 
 impl SnapshotDetail {
     pub const ALL: SnapshotDetail = SnapshotDetail { springs: true, ropes: true, welds: true, controller: true };
+
+    /// What either carries.
+    pub fn union(self, other: SnapshotDetail) -> SnapshotDetail {
+        SnapshotDetail {
+            springs: self.springs | other.springs,
+            ropes: self.ropes | other.ropes,
+            welds: self.welds | other.welds,
+            controller: self.controller | other.controller,
+        }
+    }
 }
 
 #[cfg(test)]
