@@ -282,8 +282,9 @@ fn view<'a>(data: &'a CantileverData, analysis: &'a Analysis, page: &Page<'_>) -
     if data.locomotion.is_some() {
         files.push(FileView {
             file: LOCOMOTION_CSV,
-            description: "the worm gait set against the original (w, h, freq, phase_scale, original_vx, \
-                          vsr2d_legacy_vx, relative_error_pct, fast_within_25_pct, same_sign)",
+            description: "the worm gait set against the original, each velocity a gait's mean over six Δt runs (w, h, \
+                          freq, phase_scale, original_vx, vsr2d_legacy_vx, relative_error_pct, fast_within_25_pct, \
+                          same_sign)",
         });
     }
     if page.comparison.is_some() {
