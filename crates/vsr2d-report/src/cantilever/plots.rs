@@ -444,8 +444,8 @@ pub fn scatter(c: &LocomotionComparison) -> Result<image::RgbImage, PlotError> {
         chart
             .configure_mesh()
             .report_look()
-            .x_desc("original x velocity (m/s)")
-            .y_desc("vsr2d legacy-1.0 x velocity (m/s)")
+            .x_desc("original x velocity (m/s), mean over Δt runs")
+            .y_desc("vsr2d legacy-1.0 x velocity (m/s), mean over Δt runs")
             .x_label_formatter(&|v| tick(*v))
             .y_label_formatter(&|v| tick(*v))
             .draw()?;
