@@ -88,13 +88,13 @@ pub(crate) fn mass_problem(mass: f64) -> Option<String> {
     })
 }
 
-/// `x` printed to three significant digits and read back (so that messages show 2.4e-26, not its
-/// nearest double's 17 digits).
 /// `x` to the micrometre, for messages (a riser's top read a hair beside it).
 fn micro(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
+/// `x` printed to three significant digits and read back (so that messages show 2.4e-26, not its
+/// nearest double's 17 digits).
 fn three_digits(x: f64) -> f64 {
     format!("{x:.2e}").parse().unwrap_or(x)
 }

@@ -88,7 +88,7 @@ fn schema_describes_scenarios() {
 
 #[test]
 fn every_fixture_scenario_parses_and_builds() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/scenarios");
+    let dir = std::path::Path::new(crate::ROOT).join("fixtures/scenarios");
     let mut count = 0;
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();

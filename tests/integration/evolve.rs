@@ -318,7 +318,8 @@ fn every_fixture_experiment_parses_and_maps() {
 #[test]
 fn evolve_caps_its_worker_threads_like_eval_and_refuses_trailing_data() {
     let dir = tempfile::tempdir().unwrap();
-    let exp = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/experiments/worm-phases-quick.json");
+    let exp = std::path::Path::new(crate::ROOT).join("fixtures/experiments/worm-phases-quick.json");
+    let exp = exp.to_str().unwrap();
     let out_dir = dir.path().join("run");
     let out = Command::new(env!("CARGO_BIN_EXE_vsr2d"))
         .args(["evolve", exp, "-o", out_dir.to_str().unwrap(), "--jobs", "100000"])

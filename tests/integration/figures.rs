@@ -25,9 +25,8 @@ fn ok(args: &[&str]) {
 fn resvg_image(path: &Path) -> RgbaImage {
     let text = std::fs::read_to_string(path).unwrap();
     let mut opt = resvg::usvg::Options::default();
-    opt.fontdb_mut().load_font_data(
-        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/fonts/DejaVuSans.ttf")).unwrap(),
-    );
+    opt.fontdb_mut()
+        .load_font_data(std::fs::read(std::path::Path::new(crate::ROOT).join("assets/fonts/DejaVuSans.ttf")).unwrap());
     let tree = resvg::usvg::Tree::from_str(&text, &opt).expect("the SVG parses");
     let size = tree.size().to_int_size();
     let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height()).unwrap();

@@ -8,9 +8,8 @@ use super::cells::{refused, vsr2d};
 
 /// The L fixture with `edit` applied to its JSON value.
 fn l_fixture(edit: impl FnOnce(&mut serde_json::Value)) -> String {
-    let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/scenarios/cells-fold-L.json"))
-            .unwrap();
+    let text = std::fs::read_to_string(std::path::Path::new(crate::ROOT).join("fixtures/scenarios/cells-fold-L.json"))
+        .unwrap();
     let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
     edit(&mut v);
     v.to_string()
@@ -173,9 +172,8 @@ fn without_its_bend_sites_the_l_stays_straight() {
 fn a_reduced_e_folds_with_its_quarter_turn_cells() {
     // E in 30 s: 1.95·D (open, with its quarter-turn cells) → 0.19·D measured; the bound leaves a
     // margin. No pair glues cells the letter keeps apart at any time.
-    let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/scenarios/cells-fold-E.json"))
-            .unwrap();
+    let text = std::fs::read_to_string(std::path::Path::new(crate::ROOT).join("fixtures/scenarios/cells-fold-E.json"))
+        .unwrap();
     let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
     v["world"]["duration"] = serde_json::json!(30.0);
     let m = fold(&v.to_string());

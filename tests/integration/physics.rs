@@ -226,7 +226,7 @@ fn ropes_stop_a_crushed_voxel_from_folding() {
 #[test]
 fn two_runs_are_bit_identical() {
     let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/scenarios/biped.json")).unwrap();
+        std::fs::read_to_string(std::path::Path::new(crate::ROOT).join("fixtures/scenarios/biped.json")).unwrap();
     let run = || {
         let mut scenario = Scenario::from_json(&text).unwrap();
         scenario.world.duration = 3.0;
@@ -243,7 +243,7 @@ fn two_runs_are_bit_identical() {
 #[test]
 fn paper_biped_walks_forward_on_flat_ground() {
     let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/scenarios/biped.json")).unwrap();
+        std::fs::read_to_string(std::path::Path::new(crate::ROOT).join("fixtures/scenarios/biped.json")).unwrap();
     let mut scenario = Scenario::from_json(&text).unwrap();
     scenario.world.duration = 30.0;
     let metrics = scenario.build().unwrap().run(&mut []).unwrap();
@@ -716,7 +716,7 @@ fn a_box_far_away_leaves_every_fixture_alone() {
 /// position iterations and moved its result (here by 0.023 m/s).
 #[test]
 fn a_box_landing_far_away_leaves_a_legacy_robot_alone() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/scenarios/worm-10x3-uneven.json");
+    let path = std::path::Path::new(crate::ROOT).join("fixtures/scenarios/worm-10x3-uneven.json");
     let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     v["world"]["duration"] = 10.into();
     v["world"]["compat"] = "legacy-1.0".into();
