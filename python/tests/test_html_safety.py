@@ -201,3 +201,26 @@ def test_study_report_and_its_viewer_show_a_hostile_directory_as_text(browser, t
     page.page.wait_for_selector("body[data-ready='1']", state="attached", timeout=15000)
     assert_nothing_injected(page, scripts=3)
     page.close()
+
+
+@pytest.mark.parametrize("s", HOSTILE, ids=IDS)
+def test_cantilever_report_in_a_hostile_directory_shows_its_verdicts_and_runs_nothing(browser, tmp_path, s):
+    # The report takes no free text (its material file's name does not reach the page), so what can go
+    # wrong is the path it is written under and read from: the page and its beam viewer must still load.
+    material = hostile_path(tmp_path / "in", s, ".json")
+    material.write_text(json.dumps({"preset": "default"}))
+    out = hostile_path(tmp_path / "out", s, "")
+    vsr2d(
+        "cantilever", "--sizes", "5x2", "--fs", "8", "--only", "static", "--duration", "1", "--no-reference",
+        "--no-convergence", "--material", material, "-o", out, "-q",
+    )
+    page = Opened(browser, out / "index.html")
+    page.page.wait_for_selector("#sanity-verdict", state="attached", timeout=15000)
+    assert text_of(page, "h1") == "Cantilever characterization"
+    assert "Physical sanity checks" in text_of(page, "#sanity-verdict")
+    assert_nothing_injected(page, scripts=0)
+    page.close_report()
+    page = Opened(browser, out / "beam.html")
+    page.page.wait_for_selector("body[data-ready='1']", state="attached", timeout=15000)
+    assert_nothing_injected(page, scripts=3)
+    page.close()
