@@ -60,10 +60,28 @@ pub(crate) fn effective_mass(
 /// centres and `n` the unit direction of the spring, all in one frame (`legacy-1.0` recomputes it
 /// every step from the current pose, as dyn4j's distance joints did).
 pub(crate) fn effective_mass_along(material: &Material, r_a: Vec2, r_b: Vec2, n: Vec2) -> f64 {
-    let mass = material.corner_mass();
-    let inertia = mass * material.mass_side().powi(2) / 6.0;
-    let term = |r: Vec2| 1.0 / mass + (r.x * n.y - r.y * n.x).powi(2) / inertia;
-    1.0 / (term(r_a) + term(r_b))
+    CornerInertia::of(material).effective_mass_along(r_a, r_b, n)
+}
+
+/// A material's corner mass as a free body (1/m and I), worked out once for the springs' per-pose laws,
+/// which need it for every spring before every step.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CornerInertia {
+    inv_mass: f64,
+    inertia: f64,
+}
+
+impl CornerInertia {
+    pub(crate) fn of(material: &Material) -> CornerInertia {
+        let mass = material.corner_mass();
+        CornerInertia { inv_mass: 1.0 / mass, inertia: mass * material.mass_side().powi(2) / 6.0 }
+    }
+
+    /// [`effective_mass_along`] for this material.
+    pub(crate) fn effective_mass_along(&self, r_a: Vec2, r_b: Vec2, n: Vec2) -> f64 {
+        let term = |r: Vec2| self.inv_mass + (r.x * n.y - r.y * n.x).powi(2) / self.inertia;
+        1.0 / (term(r_a) + term(r_b))
+    }
 }
 
 /// Rotates by `quarter_turns` × 90° counter-clockwise.

@@ -41,6 +41,8 @@ pub(crate) struct SpringRef {
     pub partner: Option<usize>,
     /// This spring's own rest-length target (m), set by its voxel's control.
     pub target: f64,
+    /// Its two ends: per end the index of the body and the anchor in the body's frame.
+    pub ends: [(usize, V2); 2],
 }
 
 #[derive(Debug, Clone)]
@@ -137,6 +139,11 @@ pub(crate) struct Robot {
     applied: Vec<Option<f64>>,
     /// Some voxel is `legacy-1.0`: its springs' laws follow the pose, set before every step.
     per_pose_laws: bool,
+    /// Per voxel, what its springs' per-pose laws need of its material: the corner mass as a free body
+    /// and (ω², 2ζω) (empty without per-pose laws).
+    pose_law_materials: Vec<(voxel::CornerInertia, (f64, f64))>,
+    /// Scratch of the per-pose laws: every mass centre (4·voxel + mass) in this step's pose.
+    pose_law_centres: Vec<V2>,
     /// Cached body states, refreshed by [`Robot::read_state`].
     pub states: Vec<BodyState>,
 }
@@ -316,7 +323,15 @@ impl Robot {
                         physics.impulse_joints.insert(bodies[ba], bodies[bb], joint, true)
                     }
                 };
-                springs.push(SpringRef { joint, def, voxel: vi, partner: partners[si], target });
+                let ((ba, pa), (bb, pb)) = ends(&(vi, def));
+                springs.push(SpringRef {
+                    joint,
+                    def,
+                    voxel: vi,
+                    partner: partners[si],
+                    target,
+                    ends: [(ba, pa), (bb, pb)],
+                });
             }
             if mat.ropes {
                 let (min, max) = voxel::rope_bounds(mat);
@@ -351,6 +366,12 @@ impl Robot {
             voxels.push(VoxelRef { cell: *cell, material: *mat, masses, springs: spring_start..springs.len() });
         }
 
+        let per_pose_laws = cells.iter().any(|(_, m)| m.preset.is_legacy());
+        let pose_law_materials = if per_pose_laws {
+            cells.iter().map(|(_, m)| (voxel::CornerInertia::of(m), m.spring_rates())).collect()
+        } else {
+            Vec::new()
+        };
         let mut robot = Robot {
             id,
             label,
@@ -365,7 +386,9 @@ impl Robot {
             raw_control: vec![0.0; n],
             grid: [body.width(), body.height()],
             applied: vec![Some(0.0); n],
-            per_pose_laws: cells.iter().any(|(_, m)| m.preset.is_legacy()),
+            per_pose_laws,
+            pose_law_materials,
+            pose_law_centres: Vec::new(),
         };
         robot.read_state(physics);
         robot
@@ -424,9 +447,8 @@ impl Robot {
     }
 
     fn anchors(&self, sp: &SpringRef) -> (V2, V2) {
-        let vox = &self.voxels[sp.voxel];
-        let (a, b) = (vox.masses[sp.def.mass_a], vox.masses[sp.def.mass_b]);
-        (self.states[a.body].point(a.offset + sp.def.anchor_a), self.states[b.body].point(b.offset + sp.def.anchor_b))
+        let [(a, anchor_a), (b, anchor_b)] = sp.ends;
+        (self.states[a].point(anchor_a), self.states[b].point(anchor_b))
     }
 
     /// Sets the clipped control values and, in area mode, the spring targets of changed voxels.
@@ -479,15 +501,20 @@ impl Robot {
         if !self.per_pose_laws {
             return;
         }
+        // Each mass centre once: a mass is an end of up to nine of its voxel's springs.
+        let mut centres = std::mem::take(&mut self.pose_law_centres);
+        centres.clear();
+        centres.extend((0..4 * self.voxels.len()).map(|slot| self.mass_centre(slot / 4, slot % 4)));
         for si in 0..self.springs.len() {
             let sp = &self.springs[si];
             // A coincident pair shares one joint, set when its first spring comes.
             if !self.voxels[sp.voxel].material.preset.is_legacy() || sp.partner.is_some_and(|p| p < si) {
                 continue;
             }
-            let (k, c, target) = self.joint_law(si, |s| self.current_law(s));
+            let (k, c, target) = self.joint_law(si, |s| self.current_law(s, &centres));
             physics.impulse_joints.set_motor_position(sp.joint, JointAxis::LinX, target as Real, k as Real, c as Real);
         }
+        self.pose_law_centres = centres;
     }
 
     /// The law (k, c, target) of spring `si`'s joint, from `law`, the stiffness and damping of a spring:
@@ -505,13 +532,13 @@ impl Robot {
         }
     }
 
-    /// Stiffness and damping of a spring from its effective mass in the current pose.
-    fn current_law(&self, sp: &SpringRef) -> (f64, f64) {
-        let material = &self.voxels[sp.voxel].material;
+    /// Stiffness and damping of a spring from its effective mass in the current pose; `centres` holds
+    /// every mass centre in that pose.
+    fn current_law(&self, sp: &SpringRef, centres: &[V2]) -> (f64, f64) {
         let (pa, pb) = self.anchors(sp);
-        let (ca, cb) = (self.mass_centre(sp.voxel, sp.def.mass_a), self.mass_centre(sp.voxel, sp.def.mass_b));
-        let mu = voxel::effective_mass_along(material, pa - ca, pb - cb, (pb - pa).normalized());
-        let (omega_sq, two_zeta_omega) = material.spring_rates();
+        let (ca, cb) = (centres[4 * sp.voxel + sp.def.mass_a], centres[4 * sp.voxel + sp.def.mass_b]);
+        let (inertia, (omega_sq, two_zeta_omega)) = &self.pose_law_materials[sp.voxel];
+        let mu = inertia.effective_mass_along(pa - ca, pb - cb, (pb - pa).normalized());
         (mu * omega_sq, mu * two_zeta_omega)
     }
 
