@@ -513,7 +513,11 @@ fn comparison_table_csv_json_and_verdict_agree() {
 
     // The CSV's own columns: relative error and verdict recomputed from them.
     let csv = parse_csv(&read(&files.reference_csv.clone().unwrap()));
-    assert_eq!(csv.len(), 30 + 4, "30 static runs, and first peak and period of 2 dynamic runs");
+    assert_eq!(
+        csv.len(),
+        30 + 4 + 4,
+        "30 static runs, and first peak and period of 2 dynamic runs against the original as released and converged"
+    );
     for row in &csv {
         let (o, v) = (opt_num(row, "original"), opt_num(row, "vsr2d_legacy"));
         let e = opt_num(row, "relative_error_pct");
@@ -529,11 +533,15 @@ fn comparison_table_csv_json_and_verdict_agree() {
                 assert_eq!(row["within_10_pct"], "no");
             }
         }
-        assert_eq!(row["unit"], if row["quantity"] == "period" { "s" } else { "m" });
+        assert_eq!(row["unit"], if row["quantity"].starts_with("period") { "s" } else { "m" });
     }
+    let converged = |r: &BTreeMap<String, String>| r["quantity"].ends_with("_original_converged");
     let yes = |static_: bool| {
-        csv.iter().filter(|r| (r["quantity"] == "static_dy") == static_ && r["within_10_pct"] == "yes").count()
+        csv.iter()
+            .filter(|r| !converged(r) && (r["quantity"] == "static_dy") == static_ && r["within_10_pct"] == "yes")
+            .count()
     };
+    let converged_yes = csv.iter().filter(|r| converged(r) && r["within_10_pct"] == "yes").count();
     assert!(yes(true) > 0 && yes(true) < 30, "the fixture has static rows on both sides of ±10 %");
 
     // The HTML table shows the CSV's numbers, row for row.
@@ -545,6 +553,8 @@ fn comparison_table_csv_json_and_verdict_agree() {
             "static_dy" => cells[0] == "static δ (m)",
             "first_peak_dy" => cells[0] == "dynamic first peak (min δ) (m)",
             "period" => cells[0] == "dynamic period T (s)",
+            "first_peak_dy_original_converged" => cells[0] == "dynamic first peak (min δ), original converged (m)",
+            "period_original_converged" => cells[0] == "dynamic period T, original converged (s)",
             other => panic!("unknown quantity {other}"),
         };
         assert!(quantity_ok, "{cells:?} vs {row:?}");
@@ -566,7 +576,11 @@ fn comparison_table_csv_json_and_verdict_agree() {
     let ((sw, st), (dw, dt)) = verdict_counts(line);
     assert_eq!((sw, st), (yes(true), 30));
     assert_eq!((dw, dt), (yes(false), 4));
-    let colour = if sw == st && dw == dt { "verdict pass" } else { "verdict flag" };
+    assert!(
+        line.contains(&format!("run to convergence (200 velocity iterations), {converged_yes} of 4 of its figures")),
+        "{line}"
+    );
+    let colour = if sw == st && dw == dt && converged_yes == 4 { "verdict pass" } else { "verdict flag" };
     assert!(html.contains(&format!("<div class=\"{colour}\" id=\"comparison-verdict\">")), "box colour");
 
     // results.json holds the same numbers exactly, and the runs.
@@ -582,6 +596,7 @@ fn comparison_table_csv_json_and_verdict_agree() {
     let summary = &json["reference_comparison"]["summary"];
     assert_eq!(summary["static_within"].as_u64(), Some(sw as u64));
     assert_eq!(summary["dynamic_within"].as_u64(), Some(dw as u64));
+    assert_eq!(summary["converged_within"].as_u64(), Some(converged_yes as u64));
     let back: CantileverData = serde_json::from_str(&read(&files.results_json)).unwrap();
     assert_eq!(back, fixture_with_reference(), "results.json holds the legacy runs too");
 }
@@ -786,6 +801,6 @@ fn golden_reference_dynamic() {
     };
     check_chart(
         "reference_dynamic_10x4_8hz",
-        reference_plots::reference_dynamic(&legacy, &original, "legacy-1.0").unwrap(),
+        reference_plots::reference_dynamic(&legacy, &original, None, "legacy-1.0").unwrap(),
     );
 }

@@ -8,7 +8,7 @@ use super::data::{DynamicRun, ReferenceRuns, StaticRun};
 use super::plots::{
     draw_time_chart, render, size_color, static_fs_chart, time_series, CantileverChart, ChartKind, PlotError,
 };
-use super::reference::{DynamicReference, Reference, StaticReference};
+use super::reference::{DynamicReference, Reference, StaticReference, CONVERGED_VELOCITY_ITERATIONS};
 use super::select::{
     same_fs, scaffolding_sweep_fs, size_sweep_fs, sizes_of, static_fs_sweep, static_scaffolding_sweep,
 };
@@ -45,6 +45,8 @@ type PairedSeries = ((u32, u32), Vec<(f64, f64)>, Vec<(f64, f64)>);
 pub const ORIGINAL_LABEL: &str = "original 2D-VSR-Sim 1.0.0";
 const ORIGINAL_DASH: (u32, u32) = (9, 6);
 const ORIGINAL_COLOR: RGBColor = RGBColor(25, 25, 25);
+/// The original run to convergence: the same dashes, in grey.
+const CONVERGED_COLOR: RGBColor = RGBColor(140, 140, 140);
 
 fn vsr2d_label(preset: &str) -> String {
     format!("vsr2d {preset}")
@@ -81,7 +83,8 @@ pub fn reference_charts(runs: &ReferenceRuns, reference: &Reference) -> Result<V
     dynamic.sort_by(|a, b| (a.w, a.h).cmp(&(b.w, b.h)).then(a.fs_hz.total_cmp(&b.fs_hz)));
     for r in dynamic {
         let Some(original) = reference.dynamic_run(r.w, r.h, r.fs_hz, r.scaffolding) else { continue };
-        if let Some(image) = reference_dynamic(r, original, &runs.preset)? {
+        let converged = reference.converged_dynamic_run(r.w, r.h, r.fs_hz, r.scaffolding);
+        if let Some(image) = reference_dynamic(r, original, converged, &runs.preset)? {
             out.push(CantileverChart {
                 kind: ChartKind::ReferenceDynamic { w: r.w, h: r.h, fs_hz: r.fs_hz },
                 file_name: format!("reference_dynamic_{}x{}_{}hz.png", r.w, r.h, compact(r.fs_hz)),
@@ -237,28 +240,38 @@ pub fn reference_static_vs_scaffolding(
 }
 
 /// δ(t) of one dynamic run: vsr2d solid, the original dashed on top (its record starts at rest,
-/// δ(0) = 0, like vsr2d's).
+/// δ(0) = 0, like vsr2d's), and, when given, the original run to convergence dashed in grey.
 pub fn reference_dynamic(
     legacy: &DynamicRun,
     original: &DynamicReference,
+    converged: Option<&DynamicReference>,
     preset: &str,
 ) -> Result<Option<RgbImage>, PlotError> {
-    let original_points: Vec<(f64, f64)> = original
-        .series_from_rest()
-        .iter()
-        .enumerate()
-        .map_while(|(k, d)| d.is_finite().then_some((k as f64 * original.dt, *d)))
-        .collect();
+    let points = |run: &DynamicReference| -> Vec<(f64, f64)> {
+        run.series_from_rest()
+            .iter()
+            .enumerate()
+            .map_while(|(k, d)| d.is_finite().then_some((k as f64 * run.dt, *d)))
+            .collect()
+    };
     let mut lines = Vec::new();
     let v = time_series(legacy);
     if !v.is_empty() {
         lines.push(Line { label: vsr2d_label(preset), look: vsr2d_look(palette(0), None, 2), points: v });
     }
+    let original_points = points(original);
     if !original_points.is_empty() {
         lines.push(Line {
             label: ORIGINAL_LABEL.into(),
             look: original_look(ORIGINAL_COLOR, None, 2),
             points: original_points,
+        });
+    }
+    if let Some(converged) = converged.map(points).filter(|p| !p.is_empty()) {
+        lines.push(Line {
+            label: format!("{ORIGINAL_LABEL}, {CONVERGED_VELOCITY_ITERATIONS} velocity iterations"),
+            look: original_look(CONVERGED_COLOR, None, 2),
+            points: converged,
         });
     }
     let name = format!("reference_dynamic_{}x{}_{}hz", legacy.w, legacy.h, compact(legacy.fs_hz));
