@@ -515,8 +515,8 @@ fn comparison_table_csv_json_and_verdict_agree() {
     let csv = parse_csv(&read(&files.reference_csv.clone().unwrap()));
     assert_eq!(
         csv.len(),
-        30 + 4 + 4,
-        "30 static runs, and first peak and period of 2 dynamic runs against the original as released and converged"
+        30 + 8 + 8,
+        "30 static runs, and 4 figures of the 2 dynamic runs of the fixture against the original as released and converged"
     );
     for row in &csv {
         let (o, v) = (opt_num(row, "original"), opt_num(row, "vsr2d_legacy"));
@@ -533,7 +533,8 @@ fn comparison_table_csv_json_and_verdict_agree() {
                 assert_eq!(row["within_10_pct"], "no");
             }
         }
-        assert_eq!(row["unit"], if row["quantity"].starts_with("period") { "s" } else { "m" });
+        let metres = row["quantity"].starts_with("static_dy") || row["quantity"].starts_with("first_peak_dy");
+        assert_eq!(row["unit"], if metres { "m" } else { "s" });
     }
     let converged = |r: &BTreeMap<String, String>| r["quantity"].ends_with("_original_converged");
     let yes = |static_: bool| {
@@ -549,12 +550,16 @@ fn comparison_table_csv_json_and_verdict_agree() {
     assert_eq!(table.len(), csv.len());
     for (cells, row) in table.iter().zip(&csv) {
         assert_eq!(cells.len(), 8, "{cells:?}");
-        let quantity_ok = match row["quantity"].as_str() {
+        let (key, against) = match row["quantity"].strip_suffix("_original_converged") {
+            Some(key) => (key, ", original converged"),
+            None => (row["quantity"].as_str(), ""),
+        };
+        let quantity_ok = match key {
             "static_dy" => cells[0] == "static δ (m)",
-            "first_peak_dy" => cells[0] == "dynamic first peak (min δ) (m)",
-            "period" => cells[0] == "dynamic period T (s)",
-            "first_peak_dy_original_converged" => cells[0] == "dynamic first peak (min δ), original converged (m)",
-            "period_original_converged" => cells[0] == "dynamic period T, original converged (s)",
+            "first_peak_dy" => cells[0] == format!("dynamic first peak (min δ){against} (m)"),
+            "first_peak_t" => cells[0] == format!("dynamic first peak time{against} (s)"),
+            "first_overshoot_t" => cells[0] == format!("dynamic first overshoot time{against} (s)"),
+            "period" => cells[0] == format!("dynamic period T{against} (s)"),
             other => panic!("unknown quantity {other}"),
         };
         assert!(quantity_ok, "{cells:?} vs {row:?}");
@@ -575,12 +580,12 @@ fn comparison_table_csv_json_and_verdict_agree() {
     assert!(line.contains("(legacy-1.0 preset)"), "{line}");
     let ((sw, st), (dw, dt)) = verdict_counts(line);
     assert_eq!((sw, st), (yes(true), 30));
-    assert_eq!((dw, dt), (yes(false), 4));
+    assert_eq!((dw, dt), (yes(false), 8));
     assert!(
-        line.contains(&format!("run to convergence (200 velocity iterations), {converged_yes} of 4 of its figures")),
+        line.contains(&format!("run to convergence (200 velocity iterations), {converged_yes} of 8 of its figures")),
         "{line}"
     );
-    let colour = if sw == st && dw == dt && converged_yes == 4 { "verdict pass" } else { "verdict flag" };
+    let colour = if sw == st && dw == dt && converged_yes == 8 { "verdict pass" } else { "verdict flag" };
     assert!(html.contains(&format!("<div class=\"{colour}\" id=\"comparison-verdict\">")), "box colour");
 
     // results.json holds the same numbers exactly, and the runs.

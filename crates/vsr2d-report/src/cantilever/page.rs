@@ -89,7 +89,7 @@ struct VerdictView {
 
 #[derive(Serialize)]
 struct ComparisonRowView {
-    quantity_key: &'static str,
+    quantity_key: String,
     quantity: String,
     size: String,
     fs: String,
@@ -335,8 +335,8 @@ fn comparison_view(c: &Comparison, runs: &ReferenceRuns, charts: &[CantileverCha
         .rows
         .iter()
         .map(|r| ComparisonRowView {
-            quantity_key: r.quantity.key(),
-            quantity: format!("{} ({})", r.quantity.label(), r.quantity.unit()),
+            quantity_key: r.key(),
+            quantity: r.label(),
             size: format!("{}×{}", r.w, r.h),
             fs: short(r.fs_hz),
             scaffolding: r.scaffolding.to_string(),

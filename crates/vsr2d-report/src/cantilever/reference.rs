@@ -4,26 +4,54 @@
 //! - `static_cantilever.csv`: one row per static run (30 N for 60 s), sizes 5×2, 10×2, 10×4, f_s sweep
 //!   with all groups and scaffolding sweep at 8 Hz; the compared quantity is
 //!   `dy_center_right_column_m`.
-//! - `dynamic_10x4_fs{8,30}_all.csv`: δ(t) of the 10×4 beam with all groups after the 800 N impulse,
-//!   one row per step from t = dt (the original records no sample at t = 0).
-//! - `dynamic_10x4_fs{8,30}_all_converged.csv`: the same runs of the original with 200 velocity
+//! - `dynamic_10x4_fs{8,10,15,20,25,30}_all.csv`: δ(t) of the 10×4 beam with all groups after the
+//!   800 N impulse, one row per step from t = dt (the original records no sample at t = 0).
+//! - `dynamic_10x4_fs{…}_all_converged.csv`: the same runs of the original with 200 velocity
 //!   iterations instead of dyn4j's default 10: its solver's converged answer.
 
 use vsr2d::model::voxel::scaffolding::Scaffolding;
 use vsr2d::task::cantilever::{CantileverSettings, PAPER};
 
+/// The two files of one dynamic run at f_s = `$fs` Hz: as released and run to convergence.
+macro_rules! dynamic_files {
+    ($fs:literal) => {
+        [
+            (
+                concat!("dynamic_10x4_fs", $fs, "_all.csv"),
+                include_str!(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/../../fixtures/reference/dynamic_10x4_fs",
+                    $fs,
+                    "_all.csv"
+                )),
+            ),
+            (
+                concat!("dynamic_10x4_fs", $fs, "_all_converged.csv"),
+                include_str!(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/../../fixtures/reference/dynamic_10x4_fs",
+                    $fs,
+                    "_all_converged.csv"
+                )),
+            ),
+        ]
+    };
+}
+
 /// The provenance of the measurements.
 pub const README_MD: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/reference/README.md"));
 pub const STATIC_CSV: &str =
     include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/reference/static_cantilever.csv"));
-pub const DYNAMIC_FS8_CSV: &str =
-    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/reference/dynamic_10x4_fs8_all.csv"));
-pub const DYNAMIC_FS30_CSV: &str =
-    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/reference/dynamic_10x4_fs30_all.csv"));
-pub const DYNAMIC_FS8_CONVERGED_CSV: &str =
-    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/reference/dynamic_10x4_fs8_all_converged.csv"));
-pub const DYNAMIC_FS30_CONVERGED_CSV: &str =
-    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/reference/dynamic_10x4_fs30_all_converged.csv"));
+/// The dynamic runs of the 10×4 beam with all groups: f_s (Hz), the file as released and run to
+/// convergence, each (name, text).
+pub const DYNAMIC_FILES: [(f64, [(&str, &str); 2]); 6] = [
+    (8.0, dynamic_files!("8")),
+    (10.0, dynamic_files!("10")),
+    (15.0, dynamic_files!("15")),
+    (20.0, dynamic_files!("20")),
+    (25.0, dynamic_files!("25")),
+    (30.0, dynamic_files!("30")),
+];
 
 /// The velocity iterations of the original's converged dynamic runs (dyn4j's default is 10).
 pub const CONVERGED_VELOCITY_ITERATIONS: u32 = 200;
@@ -94,14 +122,12 @@ impl Reference {
                 DynamicKey { w: 10, h: 4, fs_hz, scaffolding: Scaffolding::ALL, force_n: CONDITIONS.dynamic_force_n };
             parse_dynamic(file, text, key)
         };
-        let dynamic_runs = vec![
-            dynamic("dynamic_10x4_fs8_all.csv", DYNAMIC_FS8_CSV, 8.0)?,
-            dynamic("dynamic_10x4_fs30_all.csv", DYNAMIC_FS30_CSV, 30.0)?,
-        ];
-        let converged_dynamic_runs = vec![
-            dynamic("dynamic_10x4_fs8_all_converged.csv", DYNAMIC_FS8_CONVERGED_CSV, 8.0)?,
-            dynamic("dynamic_10x4_fs30_all_converged.csv", DYNAMIC_FS30_CONVERGED_CSV, 30.0)?,
-        ];
+        let mut dynamic_runs = Vec::new();
+        let mut converged_dynamic_runs = Vec::new();
+        for (fs_hz, [(file, text), (converged_file, converged_text)]) in DYNAMIC_FILES {
+            dynamic_runs.push(dynamic(file, text, fs_hz)?);
+            converged_dynamic_runs.push(dynamic(converged_file, converged_text, fs_hz)?);
+        }
         Ok(Reference { static_runs, dynamic_runs, converged_dynamic_runs })
     }
 
@@ -330,8 +356,8 @@ mod tests {
     fn embedded_files_parse_with_every_row() {
         let r = Reference::embedded().unwrap();
         assert_eq!(r.static_runs.len(), 30);
-        assert_eq!(r.dynamic_runs.len(), 2);
-        assert_eq!(r.converged_dynamic_runs.len(), 2);
+        assert_eq!(r.dynamic_runs.len(), 6);
+        assert_eq!(r.converged_dynamic_runs.len(), 6);
         for d in r.dynamic_runs.iter().chain(&r.converged_dynamic_runs) {
             assert_eq!((d.t_s.len(), d.dy_m.len()), (900, 900), "{} Hz", d.fs_hz);
             assert!((d.dt - CONDITIONS.dt).abs() < 1e-9, "dt {}", d.dt);

@@ -213,7 +213,7 @@ pub fn reference_csv(comparison: &Comparison) -> String {
     ]);
     for r in &comparison.rows {
         csv.row([
-            r.quantity.key().to_string(),
+            r.key(),
             r.quantity.unit().to_string(),
             r.w.to_string(),
             r.h.to_string(),
