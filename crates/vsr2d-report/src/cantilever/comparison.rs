@@ -177,7 +177,7 @@ impl Comparison {
         if parts.is_empty() {
             return format!(
                 "Against the original {ORIGINAL}: no run of this sweep is among the runs the original was measured on \
-                 (sizes 5×2, 10×2, 10×4; f_s 4–30 Hz with all groups, scaffolding sets at 8 Hz; dynamic 10×4 at 8 and 30 Hz)"
+                 (sizes 5×2, 10×2, 10×4; f_s 4–30 Hz with all groups, scaffolding sets at 8 Hz; dynamic 10×4 at 8–30 Hz)"
             );
         }
         let converged = if s.converged_total > 0 {

@@ -364,7 +364,7 @@ fn comparison_view(c: &Comparison, runs: &ReferenceRuns, charts: &[CantileverCha
             quantity(runs.static_duration_s, "s")
         ),
         format!(
-            "Dynamic: {} while t ≤ {} (7 steps), recorded for {}; compared are the first peak (the smallest δ of the record) and the period (mean spacing of same-direction crossings of the rest level), both computed the same way from vsr2d's record and from the original's.",
+            "Dynamic: {} while t ≤ {} (7 steps), recorded for {}; compared are the first peak (the smallest δ of the record), its time, the time of the first overshoot (the first local maximum after it) and the period (mean spacing of same-direction crossings of the rest level), all computed the same way from vsr2d's record and from the original's.",
             quantity(CONDITIONS.dynamic_force_n, "N"),
             quantity(CONDITIONS.impulse_s, "s"),
             quantity(runs.dynamic_duration_s, "s")
