@@ -82,6 +82,14 @@ class Opened(Page):
         self.page.close()
 
 
+def assert_viewer_beside_report_runs_nothing(browser, path):
+    """A viewer a report writes beside itself becomes ready and runs only its own three scripts."""
+    page = Opened(browser, path)
+    page.page.wait_for_selector("body[data-ready='1']", state="attached", timeout=15000)
+    assert_nothing_injected(page, scripts=3)
+    page.close()
+
+
 def assert_viewer_ready_with(page, s, title):
     # The page hangs in "script data double escaped" when `<!--<script>` reaches its data: ready never comes.
     page.page.wait_for_selector("body[data-ready='1']", state="attached", timeout=15000)
@@ -197,10 +205,7 @@ def test_study_report_and_its_viewer_show_a_hostile_directory_as_text(browser, t
     assert any(str(root) in c for c in codes), codes
     assert_nothing_injected(page, scripts=0)
     page.close_report()
-    page = Opened(browser, root / "viewer.html")
-    page.page.wait_for_selector("body[data-ready='1']", state="attached", timeout=15000)
-    assert_nothing_injected(page, scripts=3)
-    page.close()
+    assert_viewer_beside_report_runs_nothing(browser, root / "viewer.html")
 
 
 @pytest.mark.parametrize("s", HOSTILE, ids=IDS)
@@ -220,7 +225,4 @@ def test_cantilever_report_in_a_hostile_directory_shows_its_verdicts_and_runs_no
     assert "Physical sanity checks" in text_of(page, "#sanity-verdict")
     assert_nothing_injected(page, scripts=0)
     page.close_report()
-    page = Opened(browser, out / "beam.html")
-    page.page.wait_for_selector("body[data-ready='1']", state="attached", timeout=15000)
-    assert_nothing_injected(page, scripts=3)
-    page.close()
+    assert_viewer_beside_report_runs_nothing(browser, out / "beam.html")
