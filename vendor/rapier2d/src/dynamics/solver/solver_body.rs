@@ -220,6 +220,33 @@ impl SolverVel<SimdReal> {
         }
     }
 
+    /// (Patch 12) [`Self::gather`] of lanes that are all real bodies: no per-lane range check
+    /// and fallback. Same data moved, so the same bits.
+    ///
+    /// # Safety
+    /// Every `idx[k]` must be `< data.len()`.
+    #[inline(always)]
+    #[cfg(all(feature = "dim2", not(feature = "simd8"), not(feature = "f64")))]
+    pub unsafe fn gather_in_range(data: &[SolverVel<Real>], idx: [u32; SIMD_WIDTH]) -> Self {
+        let data_repr: &[SolverVelRepr] = unsafe { core::mem::transmute(data) };
+        let aos = core::array::from_fn(|k| unsafe { data_repr.get_unchecked(idx[k] as usize).data0.0 });
+        unsafe { core::mem::transmute(transpose_wide(aos)) }
+    }
+
+    /// (Patch 12) [`Self::scatter`] to lanes that are all real bodies.
+    ///
+    /// # Safety
+    /// Every `idx[k]` must be `< data.len()`.
+    #[inline(always)]
+    #[cfg(all(feature = "dim2", not(feature = "simd8"), not(feature = "f64")))]
+    pub unsafe fn scatter_in_range(self, data: &mut [SolverVel<Real>], idx: [u32; SIMD_WIDTH]) {
+        let soa: [SimdReal; 4] = unsafe { core::mem::transmute(self) };
+        let aos = transpose_wide_inv(soa);
+        for i in 0..SIMD_WIDTH {
+            unsafe { *data.get_unchecked_mut(idx[i] as usize) = core::mem::transmute(aos[i]) };
+        }
+    }
+
     #[inline]
     #[cfg(feature = "dim2")]
     pub fn scatter(self, data: &mut [SolverVel<Real>], idx: [u32; SIMD_WIDTH]) {
