@@ -53,14 +53,7 @@ pub(crate) fn effective_mass(
     centre_b: Vec2,
 ) -> f64 {
     let n = ((centre_b + anchor_b) - (centre_a + anchor_a)).normalized();
-    effective_mass_along(material, anchor_a, anchor_b, n)
-}
-
-/// The same effective mass for any pose: `r_a`, `r_b` are the anchors relative to their corner masses'
-/// centres and `n` the unit direction of the spring, all in one frame (`legacy-1.0` recomputes it
-/// every step from the current pose, as dyn4j's distance joints did).
-pub(crate) fn effective_mass_along(material: &Material, r_a: Vec2, r_b: Vec2, n: Vec2) -> f64 {
-    CornerInertia::of(material).effective_mass_along(r_a, r_b, n)
+    CornerInertia::of(material).effective_mass_along(anchor_a, anchor_b, n)
 }
 
 /// A material's corner mass as a free body (1/m and I), worked out once for the springs' per-pose laws,
@@ -77,7 +70,9 @@ impl CornerInertia {
         CornerInertia { inv_mass: 1.0 / mass, inertia: mass * material.mass_side().powi(2) / 6.0 }
     }
 
-    /// [`effective_mass_along`] for this material.
+    /// The same effective mass for any pose: `r_a`, `r_b` are the anchors relative to their corner
+    /// masses' centres and `n` the unit direction of the spring, all in one frame (`legacy-1.0`
+    /// recomputes it every step from the current pose, as dyn4j's distance joints did).
     pub(crate) fn effective_mass_along(&self, r_a: Vec2, r_b: Vec2, n: Vec2) -> f64 {
         let term = |r: Vec2| self.inv_mass + (r.x * n.y - r.y * n.x).powi(2) / self.inertia;
         1.0 / (term(r_a) + term(r_b))
