@@ -103,6 +103,12 @@ pub trait ScalarType:
     type AngInertia: AngularInertiaOps<Self, AngVector = Self::AngVector>;
     /// The rotation type for this scalar.
     type Rotation: RotationOps<Self>;
+
+    /// (Patch 13) `self.simd_clamp(lo, hi)` for bounds that are never NaN, such as a joint row's
+    /// impulse bounds (± a max force × dt, or ± infinity). simba's wide clamp tests each bound for
+    /// NaN to keep `self` there; with bounds that are not NaN that test never fires, so the plain
+    /// `minps`/`maxps` give the same bits, `self` NaN included.
+    fn clamp_to_bounds(self, lo: Self, hi: Self) -> Self;
 }
 
 impl ScalarType for Real {
@@ -115,6 +121,11 @@ impl ScalarType for Real {
     type Matrix = Matrix;
     type AngInertia = AngularInertia;
     type Rotation = Rotation;
+
+    #[inline(always)]
+    fn clamp_to_bounds(self, lo: Self, hi: Self) -> Self {
+        na::SimdPartialOrd::simd_clamp(self, lo, hi)
+    }
 }
 
 #[cfg(feature = "dim3")]
@@ -125,6 +136,12 @@ impl ScalarType for SimdReal {
     type Matrix = na::Matrix3<SimdReal>;
     type AngInertia = parry::utils::SdpMatrix3<SimdReal>;
     type Rotation = na::UnitQuaternion<SimdReal>;
+
+    #[inline(always)]
+    fn clamp_to_bounds(self, lo: Self, hi: Self) -> Self {
+        // The order of `simd_clamp` (min with `hi`, then max with `lo`).
+        SimdReal(self.0.fast_min(hi.0).fast_max(lo.0))
+    }
 }
 
 #[cfg(feature = "dim2")]
@@ -135,4 +152,10 @@ impl ScalarType for SimdReal {
     type Matrix = na::Matrix2<SimdReal>;
     type AngInertia = SimdReal;
     type Rotation = na::UnitComplex<SimdReal>;
+
+    #[inline(always)]
+    fn clamp_to_bounds(self, lo: Self, hi: Self) -> Self {
+        // The order of `simd_clamp` (min with `hi`, then max with `lo`).
+        SimdReal(self.0.fast_min(hi.0).fast_max(lo.0))
+    }
 }

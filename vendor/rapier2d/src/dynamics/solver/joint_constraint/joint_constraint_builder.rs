@@ -507,13 +507,17 @@ impl JointConstraintBuilderSimd {
         #[cfg(feature = "dim3")]
         let ang_motor_params: Option<MotorParameters<SimdReal>> = None;
         #[cfg(feature = "dim2")]
-        let lin_motor_params = match (&self.lin_motor, self.lin_motor_params) {
-            (Some(m), cached) if substep_id == 0 || cached.is_none() => {
-                self.lin_motor_params = Some(m.params(params.dt));
-                self.lin_motor_params
+        let lin_motor_params = match &self.lin_motor {
+            Some(m) if substep_id == 0 || self.lin_motor_params.is_none() => {
+                // (Patch 13) Returned from the local, not read back from `self`: the tag of the
+                // just-stored `Option` is written in two halves, so a wide reload of it cannot be
+                // forwarded from the store buffer and stalls.
+                let fresh = m.params(params.dt);
+                self.lin_motor_params = Some(fresh);
+                Some(fresh)
             }
-            (Some(_), cached) => cached,
-            (None, _) => None,
+            Some(_) => self.lin_motor_params,
+            None => None,
         };
         #[cfg(feature = "dim3")]
         let lin_motor_params: Option<MotorParameters<SimdReal>> = None;

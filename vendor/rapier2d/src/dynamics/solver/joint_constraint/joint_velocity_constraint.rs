@@ -106,7 +106,7 @@ impl<N: ScalarType, const LANES: usize> JointConstraint<N, LANES> {
 
         let rhs = dlinvel + dangvel + self.rhs;
         let total_impulse = (self.impulse + self.inv_lhs * (rhs - self.cfm_gain * self.impulse))
-            .simd_clamp(self.impulse_bounds[0], self.impulse_bounds[1]);
+            .clamp_to_bounds(self.impulse_bounds[0], self.impulse_bounds[1]);
         let delta_impulse = total_impulse - self.impulse;
         self.impulse = total_impulse;
 
