@@ -3,12 +3,14 @@
 # package `vsr2d` and the `vsr2d` command line (the CLI package's binary, as `cargo install` builds it,
 # copied into the environment's bin/ by pip).
 #
-#   scripts/build-wheel.sh [--profile dist|dev|release] [--out DIR]
+#   scripts/build-wheel.sh [--profile dist|dev|release] [--out DIR] [--no-pgo]
 #
-# --profile  the Cargo profile: `dist` (default; fat LTO, what we ship), `dev` (what the Python tests
-#            install: the tests' opt-level 3, no LTO; the same bundling), `release`. Not `test`: maturin
-#            builds through `cargo rustc`, which compiles that profile as a test harness.
+# --profile  the Cargo profile: `dist` (default; fat LTO and profile-guided, what we ship), `dev` (what the
+#            Python tests install: the tests' opt-level 3, no LTO; the same bundling), `release`. Not
+#            `test`: maturin builds through `cargo rustc`, which compiles that profile as a test harness.
 # --out      where the wheel goes (default target/wheels); the script's last line is its path.
+# --no-pgo   skip the profile-guided optimisation of `dist` (scripts/pgo-profile.sh: an instrumented
+#            build and a minute of training runs first, about 10 minutes more in all).
 #
 # FFmpeg: the minimal static build of scripts/build-ffmpeg.sh (Debian's FFmpeg 5.1 source with only the
 # OpenH264 encoder, the mp4 muxer and the file protocol; cached under target/ffmpeg), linked statically
@@ -30,16 +32,18 @@ repo=$PWD
 
 profile=dist
 out=target/wheels
+pgo=yes
 while (($#)); do
     case $1 in
         --profile) profile=${2:?--profile needs a name}; shift 2 ;;
         --out) out=${2:?--out needs a directory}; shift 2 ;;
+        --no-pgo) pgo=no; shift ;;
         -h | --help)
             sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
             exit 0
             ;;
         *)
-            echo "unknown argument $1 (use --profile NAME, --out DIR)" >&2
+            echo "unknown argument $1 (use --profile NAME, --out DIR, --no-pgo)" >&2
             exit 2
             ;;
     esac
@@ -87,6 +91,12 @@ heartbeat=$!
 trap 'kill $heartbeat 2>/dev/null || true' EXIT
 
 target_dir=${CARGO_TARGET_DIR:-$repo/target}
+if [[ $profile == dist && $pgo == yes ]]; then
+    step "profile-guided optimisation: an instrumented build and its training runs (scripts/pgo-profile.sh)"
+    profdata=$(bash scripts/pgo-profile.sh "$profile" "${link[@]}" | tail -1)
+    # Both builds below (the binary and the extension) compile vsr2d with the profile.
+    export RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$profdata"
+fi
 # The binary first (from python/, see its Cargo.toml: the same build of vsr2d as the extension's).
 step "cargo rustc --profile $profile --bin vsr2d of python/ (cargo's progress follows)"
 cargo rustc --locked -p vsr2d-python --bin vsr2d --profile "$profile" -- "${link[@]}"
