@@ -74,6 +74,11 @@ for s in biped carrying climbing pushing jumping cells-muscle-chain cells-fold-F
 done
 "$bin" render -o "$work/showcase.mp4" --duration 2 > /dev/null 2>&1
 
-"$profdata" merge -o "$pgo/vsr2d.profdata" "$raw"/*.profraw
-echo "pgo: $(ls "$raw" | wc -l) training processes merged into $pgo/vsr2d.profdata" >&2
-echo "$pgo/vsr2d.profdata"
+"$profdata" merge -o "$work/merged.profdata" "$raw"/*.profraw
+# Named by its content: cargo's fingerprint sees RUSTFLAGS as a string, so a new profile under the old
+# name would leave the dependencies compiled with the old one.
+merged=$pgo/vsr2d-$(sha256sum "$work/merged.profdata" | cut -c1-16).profdata
+rm -f "$pgo"/vsr2d-*.profdata
+mv "$work/merged.profdata" "$merged"
+echo "pgo: $(ls "$raw" | wc -l) training processes merged into $merged" >&2
+echo "$merged"
