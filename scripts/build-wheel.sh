@@ -10,7 +10,7 @@
 #            `test`: maturin builds through `cargo rustc`, which compiles that profile as a test harness.
 # --out      where the wheel goes (default target/wheels); the script's last line is its path.
 # --no-pgo   skip the profile-guided optimisation of `dist` (scripts/pgo-profile.sh: an instrumented
-#            build and a minute of training runs first, about 10 minutes more in all).
+#            build and its training runs, seconds long, first: about 11 minutes more from nothing).
 #
 # FFmpeg: the minimal static build of scripts/build-ffmpeg.sh (Debian's FFmpeg 5.1 source with only the
 # OpenH264 encoder, the mp4 muxer and the file protocol; cached under target/ffmpeg), linked statically

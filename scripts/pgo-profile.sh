@@ -12,8 +12,8 @@
 # point operations (no fast-math).
 #
 # The training set: the step loop under both rule sets (legacy-1.0 worms of the yardstick's three widths,
-# the default preset's benchmark rows), the tasks and soft cells, and a short render. It runs in about a
-# minute. llvm-profdata comes with rustup's `llvm-tools` component (installed here if missing), which
+# the default preset's benchmark rows), the tasks and soft cells, and a short render: 7 s on 2 vCPUs,
+# enough: what the compiler reads from a profile is how often each path runs relative to the others. llvm-profdata comes with rustup's `llvm-tools` component (installed here if missing), which
 # matches the compiler's LLVM; Debian's llvm-profdata is older and cannot read its counts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +32,10 @@ sysroot=$(rustc --print sysroot)
 host=$(rustc -vV | sed -n 's/^host: //p')
 profdata=$sysroot/lib/rustlib/$host/bin/llvm-profdata
 if [ ! -x "$profdata" ]; then
+    command -v rustup > /dev/null || {
+        echo "pgo: no $profdata and no rustup to install it (the llvm-tools component); build with --no-pgo" >&2
+        exit 1
+    }
     echo "pgo: installing rustup's llvm-tools component (llvm-profdata)" >&2
     rustup component add llvm-tools >&2
 fi
@@ -50,6 +54,13 @@ echo "pgo: the training runs" >&2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export LLVM_PROFILE_FILE="$raw/vsr2d-%p-%m.profraw"
+train() { # train ARGS...: one training run of the instrumented binary; its output is only shown if it fails
+    "$bin" "$@" > "$work/run.log" 2>&1 || {
+        tail -20 "$work/run.log" >&2
+        echo "pgo: the training run \`vsr2d $*\` failed" >&2
+        exit 1
+    }
+}
 # legacy-1.0 worms as the warm yardstick runs them (../shared/reference/java-bench/sxs.sh): uneven5,
 # a w×3 worm, sin(-2πt + πx/w) per cell, Δt 1/60 s.
 for w in 3 12 45; do
@@ -66,13 +77,13 @@ print(json.dumps({
                 "controller": {"type": "time_functions", "cells": cells}}],
     "task": {"type": "locomotion"}}))
 EOF
-    "$bin" simulate "$work/worm$w.json" > /dev/null
+    train simulate "$work/worm$w.json"
 done
-"$bin" bench --quick --widths 3,12,45 --no-sweep > /dev/null 2>&1
+train bench --quick --widths 3,12,45 --no-sweep
 for s in biped carrying climbing pushing jumping cells-muscle-chain cells-fold-F; do
-    "$bin" simulate "fixtures/scenarios/$s.json" --duration 5 > /dev/null
+    train simulate "fixtures/scenarios/$s.json" --duration 5
 done
-"$bin" render -o "$work/showcase.mp4" --duration 2 > /dev/null 2>&1
+train render -o "$work/showcase.mp4" --duration 2
 
 "$profdata" merge -o "$work/merged.profdata" "$raw"/*.profraw
 # Named by its content: cargo's fingerprint sees RUSTFLAGS as a string, so a new profile under the old
