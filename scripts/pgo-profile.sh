@@ -13,8 +13,9 @@
 #
 # The training set: the step loop under both rule sets (legacy-1.0 worms of the yardstick's three widths,
 # the default preset's benchmark rows), the tasks and soft cells, and a short render: 7 s on 2 vCPUs,
-# enough: what the compiler reads from a profile is how often each path runs relative to the others. llvm-profdata comes with rustup's `llvm-tools` component (installed here if missing), which
-# matches the compiler's LLVM; Debian's llvm-profdata is older and cannot read its counts.
+# enough, as what the compiler reads from a profile is how often each path runs relative to the others.
+# llvm-profdata comes with rustup's `llvm-tools` component (installed here if missing), which matches the
+# compiler's LLVM; Debian's llvm-profdata is older and cannot read its counts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
