@@ -139,8 +139,7 @@ impl ScalarType for SimdReal {
 
     #[inline(always)]
     fn clamp_to_bounds(self, lo: Self, hi: Self) -> Self {
-        // The order of `simd_clamp` (min with `hi`, then max with `lo`).
-        SimdReal(self.0.fast_min(hi.0).fast_max(lo.0))
+        wide_clamp_to_bounds(self, lo, hi)
     }
 }
 
@@ -155,7 +154,13 @@ impl ScalarType for SimdReal {
 
     #[inline(always)]
     fn clamp_to_bounds(self, lo: Self, hi: Self) -> Self {
-        // The order of `simd_clamp` (min with `hi`, then max with `lo`).
-        SimdReal(self.0.fast_min(hi.0).fast_max(lo.0))
+        wide_clamp_to_bounds(self, lo, hi)
     }
+}
+
+/// [`ScalarType::clamp_to_bounds`] for `SimdReal`, in the order of `simd_clamp` (min with `hi`, then
+/// max with `lo`).
+#[inline(always)]
+fn wide_clamp_to_bounds(x: SimdReal, lo: SimdReal, hi: SimdReal) -> SimdReal {
+    SimdReal(x.0.fast_min(hi.0).fast_max(lo.0))
 }
