@@ -8,6 +8,7 @@ mod contact_projection;
 mod hooks;
 mod kinds;
 mod object;
+mod polygon_contacts;
 mod tag;
 pub mod voxel_robot;
 pub mod world;
