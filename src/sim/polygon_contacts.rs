@@ -1,12 +1,13 @@
-//! Contact manifolds between two convex polygons (a mass and a terrain piece, two boxes) found by the
-//! separating-axis test over both polygons' face normals, instead of parry's GJK.
+//! Contact manifolds between two convex polygons of which one is not a cuboid (a mass or a box against
+//! a terrain piece or a wall), found by the separating-axis test over both polygons' face normals
+//! instead of parry's GJK; `legacy-1.0` uses it (`World::new`), as dyn4j found these contacts.
 //!
 //! parry 0.31 sends a cuboid against a convex polygon to GJK (`contact_manifold_pfm_pfm`). In f32, with
 //! a 0.9 m mass against a 40 m terrain piece, GJK misjudges shapes within about 0.1 mm of touching: it
 //! calls them intersecting and then finds no penetration, so the pair gets no contact at all, even
 //! inside the prediction distance (a mass 0.06 mm above the ground: `distance` 0, `contact` none). The
 //! mass then falls through the ground for a whole step (6.6 cm in the `legacy-1.0` 3×3 worm). Polygons
-//! have few faces, so the exact test is cheap; parry already does this for two cuboids.
+//! have few faces, so the exact test is cheap; parry already uses it for two cuboids, which it keeps.
 
 use rapier2d::parry::math::{Pose, Real, Vector};
 use rapier2d::parry::query::details::NormalConstraints;
