@@ -139,17 +139,18 @@ fn legacy_worms_walk_at_the_originals_speed() {
     // - Two gaits on flat ground, where the original repeats itself within a few per cent and where the
     //   regressions this test guards against showed, 60 s as the original's flat runs. The 6×3 F 2 P 2
     //   worm hops nearly in place: it ran away at 1.9 m/s when legacy-1.0 used four solver substeps, and
-    //   at 0.2-1.0 m/s with rapier's soft contacts. On uneven5 both simulators are chaotic for it (20 s:
-    //   the original 0.30-0.42 m/s, vsr2d 0.36-1.17), so it is checked on flat ground. The slow 4×3
+    //   at 0.2-1.0 m/s with rapier's soft contacts. On uneven5 the original is chaotic for it (20 s:
+    //   0.30-0.42 m/s) and vsr2d was bistable before every contact was found, so it is checked on flat
+    //   ground. The slow 4×3
     //   F 0.5 P 2 worm needs its grip: with friction solved once per step instead of in every velocity
     //   iteration it slipped back on each stroke and stood still. Its first 20 s are not steady in vsr2d
-    //   (it slips on every other stroke for up to 24 s in some runs, docs/model.md), hence 60 s.
+    //   (it slips on every other stroke for its first 6-36 s, docs/model.md), hence 60 s.
     let uneven = ORIGINAL_20S.iter().map(|&(w, freq, phase_scale, original)| (w, freq, phase_scale, original, false));
-    let flat = [(6, 2.0, 2.0), (4, 0.5, 2.0)].into_iter().map(|(w, freq, phase_scale)| {
+    let on_flat = [(6, 2.0, 2.0), (4, 0.5, 2.0)].into_iter().map(|(w, freq, phase_scale)| {
         let runs = original_flat_60s(w, freq, phase_scale);
         (w, freq, phase_scale, runs.iter().sum::<f64>() / 3.0, true)
     });
-    for (w, freq, phase_scale, original, flat) in uneven.chain(flat) {
+    for (w, freq, phase_scale, original, flat) in uneven.chain(on_flat) {
         let gait = Gait { w, h: 3, freq, phase_scale, original_vx: original };
         let duration = if flat { 60.0 } else { 20.0 };
         let v = [0.0, 1e-7, -1e-7].iter().map(|&e| perturbed_velocity(&gait, duration, e, flat)).sum::<f64>() / 3.0;
