@@ -11,6 +11,7 @@
 
 use rapier2d::parry::math::{Pose, Real, Vector};
 use rapier2d::parry::query::details::NormalConstraints;
+use rapier2d::parry::query::sat;
 use rapier2d::parry::query::{
     ClosestPoints, Contact, ContactManifold, ContactManifoldsWorkspace, NonlinearRigidMotion,
     PersistentQueryDispatcher, QueryDispatcher, ShapeCastHit, ShapeCastOptions, ShapeDistance, ShapeIntersection,
@@ -36,14 +37,6 @@ impl<'a> Polygon<'a> {
         }
     }
 
-    /// The farthest point toward `dir` (local frame).
-    fn support(self, dir: Vector) -> Vector {
-        match self {
-            Polygon::Cuboid(c) => c.local_support_point(dir),
-            Polygon::Convex(p) => p.local_support_point(dir),
-        }
-    }
-
     fn feature(self, dir: Vector) -> PolygonalFeature {
         let mut out = PolygonalFeature::default();
         match self {
@@ -56,20 +49,26 @@ impl<'a> Polygon<'a> {
     /// The face whose normal separates `other` (posed by `pos_other` in this polygon's frame) the most:
     /// the separation (negative while they overlap) and the normal in this polygon's frame.
     fn deepest_face(self, other: Polygon, pos_other: &Pose) -> (Real, Vector) {
-        let mut best = (-Real::MAX, Vector::ZERO);
-        let mut test = |n: Vector| {
-            let own = self.support(n);
-            let theirs = pos_other * other.support(pos_other.rotation.inverse() * -n);
-            let separation = (theirs - own).dot(n);
-            if separation > best.0 {
-                best = (separation, n);
-            }
-        };
         match self {
-            Polygon::Cuboid(_) => [Vector::X, Vector::Y, -Vector::X, -Vector::Y].into_iter().for_each(&mut test),
-            Polygon::Convex(p) => p.normals().iter().copied().for_each(&mut test),
+            Polygon::Cuboid(c) => sat::cuboid_support_map_find_local_separating_normal_oneway(c, &other, pos_other),
+            Polygon::Convex(p) => p.normals().iter().fold((-Real::MAX, Vector::ZERO), |best, &n| {
+                let separation = sat::support_map_support_map_compute_separation(p, &other, pos_other, n);
+                if separation > best.0 {
+                    (separation, n)
+                } else {
+                    best
+                }
+            }),
         }
-        best
+    }
+}
+
+impl SupportMap for Polygon<'_> {
+    fn local_support_point(&self, dir: Vector) -> Vector {
+        match self {
+            Polygon::Cuboid(c) => c.local_support_point(dir),
+            Polygon::Convex(p) => p.local_support_point(dir),
+        }
     }
 }
 
