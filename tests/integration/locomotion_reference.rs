@@ -96,25 +96,18 @@ fn perfect_agreement_meets_every_target() {
 const ORIGINAL_20S: [(u32, f64, f64, f64); 3] =
     [(3, 2.0, 1.0, 1.853227), (8, 1.0, 2.0, 1.031297), (4, 2.0, 1.0, 1.913151)];
 
-/// The original's x velocity after 60 s on `flat` ground for Δt × (1 + ε), ε ∈ {0, ±10⁻⁷}
-/// (`fixtures/reference/locomotion_gaits_flat.csv` and `locomotion_noise_flat.csv`, the same code and task
-/// with `Locomotion.createTerrain("flat")`).
-fn original_flat_60s(w: u32, freq: f64, phase_scale: f64) -> [f64; 3] {
-    let reference = include_str!("../../fixtures/reference/locomotion_gaits_flat.csv");
+/// The original's x velocity after 60 s on `flat` ground, the mean of its runs with Δt × (1 + ε),
+/// ε ∈ {0, ±10⁻⁷} (`fixtures/reference/locomotion_gaits_flat.csv` and `locomotion_noise_flat.csv`, the
+/// same code and task with `Locomotion.createTerrain("flat")`).
+fn original_flat_60s(w: u32, freq: f64, phase_scale: f64) -> f64 {
+    let gaits = locomotion::parse_gaits(include_str!("../../fixtures/reference/locomotion_gaits_flat.csv")).unwrap();
     let noise = include_str!("../../fixtures/reference/locomotion_noise_flat.csv");
-    let velocity = |text: &str, epsilon: Option<&str>| -> f64 {
-        text.lines()
-            .skip(1)
-            .map(|l| l.split(',').collect::<Vec<_>>())
-            .find(|f| {
-                (f[0].parse::<u32>().unwrap(), f[2].parse::<f64>().unwrap(), f[3].parse::<f64>().unwrap())
-                    == (w, freq, phase_scale)
-                    && epsilon.is_none_or(|e| f[4] == e)
-            })
-            .map(|f| f[f.len() - 1].parse().unwrap())
-            .unwrap_or_else(|| panic!("{w}x3 F {freq} P {phase_scale} ({epsilon:?}) in the flat fixtures"))
-    };
-    [velocity(reference, None), velocity(noise, Some("1e-7")), velocity(noise, Some("-1e-7"))]
+    let perturbed = locomotion::parse_perturbed_runs(noise, &gaits).unwrap();
+    let k = gaits.iter().position(|g| (g.w, g.freq, g.phase_scale) == (w, freq, phase_scale)).unwrap();
+    let runs = perturbed.iter().filter(|(eps, _)| [1e-7, -1e-7].contains(eps)).map(|(_, v)| v[k]);
+    let all: Vec<f64> = std::iter::once(gaits[k].original_vx).chain(runs).collect();
+    assert_eq!(all.len(), 3, "{w}x3 F {freq} P {phase_scale}: the reference run and ε = ±1e-7");
+    all.iter().sum::<f64>() / 3.0
 }
 
 /// x velocity of a gait after `duration_s` with Δt × (1 + ε), on flat ground when `flat`: the same run a
@@ -146,10 +139,9 @@ fn legacy_worms_walk_at_the_originals_speed() {
     //   iteration it slipped back on each stroke and stood still. Its first 20 s are not steady in vsr2d
     //   (it slips on every other stroke for its first 6-36 s, docs/model.md), hence 60 s.
     let uneven = ORIGINAL_20S.iter().map(|&(w, freq, phase_scale, original)| (w, freq, phase_scale, original, false));
-    let on_flat = [(6, 2.0, 2.0), (4, 0.5, 2.0)].into_iter().map(|(w, freq, phase_scale)| {
-        let runs = original_flat_60s(w, freq, phase_scale);
-        (w, freq, phase_scale, runs.iter().sum::<f64>() / 3.0, true)
-    });
+    let on_flat = [(6, 2.0, 2.0), (4, 0.5, 2.0)]
+        .into_iter()
+        .map(|(w, freq, phase_scale)| (w, freq, phase_scale, original_flat_60s(w, freq, phase_scale), true));
     for (w, freq, phase_scale, original, flat) in uneven.chain(on_flat) {
         let gait = Gait { w, h: 3, freq, phase_scale, original_vx: original };
         let duration = if flat { 60.0 } else { 20.0 };

@@ -109,7 +109,7 @@ pub fn parse_self_comparisons(text: &str, gaits: &[Gait], duration_s: f64) -> Re
 
 /// Reads `w,h,freq,phase_scale,dt_perturbation,java_vx` rows: each perturbation ε, in the file's order,
 /// with the velocity of every gait of `gaits` (in their order; every gait must be there).
-fn parse_perturbed_runs(text: &str, gaits: &[Gait]) -> Result<Vec<(f64, Vec<f64>)>, GaitsError> {
+pub fn parse_perturbed_runs(text: &str, gaits: &[Gait]) -> Result<Vec<(f64, Vec<f64>)>, GaitsError> {
     let mut runs: Vec<(f64, Vec<Option<f64>>)> = Vec::new();
     for (i, line) in text.lines().enumerate().skip(1).filter(|(_, l)| !l.trim().is_empty()) {
         let err = |reason: &str| GaitsError { line: i + 1, reason: reason.to_string() };
